@@ -1,0 +1,301 @@
+"""CheckResult, the `@check` registry and the built-in deterministic checks."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import regex
+
+from evals import patterns
+from evals.case import Case
+from evals.reply import Reply
+from evals.suite import SuiteSettings
+
+Status = Literal["pass", "fail", "error", "skip"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's verdict: `error` and `skip` carry no score."""
+
+    status: Status
+    score: float | None
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "score": self.score, "detail": self.detail}
+
+
+def passed(detail: str, score: float = 1.0) -> CheckResult:
+    return CheckResult("pass", score, detail)
+
+
+def failed(detail: str, score: float = 0.0) -> CheckResult:
+    return CheckResult("fail", score, detail)
+
+
+def skipped(detail: str) -> CheckResult:
+    return CheckResult("skip", None, detail)
+
+
+def errored(detail: str) -> CheckResult:
+    return CheckResult("error", None, detail)
+
+
+def ratio(found: int, total: int, detail: str) -> CheckResult:
+    """Pass when everything was found; the score is the share found either way."""
+    score = found / total if total else 1.0
+    return passed(detail, score) if found == total else failed(detail, score)
+
+
+@dataclass
+class CheckInput:
+    """Everything a check may read: the case, the reply and the suite's settings."""
+
+    case: Case
+    reply: Reply
+    settings: SuiteSettings = field(default_factory=SuiteSettings)
+
+    @property
+    def answer(self) -> str:
+        return self.reply.answer
+
+    @property
+    def cited(self) -> list[str]:
+        """Refs cited: what the system reported, else what the citation pattern finds."""
+        if self.reply.cited is not None:
+            return list(self.reply.cited)
+        return cited_refs(self.reply.answer, self.settings.citation_pattern)
+
+    @property
+    def retrieved(self) -> list[str]:
+        """Refs retrieved: what the system reported, else the case's frozen retrieval."""
+        if self.reply.retrieved is not None:
+            return list(self.reply.retrieved)
+        return self.case.retrieved_refs
+
+
+CheckFn = Callable[[CheckInput], CheckResult]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    name: str
+    fn: CheckFn
+    # Which expect field switches the check on when a case lists no checks.
+    implied_by: tuple[str, ...] = ()
+
+
+REGISTRY: dict[str, CheckSpec] = {}
+
+
+def check(name: str | None = None, *, implied_by: tuple[str, ...] = ()) -> Callable[[CheckFn], CheckFn]:
+    """Register a check under `name` (default: the function's name)."""
+
+    def register(fn: CheckFn) -> CheckFn:
+        REGISTRY[name or fn.__name__] = CheckSpec(name or fn.__name__, fn, implied_by)
+        return fn
+
+    return register
+
+
+def normalise(text: str) -> str:
+    """NFKC, case-folded, typographic quotes and dashes unified, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = text.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
+                                         "\u2013": "-", "\u2014": "-", "\u00a0": " "}))
+    return " ".join(text.split())
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether the normalised phrase occurs in the normalised text on word boundaries."""
+    t, p = normalise(text), normalise(phrase)
+    if not p:
+        return False
+    start = 0
+    while (i := t.find(p, start)) != -1:
+        before = t[i - 1] if i else " "
+        after = t[i + len(p)] if i + len(p) < len(t) else " "
+        if not (p[0].isalnum() and before.isalnum()) and not (p[-1].isalnum() and after.isalnum()):
+            return True
+        start = i + 1
+    return False
+
+
+def cited_refs(answer: str, pattern: str) -> list[str]:
+    """Refs cited in the text, in order, without repeats."""
+    seen: dict[str, None] = {}
+    for m in patterns.compile_pattern(pattern).finditer(answer, timeout=patterns.MATCH_TIMEOUT_S):
+        seen.setdefault(m.group(1) if m.groups() else m.group(0), None)
+    return list(seen)
+
+
+def is_refusal(inp: CheckInput) -> bool:
+    """The explicit flag when the system gave one, else the suite's refusal phrases."""
+    if inp.reply.abstained is not None:
+        return inp.reply.abstained
+    return any(contains_phrase(inp.answer, p) for p in inp.settings.refusal_phrases)
+
+
+def _quote(items: list[str]) -> str:
+    return ", ".join(f'"{s}"' for s in items)
+
+
+@check(implied_by=("facts",))
+def facts_present(inp: CheckInput) -> CheckResult:
+    facts = inp.case.expect.get("facts") or []
+    if not facts:
+        return skipped("no expect.facts")
+    missing = [f for f in facts if not contains_phrase(inp.answer, f)]
+    if missing:
+        return ratio(len(facts) - len(missing), len(facts), f"missing {_quote(missing)}")
+    return ratio(len(facts), len(facts), f"all {len(facts)} facts present")
+
+
+@check(implied_by=("mentions",))
+def mentions_expected(inp: CheckInput) -> CheckResult:
+    pats = inp.case.expect.get("mentions") or []
+    if not pats:
+        return skipped("no expect.mentions")
+    missing = []
+    for p in pats:
+        try:
+            if not patterns.search(p, inp.answer):
+                missing.append(p)
+        except TimeoutError:
+            return errored(f"pattern {p!r} timed out (catastrophic backtracking)")
+    if missing:
+        return ratio(len(pats) - len(missing), len(pats), f"pattern not found: {_quote(missing)}")
+    return ratio(len(pats), len(pats), f"all {len(pats)} patterns match")
+
+
+@check(implied_by=("must_not_contain",))
+def no_forbidden(inp: CheckInput) -> CheckResult:
+    phrases = inp.case.expect.get("must_not_contain") or []
+    if not phrases:
+        return skipped("no expect.must_not_contain")
+    hits = [p for p in phrases if contains_phrase(inp.answer, p)]
+    if hits:
+        return failed(f"forbidden phrase present: {_quote(hits)}")
+    return passed(f"none of {len(phrases)} forbidden phrases")
+
+
+@check(implied_by=("sources",))
+def sources_cited(inp: CheckInput) -> CheckResult:
+    sources = inp.case.expect.get("sources") or []
+    if not sources:
+        return skipped("no expect.sources")
+    cited = set(inp.cited)
+    missing = [s for s in sources if s not in cited]
+    if missing:
+        return ratio(len(sources) - len(missing), len(sources), f"not cited: {_quote(missing)}")
+    return ratio(len(sources), len(sources), f"all {len(sources)} sources cited")
+
+
+@check(implied_by=("retrieved",))
+def citations_resolve(inp: CheckInput) -> CheckResult:
+    cited = inp.cited
+    if not cited:
+        return failed("the answer cites nothing")
+    available = set(inp.retrieved)
+    unknown = [c for c in cited if c not in available]
+    if unknown:
+        return failed(f"cited but not retrieved: {_quote(unknown)}")
+    return passed(f"{len(cited)} citations, all retrieved")
+
+
+# An amount of money, a percentage, a time of day, or a number with a unit.
+_UNITS = (
+    r"€|eur|euros?|usd|\$|£|gbp|chf|%|percent|per ?cent|"
+    r"days?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|weeks?|months?|years?|"
+    r"seats?|users?|licen[cs]es?|gb|mb|tb|kb|km|kg|items?|shifts?|employees?|locations?|"
+    r"tage?n?|stunden?|monate?n?|jahre?n?|wochen?|plätze?n?|mitarbeiter(?:innen)?"
+)
+FIGURE = regex.compile(
+    rf"(?:[€$£]\s?\d[\d.,']*\d?)"
+    rf"|(?:\b\d{{1,2}}:\d{{2}}\b)"
+    rf"|(?:\b\d[\d.,']*(?:\s?(?:{_UNITS}))(?![\w]))",
+    regex.IGNORECASE,
+)
+
+
+def figures(text: str) -> list[regex.Match[str]]:
+    """Money, percentages, times and quantities with a unit found in `text`."""
+    return list(FIGURE.finditer(text))
+
+
+def _digits(s: str) -> str:
+    return "".join(ch for ch in s if ch.isdigit())
+
+
+@check(implied_by=("retrieved",))
+def no_unsourced_number(inp: CheckInput) -> CheckResult:
+    found = figures(inp.answer)
+    if not found:
+        return passed("no figures to source")
+    cite = patterns.compile_pattern(inp.settings.citation_pattern)
+    question_numbers = {_digits(m.group(0)) for m in figures(inp.case.question)}
+    question_numbers |= {_digits(str(v)) for v in inp.case.context.values() if v is not None}
+    unsourced = []
+    for m in found:
+        if _digits(m.group(0)) in question_numbers:
+            continue
+        window = inp.answer[m.end() : m.end() + inp.settings.figure_window]
+        if not cite.search(window, timeout=patterns.MATCH_TIMEOUT_S):
+            unsourced.append(m.group(0).strip())
+    n = len(found)
+    if unsourced:
+        return ratio(n - len(unsourced), n, f"no citation after {_quote(unsourced)}")
+    return ratio(n, n, f"{n} figures, each sourced or from the question")
+
+
+@check(implied_by=("sources",))
+def retrieval_recall(inp: CheckInput) -> CheckResult:
+    sources = inp.case.expect.get("sources") or []
+    if not sources:
+        return skipped("no expect.sources")
+    got = set(inp.retrieved)
+    missing = [s for s in sources if s not in got]
+    if missing:
+        return ratio(len(sources) - len(missing), len(sources), f"not retrieved: {_quote(missing)}")
+    return ratio(len(sources), len(sources), f"all {len(sources)} sources retrieved")
+
+
+@check(implied_by=("sources",))
+def citation_precision(inp: CheckInput) -> CheckResult:
+    sources = set(inp.case.expect.get("sources") or [])
+    cited = inp.cited
+    if not cited:
+        return skipped("no citations to judge (see citations_resolve)")
+    retrieved = set(inp.retrieved)
+    off = [c for c in cited if c not in retrieved or c not in sources]
+    good = len(cited) - len(off)
+    if off:
+        return ratio(good, len(cited), f"cited refs not both retrieved and expected: {_quote(off)}")
+    return ratio(good, len(cited), f"all {len(cited)} citations expected and retrieved")
+
+
+@check(implied_by=("abstain",))
+def abstention(inp: CheckInput) -> CheckResult:
+    should = bool(inp.case.expect.get("abstain", False))
+    did = is_refusal(inp)
+    how = "flag" if inp.reply.abstained is not None else "refusal phrases"
+    if did == should:
+        return passed(f"{'declined' if did else 'answered'} as expected ({how})")
+    if should:
+        return failed(f"answered, but should decline or hand over ({how})")
+    return failed(f"declined, but the question is answerable ({how})")
+
+
+@check(implied_by=("max_words",))
+def max_words(inp: CheckInput) -> CheckResult:
+    limit = inp.case.expect.get("max_words")
+    if not limit:
+        return skipped("no expect.max_words")
+    n = len(inp.answer.split())
+    if n > limit:
+        return failed(f"{n} words, limit {limit}")
+    return passed(f"{n} words, limit {limit}")

@@ -1,0 +1,43 @@
+"""Shared plumbing for the invoke tasks: settings, suites, and turning errors into exit codes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from evals.config import Settings, load_settings
+from evals.errors import InputError
+from evals.suite import Suite, open_suite
+
+# Stable exit codes: CI depends on them (see README).
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_USAGE = 2
+EXIT_ERROR = 3
+
+T = TypeVar("T")
+
+
+def settings() -> Settings:
+    return load_settings(Path.cwd())
+
+
+def suite_at(path: str | None) -> Suite:
+    """The suite given by --suite, else the configured default."""
+    s = settings()
+    return open_suite(path or (s.root / s.suite))
+
+
+def guarded(fn: Callable[[], int]) -> int:
+    """Run a command body; bad input prints its problems (no traceback) and gives exit 2."""
+    try:
+        return fn()
+    except InputError as exc:
+        for line in exc.lines():
+            print(line, file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,29 @@
+"""What a system under test said about one case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One answer plus what the provider reported about it.
+
+    `retrieved` and `cited` are refs; None means the system did not say (then
+    checks fall back to the case's frozen retrieval and the citations in the text).
+    """
+
+    answer: str
+    retrieved: list[str] | None = None
+    cited: list[str] | None = None
+    abstained: bool | None = None
+    usage: dict[str, int] | None = None
+    latency_ms: float | None = None
+    resolved_model: str | None = None
+    cached: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ProviderError(Exception):
+    """The system under test could not produce an answer: the row is an `error`, never a score."""

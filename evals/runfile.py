@@ -1,0 +1,144 @@
+"""The run-file format: a header line, one line per case, a summary line; append-only JSONL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from evals.errors import InputError, Problem
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def run_file_name(created: dt.datetime, prompt_sha: str, label: str | None = None) -> str:
+    """`<UTC timestamp>_<prompt sha 7>[_<label>].jsonl`."""
+    stamp = created.strftime("%Y-%m-%dT%H-%M-%S-%fZ")
+    name = f"{stamp}_{prompt_sha[:7]}"
+    if label:
+        name += "_" + re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-")[:60]
+    return name + ".jsonl"
+
+
+class RunWriter:
+    """Appends records and flushes each one, so an interrupted run leaves a readable file."""
+
+    def __init__(self, path: Path, *, resume: bool = False) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # "x" refuses to overwrite an existing run file; resume appends to one.
+        self._fh: IO[str] = open(path, "a" if resume else "x", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class RunFile:
+    """A parsed run file. `truncated` is set when the last line was cut off mid-write."""
+
+    path: Path
+    header: dict[str, Any]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+    truncated: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> str:
+        return self.header.get("run_id", self.path.stem)
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.summary and self.summary.get("completed"))
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            yield n, line
+
+
+def read_run(path: Path) -> RunFile:
+    """Read a run file; a truncated last line is reported, any other damage is an error."""
+    if not path.is_file():
+        raise InputError([Problem(str(path), "", "run file does not exist")])
+    try:
+        lines = list(iter_lines(path))
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), "", f"not UTF-8: {exc}")]) from None
+    header: dict[str, Any] | None = None
+    rows: list[dict[str, Any]] = []
+    summary = None
+    truncated = False
+    warnings = []
+    problems = []
+    for i, (n, line) in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if i == len(lines) - 1 and not line.endswith("\n"):
+                truncated = True
+                warnings.append(f"{path}: line {n}: truncated last line ignored (interrupted run)")
+                continue
+            problems.append(Problem(str(path), f"line {n}", f"invalid JSON: {exc.msg}"))
+            continue
+        kind = rec.get("kind") if isinstance(rec, dict) else None
+        if kind == "run":
+            if header is not None:
+                problems.append(Problem(str(path), f"line {n}", "second header record"))
+            header = rec
+        elif kind == "case":
+            rows.append(rec)
+        elif kind == "summary":
+            summary = rec
+        else:
+            problems.append(Problem(str(path), f"line {n}", f"unknown record kind {kind!r}"))
+    if header is None:
+        problems.append(Problem(str(path), "line 1", "no run header record"))
+    if problems:
+        raise InputError(problems)
+    assert header is not None
+    return RunFile(path, header, rows, summary, truncated, warnings)
+
+
+def resolve_run(ref: str, runs_dir: Path) -> Path:
+    """A run file from a path, a run id, `latest` or `baseline`."""
+    p = Path(ref)
+    if p.is_file():
+        return p
+    if ref == "latest":
+        files = sorted(runs_dir.glob("*.jsonl"))
+        if not files:
+            raise InputError(f"no run files in {runs_dir}")
+        return files[-1]
+    if ref == "baseline":
+        pointer_file = runs_dir / "BASELINE"
+        if not pointer_file.is_file():
+            raise InputError(f"no baseline set: {pointer_file} is missing (see `invoke baseline`)")
+        target = pointer_file.read_text("utf-8").strip()
+        return resolve_run(str(runs_dir / target) if not Path(target).is_file() else target, runs_dir)
+    candidate = runs_dir / (ref if ref.endswith(".jsonl") else ref + ".jsonl")
+    if candidate.is_file():
+        return candidate
+    raise InputError(f"no run file {ref!r} (not a path, a run id in {runs_dir}, 'latest' or 'baseline')")
