@@ -34,3 +34,42 @@ def new(c, id, suite=None):  # noqa: A002 - the flag users type is `invoke new I
     from evals.suite_commands import cmd_new
 
     _done(guarded(lambda: cmd_new(suite, id)))
+
+
+@task(
+    help={
+        "suite": "suite folder (default: evals)",
+        "model": "pinned model id, e.g. openai/gpt-4o-mini@2024-07-18 (default: the offline model)",
+        "answers": "JSONL of saved answers to evaluate instead of calling a model (needs --model)",
+        "label": "a label for the run file name",
+        "limit": "run only the first N cases",
+        "category": "run only cases of this category",
+        "case": "run only cases whose id matches this glob",
+        "concurrency": "requests in flight (default 8)",
+    }
+)
+def run(
+    c,
+    suite=None,
+    model=None,
+    answers=None,
+    label=None,
+    limit=None,
+    category=None,
+    case=None,
+    concurrency=None,
+):
+    """Send every case to the model, check the answers, write a stamped run file."""
+    from evals.run_command import RunOptions, cmd_run
+
+    opts = RunOptions(
+        suite=suite,
+        model=model,
+        answers=answers,
+        label=label,
+        limit=None if limit is None else int(limit),
+        category=category,
+        case=case,
+        concurrency=None if concurrency is None else int(concurrency),
+    )
+    _done(guarded(lambda: cmd_run(opts)))

@@ -29,7 +29,15 @@ KEY_ORDER = [
     "note",
     "revealed",
 ]
-EXPECT_ORDER = ["facts", "mentions", "must_not_contain", "sources", "abstain", "rubric", "max_words"]
+EXPECT_ORDER = [
+    "facts",
+    "mentions",
+    "must_not_contain",
+    "sources",
+    "abstain",
+    "rubric",
+    "max_words",
+]
 
 
 def _ordered(obj: dict[str, Any], order: list[str]) -> dict[str, Any]:
@@ -110,10 +118,14 @@ def read_json_file(path: Path) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
+        raise ValueError(
+            f"not UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})"
+        ) from None
     if text.startswith("\ufeff"):
         raise ValueError("starts with a byte-order mark; save as UTF-8 without BOM")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise ValueError(
+            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None

@@ -92,7 +92,9 @@ class CheckSpec:
 REGISTRY: dict[str, CheckSpec] = {}
 
 
-def check(name: str | None = None, *, implied_by: tuple[str, ...] = ()) -> Callable[[CheckFn], CheckFn]:
+def check(
+    name: str | None = None, *, implied_by: tuple[str, ...] = ()
+) -> Callable[[CheckFn], CheckFn]:
     """Register a check under `name` (default: the function's name)."""
 
     def register(fn: CheckFn) -> CheckFn:
@@ -105,8 +107,19 @@ def check(name: str | None = None, *, implied_by: tuple[str, ...] = ()) -> Calla
 def normalise(text: str) -> str:
     """NFKC, case-folded, typographic quotes and dashes unified, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    text = text.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
-                                         "\u2013": "-", "\u2014": "-", "\u00a0": " "}))
+    text = text.translate(
+        str.maketrans(
+            {
+                "\u2019": "'",
+                "\u2018": "'",
+                "\u201c": '"',
+                "\u201d": '"',
+                "\u2013": "-",
+                "\u2014": "-",
+                "\u00a0": " ",
+            }
+        )
+    )
     return " ".join(text.split())
 
 

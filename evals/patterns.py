@@ -45,9 +45,8 @@ def _can_repeat(node: list[tuple[Any, Any]]) -> bool:
         elif op == sre_c.SUBPATTERN:
             if _can_repeat(av[-1]):
                 return True
-        elif op == sre_c.BRANCH:
-            if any(_can_repeat(alt) for alt in av[1]):
-                return True
+        elif op == sre_c.BRANCH and any(_can_repeat(alt) for alt in av[1]):
+            return True
     return False
 
 

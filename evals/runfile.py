@@ -73,8 +73,7 @@ class RunFile:
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            yield n, line
+        yield from enumerate(fh, 1)
 
 
 def read_run(path: Path) -> RunFile:
@@ -137,8 +136,12 @@ def resolve_run(ref: str, runs_dir: Path) -> Path:
         if not pointer_file.is_file():
             raise InputError(f"no baseline set: {pointer_file} is missing (see `invoke baseline`)")
         target = pointer_file.read_text("utf-8").strip()
-        return resolve_run(str(runs_dir / target) if not Path(target).is_file() else target, runs_dir)
+        return resolve_run(
+            str(runs_dir / target) if not Path(target).is_file() else target, runs_dir
+        )
     candidate = runs_dir / (ref if ref.endswith(".jsonl") else ref + ".jsonl")
     if candidate.is_file():
         return candidate
-    raise InputError(f"no run file {ref!r} (not a path, a run id in {runs_dir}, 'latest' or 'baseline')")
+    raise InputError(
+        f"no run file {ref!r} (not a path, a run id in {runs_dir}, 'latest' or 'baseline')"
+    )

@@ -143,7 +143,9 @@ def load_suite_checks(suite: Suite) -> None:
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # a broken suite file is bad input, not a crash
-        raise InputError([Problem(str(file), "", f"import failed: {type(exc).__name__}: {exc}")]) from None
+        raise InputError(
+            [Problem(str(file), "", f"import failed: {type(exc).__name__}: {exc}")]
+        ) from None
 
 
 def select_cases(

@@ -19,7 +19,10 @@ def cmd_validate(suite_dir: str | None) -> int:
     n = len(suite.case_files())
     if problems:
         files = len({p.path for p in problems})
-        print(f"{len(problems)} problem(s) in {files} file(s); {n} case file(s) checked", file=sys.stderr)
+        print(
+            f"{len(problems)} problem(s) in {files} file(s); {n} case file(s) checked",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     print(f"ok: {n} case file(s) valid in {suite.path}")
     return EXIT_OK
@@ -38,7 +41,10 @@ def cmd_fmt(suite_dir: str | None, check: bool, files: list[str] | None = None) 
     if result.unreadable:
         return EXIT_USAGE
     if check and result.changed:
-        print(f"{len(result.changed)} file(s) not in canonical form; run `invoke fmt`", file=sys.stderr)
+        print(
+            f"{len(result.changed)} file(s) not in canonical form; run `invoke fmt`",
+            file=sys.stderr,
+        )
         return EXIT_FAIL
     if not result.changed:
         print("all case files are in canonical form")

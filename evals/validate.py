@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,13 @@ from evals.suite import Suite, load_suite_checks
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema(name: str) -> dict[str, Any]:
     """A JSON Schema from schemas/ by file name."""
     return json.loads((SCHEMA_DIR / name).read_text("utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     s = schema(name)
     cls = jsonschema.validators.validator_for(s)
@@ -48,7 +48,9 @@ def case_problems(data: dict[str, Any], path: Path, known_checks: set[str]) -> l
     p = str(path)
     out: list[Problem] = []
     if data.get("id") != path.stem:
-        out.append(Problem(p, "/id", f"id {data.get('id')!r} must equal the file stem {path.stem!r}"))
+        out.append(
+            Problem(p, "/id", f"id {data.get('id')!r} must equal the file stem {path.stem!r}")
+        )
     for i, pat in enumerate(data.get("expect", {}).get("mentions", []) or []):
         try:
             screen_pattern(pat)

@@ -1,0 +1,61 @@
+"""What a run prints: one line per case, then the summary table."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+LABEL = {"pass": "PASS ", "fail": "FAIL ", "error": "ERROR"}
+
+
+def case_line(row: dict[str, Any]) -> str:
+    """`PASS  id`, `FAIL  id  failed: a, b`, or `ERROR id  reason`."""
+    line = f"{LABEL[row['status']]} {row['case']}"
+    if row.get("epoch"):
+        line += f" (epoch {row['epoch']})"
+    if row["status"] == "fail":
+        line += "  failed: " + ", ".join(row.get("failed_checks") or [])
+    elif row["status"] == "error":
+        line += f"  {row.get('error')}"
+    return line
+
+
+def fmt_rate(rate: dict[str, Any]) -> str:
+    if rate["rate"] is None:
+        return f"n/a ({rate['n_scored']}/{rate['n_total']})"
+    return f"{rate['rate'] * 100:5.1f}%  ({rate['pass']}/{rate['n_scored']} of {rate['n_total']})"
+
+
+def print_summary(summary: dict[str, Any], path: str, console: Console | None = None) -> None:
+    """Per check and per category pass rates with n_scored/n_total, errors, and the file."""
+    console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    c = summary["counts"]
+    table = Table(title="checks", show_edge=False)
+    for col in ("check", "pass rate (passed/scored of total)", "fail", "error", "skip"):
+        table.add_column(col)
+    for name, r in summary["checks"].items():
+        table.add_row(name, fmt_rate(r), str(r["fail"]), str(r["error"]), str(r["skip"]))
+    console.print(table)
+    cats = Table(title="categories (case pass rate)", show_edge=False)
+    for col in ("category", "pass rate (passed/scored of total)", "error"):
+        cats.add_column(col)
+    for name, r in summary["categories"].items():
+        cats.add_row(name, fmt_rate(r), str(r["error"]))
+    console.print(cats)
+    mean = summary["score_mean"]
+    mean_s = "n/a" if mean is None else f"{mean:.3f}"
+    console.print(
+        f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error, {c['total']} total; "
+        f"mean score {mean_s} over {summary['n_scored']}/{summary['n_total']} scored"
+    )
+    if summary.get("cost_usd") is not None or summary.get("tokens"):
+        cost = summary.get("cost_usd")
+        console.print(
+            f"tokens: {summary.get('tokens')}; cost: {'unknown' if cost is None else f'${cost:.4f}'}"
+        )
+    if not summary.get("completed"):
+        console.print(f"[bold]run stopped early:[/bold] {summary.get('stopped_reason')}")
+    console.print(f"run file: {path}")

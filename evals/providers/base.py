@@ -1,0 +1,27 @@
+"""The interface every provider implements."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from evals.case import Case
+from evals.reply import Reply
+
+
+class Provider(Protocol):
+    """Answers one case. Raises ProviderError when it cannot; never returns a fake answer."""
+
+    #: The id stamped on every row (a pinned model id, or a target's identity string).
+    model: str
+
+    def stamp(self) -> dict[str, Any]:
+        """What the run header records about this provider: kind and every setting."""
+        ...
+
+    async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
+        """The system's reply to `case` under system prompt `prompt`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...

@@ -1,0 +1,96 @@
+"""Replay of saved answers: evaluate a system that was run elsewhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evals.case import Case
+from evals.errors import InputError, Problem
+from evals.reply import ProviderError, Reply
+
+_FIELDS = {"case", "answer", "retrieved", "cited", "abstained", "latency_ms", "usage"}
+
+
+def _ref_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def load_answers(path: Path) -> dict[str, dict[str, Any]]:
+    """Read a JSONL answers file; every malformed line is reported at once."""
+    if not path.is_file():
+        raise InputError([Problem(str(path), "", "answers file does not exist")])
+    answers: dict[str, dict[str, Any]] = {}
+    problems: list[Problem] = []
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), "", f"not UTF-8: {exc}")]) from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"line {n}"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                Problem(str(path), where, f"invalid JSON at column {exc.colno}: {exc.msg}")
+            )
+            continue
+        if not isinstance(rec, dict):
+            problems.append(Problem(str(path), where, "not a JSON object"))
+            continue
+        unknown = sorted(set(rec) - _FIELDS)
+        if unknown:
+            problems.append(Problem(str(path), where, f"unknown field(s): {', '.join(unknown)}"))
+        if not isinstance(rec.get("case"), str):
+            problems.append(Problem(str(path), f"{where}/case", "required string"))
+            continue
+        if not isinstance(rec.get("answer"), str):
+            problems.append(Problem(str(path), f"{where}/answer", "required string"))
+        for key in ("retrieved", "cited"):
+            if key in rec and rec[key] is not None and not _ref_list(rec[key]):
+                problems.append(Problem(str(path), f"{where}/{key}", "must be a list of refs"))
+        if (
+            "abstained" in rec
+            and rec["abstained"] is not None
+            and not isinstance(rec["abstained"], bool)
+        ):
+            problems.append(Problem(str(path), f"{where}/abstained", "must be true or false"))
+        if rec["case"] in answers:
+            problems.append(
+                Problem(str(path), f"{where}/case", f"duplicate answer for {rec['case']!r}")
+            )
+        answers[rec["case"]] = rec
+    if problems:
+        raise InputError(problems)
+    return answers
+
+
+class ReplayProvider:
+    """Answers from a file. A case with no saved answer is an error row, not a skip."""
+
+    def __init__(self, model: str, path: Path) -> None:
+        self.model = model
+        self.path = path
+        self.answers = load_answers(path)
+
+    def stamp(self) -> dict[str, Any]:
+        return {"kind": "replay", "answers_file": str(self.path)}
+
+    async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
+        rec = self.answers.get(case.id)
+        if rec is None:
+            raise ProviderError(f"no saved answer for case {case.id!r} in {self.path}")
+        return Reply(
+            answer=rec["answer"],
+            retrieved=rec.get("retrieved"),
+            cited=rec.get("cited"),
+            abstained=rec.get("abstained"),
+            latency_ms=rec.get("latency_ms"),
+            usage=rec.get("usage"),
+        )
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,76 @@
+"""Aggregates over case rows: counts, per-check and per-category rates, each with its n."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+
+def empty_rate() -> dict[str, Any]:
+    return {"pass": 0, "fail": 0, "error": 0, "skip": 0, "n_scored": 0, "n_total": 0, "rate": None}
+
+
+def _finish(rate: dict[str, Any]) -> dict[str, Any]:
+    rate["n_scored"] = rate["pass"] + rate["fail"]
+    rate["rate"] = round(rate["pass"] / rate["n_scored"], 6) if rate["n_scored"] else None
+    return rate
+
+
+def check_rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per check: how many rows passed, failed, errored, skipped; rate over the scored ones."""
+    rates: dict[str, dict[str, Any]] = defaultdict(empty_rate)
+    for row in rows:
+        for name, res in (row.get("checks") or {}).items():
+            r = rates[name]
+            r[res["status"]] += 1
+            r["n_total"] += 1
+    return {k: _finish(v) for k, v in sorted(rates.items())}
+
+
+def category_rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per category: the case pass rate over the cases that were scored (errors excluded)."""
+    rates: dict[str, dict[str, Any]] = defaultdict(empty_rate)
+    for row in rows:
+        r = rates[row.get("category") or "(none)"]
+        r[row["status"]] += 1
+        r["n_total"] += 1
+    return {k: _finish(v) for k, v in sorted(rates.items())}
+
+
+def summarise(
+    rows: list[dict[str, Any]],
+    *,
+    completed: bool,
+    stopped_reason: str | None = None,
+    run_id: str | None = None,
+    elapsed_s: float | None = None,
+) -> dict[str, Any]:
+    """The summary record that closes a run file."""
+    counts = {"pass": 0, "fail": 0, "error": 0}
+    for row in rows:
+        counts[row["status"]] += 1
+    counts["total"] = len(rows)
+    scores = [r["score"] for r in rows if r["status"] != "error" and r.get("score") is not None]
+    tokens: dict[str, int] = defaultdict(int)
+    for r in rows:
+        for k, v in (r.get("usage") or {}).items():
+            if isinstance(v, int):
+                tokens[k] += v
+    costs = [r.get("cost_usd") for r in rows if r["status"] != "error" or r.get("usage")]
+    known_cost = all(c is not None for c in costs) and bool(costs)
+    return {
+        "kind": "summary",
+        "run_id": run_id,
+        "completed": completed,
+        "stopped_reason": stopped_reason,
+        "counts": counts,
+        "score_mean": round(sum(scores) / len(scores), 6) if scores else None,
+        "n_scored": len(scores),
+        "n_total": len(rows),
+        "checks": check_rates(rows),
+        "categories": category_rates(rows),
+        "tokens": dict(tokens) or None,
+        # An unknown price anywhere makes the total unknown, never a silent undercount.
+        "cost_usd": round(sum(costs), 6) if known_cost else None,
+        "elapsed_s": round(elapsed_s, 3) if elapsed_s is not None else None,
+    }
