@@ -244,6 +244,23 @@ def _digits(s: str) -> str:
     return "".join(ch for ch in s if ch.isdigit())
 
 
+_SENTENCE_END = regex.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _cited_in_sentence(window: str, cite: regex.Pattern[str]) -> bool:
+    """A citation before the sentence ends, or standing right after its full stop.
+
+    A citation two sentences later belongs to another claim and does not count.
+    """
+    end = _SENTENCE_END.search(window)
+    head = window if end is None else window[: end.start()]
+    if cite.search(head, timeout=patterns.MATCH_TIMEOUT_S):
+        return True
+    if end is None:
+        return False
+    return cite.match(window[end.end() :].lstrip(), timeout=patterns.MATCH_TIMEOUT_S) is not None
+
+
 @check(implied_by=("retrieved",))
 def no_unsourced_number(inp: CheckInput) -> CheckResult:
     found = figures(inp.answer)
@@ -257,7 +274,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if _digits(m.group(0)) in question_numbers:
             continue
         window = inp.answer[m.end() : m.end() + inp.settings.figure_window]
-        if not cite.search(window, timeout=patterns.MATCH_TIMEOUT_S):
+        if not _cited_in_sentence(window, cite):
             unsourced.append(m.group(0).strip())
     n = len(found)
     if unsourced:

@@ -80,8 +80,7 @@ def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[P
     except InputError as exc:
         problems += exc.problems
     known = set(REGISTRY)
-    cases: list[Case] = []
-    seen: dict[str, Path] = {}
+    parsed: list[tuple[Path, Any, list[Problem]]] = []
     if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
     for path in suite.case_files():
@@ -96,14 +95,18 @@ def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[P
         found = schema_problems(data, "case.schema.json", str(path))
         if isinstance(data, dict):
             found += case_problems(data, path, known)
-            cid = data.get("id")
-            if isinstance(cid, str):
-                if cid in seen:
-                    found.append(
-                        Problem(str(path), "/id", f"duplicate id {cid!r} (also in {seen[cid]})")
-                    )
-                else:
-                    seen[cid] = path
+        parsed.append((path, data, found))
+    # A duplicated id belongs to the file named after it; every other holder is the duplicate.
+    holders: dict[str, list[Path]] = {}
+    for path, data, _ in parsed:
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            holders.setdefault(data["id"], []).append(path)
+    cases: list[Case] = []
+    for path, data, found in parsed:
+        cid = data.get("id") if isinstance(data, dict) else None
+        others = [p for p in holders.get(cid, []) if p != path] if isinstance(cid, str) else []
+        if others and path.stem != cid:
+            found.append(Problem(str(path), "/id", f"duplicate id {cid!r} (also in {others[0]})"))
         problems += found
         if not found:
             cases.append(Case(data, path))

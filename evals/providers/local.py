@@ -68,8 +68,9 @@ class ExtractiveModel:
     def reply_to(self, case: Case) -> Reply:
         """The answer, computed synchronously: pure function of the case."""
         start = time.perf_counter()
-        query = Counter(terms(case.question))
-        query.update(terms(" ".join(str(v) for v in case.context.values() if v is not None)))
+        query = set(terms(case.question))
+        # The customer's context (their plan, say) breaks ties; alone it is no reason to answer.
+        ctx = set(terms(" ".join(str(v) for v in case.context.values() if v is not None)))
         candidates: list[tuple[int, int, str, str]] = []
         for pi, passage in enumerate(case.retrieved):
             for si, sent in enumerate(sentences(passage["text"])):
@@ -83,9 +84,11 @@ class ExtractiveModel:
         for pi, si, ref, sent in candidates:
             words = set(terms(sent))
             score = sum(math.log(1 + n / df[w]) for w in words if w in query)
-            scored.append((score, pi, si, ref, sent))
-        best = sorted(scored, key=lambda t: (-t[0], t[1], t[2]))[: self.max_sentences]
-        best = [b for b in best if b[0] >= self.min_score]
+            bonus = 0.25 * sum(1 for w in words if w in ctx)
+            scored.append((score, bonus, pi, si, ref, sent))
+        relevant = [t for t in scored if t[0] >= self.min_score]
+        ranked = sorted(relevant, key=lambda t: (-(t[0] + t[1]), t[2], t[3]))
+        best = [(t[0], t[2], t[3], t[4], t[5]) for t in ranked[: self.max_sentences]]
         latency = (time.perf_counter() - start) * 1000
         if not best:
             return Reply(

@@ -1,0 +1,70 @@
+"""`invoke fmt` and `invoke new`: one canonical form, and skeletons that never overwrite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from casekit import good_case, invoke, make_project
+
+from evals.case import canonical_json, content_sha
+
+
+def test_canonical_form_is_stable_ordered_and_unescaped() -> None:
+    data = {"question": "Grüße, 45 €?", "id": "x", "expect": {"sources": ["a"], "facts": ["b"]}}
+    text = canonical_json(data)
+    assert text.startswith('{\n  "id": "x",\n  "question": "Grüße, 45 €?"')
+    assert text.index('"facts"') < text.index('"sources"')
+    assert text.endswith("}\n")
+    assert canonical_json(json.loads(text)) == text
+
+
+def test_content_sha_ignores_formatting_but_not_content() -> None:
+    a = good_case()
+    b = json.loads(json.dumps(a, indent=7))
+    assert content_sha(a) == content_sha(b)
+    assert content_sha(a) != content_sha({**a, "question": a["question"] + "?"})
+
+
+def test_fmt_check_reports_and_changes_nothing_then_fmt_fixes(tmp_path: Path) -> None:
+    suite = make_project(tmp_path)
+    path = suite / "cases" / "price-pro.json"
+    messy = json.dumps(json.loads(path.read_text()), indent=4, ensure_ascii=True)
+    path.write_text(messy)
+    res = invoke(tmp_path, "fmt", "--check")
+    assert res.returncode == 1
+    assert "would reformat" in res.stdout
+    assert path.read_text() == messy
+    assert invoke(tmp_path, "fmt").returncode == 0
+    assert path.read_text() == canonical_json(good_case())
+    assert invoke(tmp_path, "fmt", "--check").returncode == 0
+
+
+def test_fmt_reports_unreadable_file_with_exit_2(tmp_path: Path) -> None:
+    suite = make_project(tmp_path)
+    (suite / "cases" / "bad.json").write_text("{")
+    res = invoke(tmp_path, "fmt", "--check")
+    assert res.returncode == 2
+    assert "bad.json: /: invalid JSON" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_new_writes_a_valid_skeleton_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    suite = make_project(tmp_path, [])
+    res = invoke(tmp_path, "new", "refund-window")
+    assert res.returncode == 0, res.stderr
+    path = suite / "cases" / "refund-window.json"
+    assert json.loads(path.read_text())["id"] == "refund-window"
+    assert invoke(tmp_path, "validate").returncode == 0
+    path.write_text(path.read_text().replace("medium", "hard"))
+    before = path.read_text()
+    res = invoke(tmp_path, "new", "refund-window")
+    assert res.returncode == 2
+    assert "already exists" in res.stderr
+    assert path.read_text() == before
+
+
+def test_new_refuses_a_bad_id(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    res = invoke(tmp_path, "new", "Refund Window")
+    assert res.returncode == 2 and "lower-case" in res.stderr

@@ -1,0 +1,170 @@
+"""Every built-in check: an answer that must pass it and one that must fail it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from casekit import good_case
+
+from evals.case import Case
+from evals.checks import REGISTRY, CheckInput, CheckResult, contains_phrase
+from evals.reply import Reply
+from evals.suite import SuiteSettings
+
+
+def run(name: str, answer: str, case: dict[str, Any] | None = None, **reply: Any) -> CheckResult:
+    inp = CheckInput(Case(case or good_case()), Reply(answer=answer, **reply), SuiteSettings())
+    return REGISTRY[name].fn(inp)
+
+
+GOOD = "An extra Pro seat costs 45 € per seat and month [doc:pricing#plans]."
+
+
+def test_facts_present_passes_with_normalised_match() -> None:
+    case = good_case(expect={"facts": ["pro rata", "14 days"]})
+    r = run("facts_present", "Seats are billed  PRO\u00a0RATA; refunds within 14 days.", case)
+    assert (r.status, r.score) == ("pass", 1.0)
+
+
+def test_facts_present_fails_naming_the_missing_fact() -> None:
+    case = good_case(expect={"facts": ["pro rata", "14 days"]})
+    r = run("facts_present", "Seats are billed pro rata.", case)
+    assert (r.status, r.score) == ("fail", 0.5)
+    assert '"14 days"' in r.detail
+
+
+def test_facts_do_not_match_inside_a_longer_number() -> None:
+    case = good_case(expect={"facts": ["14 days"]})
+    assert run("facts_present", "You have 114 days.", case).status == "fail"
+
+
+def test_mentions_expected_passes_on_the_right_price() -> None:
+    assert run("mentions_expected", GOOD).status == "pass"
+
+
+def test_mentions_expected_fails_on_wrong_price_despite_2145_and_names_the_pattern() -> None:
+    r = run("mentions_expected", "From your 21:45 shift on, a seat costs 39 € [doc:pricing#plans].")
+    assert r.status == "fail"
+    assert r.detail == 'pattern not found: "\\b45\\s?€"'
+
+
+def test_weak_mention_pattern_is_fooled_by_the_time() -> None:
+    # Why patterns need boundaries: "45" alone matches the 21:45 in a wrong answer.
+    case = good_case(expect={"mentions": ["45"]})
+    assert run("mentions_expected", "At 21:45 a seat costs 39 €.", case).status == "pass"
+
+
+def test_no_forbidden_fails_on_the_retired_price() -> None:
+    r = run("no_forbidden", "It costs 39 € [doc:pricing#plans].")
+    assert r.status == "fail" and '"39 €"' in r.detail
+
+
+def test_no_forbidden_passes_without_the_phrase() -> None:
+    assert run("no_forbidden", GOOD).status == "pass"
+
+
+def test_sources_cited_passes_and_fails() -> None:
+    assert run("sources_cited", GOOD).status == "pass"
+    r = run("sources_cited", "It costs 45 € [doc:rules#night].")
+    assert r.status == "fail" and '"pricing#plans"' in r.detail
+
+
+def test_sources_cited_uses_reported_citations_over_the_text() -> None:
+    assert run("sources_cited", "It costs 45 €.", cited=["pricing#plans"]).status == "pass"
+
+
+def test_citations_resolve_passes_when_every_citation_was_retrieved() -> None:
+    assert run("citations_resolve", GOOD).status == "pass"
+
+
+def test_citations_resolve_fails_on_no_citation() -> None:
+    r = run("citations_resolve", "It costs 45 €.")
+    assert r.status == "fail" and "cites nothing" in r.detail
+
+
+def test_citations_resolve_fails_on_unretrieved_ref() -> None:
+    r = run("citations_resolve", "It costs 45 € [doc:pricing#archive-2024].")
+    assert r.status == "fail" and '"pricing#archive-2024"' in r.detail
+
+
+def test_no_unsourced_number_passes_when_figures_are_cited_or_from_the_question() -> None:
+    answer = "For your 21:45 shift: a Pro seat costs 45 € [doc:pricing#plans]."
+    assert run("no_unsourced_number", answer).status == "pass"
+
+
+def test_no_unsourced_number_fails_on_an_uncited_amount() -> None:
+    r = run(
+        "no_unsourced_number",
+        "A Pro seat costs 45 € per month. Night shifts are extra [doc:rules#night].",
+    )
+    assert r.status == "fail" and '"45 €"' in r.detail
+
+
+def test_no_unsourced_number_flags_an_uncited_time_not_in_the_question() -> None:
+    r = run("no_unsourced_number", "The surcharge starts at 22:00.")
+    assert r.status == "fail" and "22:00" in r.detail
+
+
+def test_retrieval_recall_passes_and_fails() -> None:
+    assert run("retrieval_recall", GOOD, retrieved=["pricing#plans"]).status == "pass"
+    r = run("retrieval_recall", GOOD, retrieved=["rules#night"])
+    assert (r.status, r.score) == ("fail", 0.0)
+
+
+def test_citation_precision_passes_and_fails() -> None:
+    assert run("citation_precision", GOOD).status == "pass"
+    r = run("citation_precision", GOOD + " Night work is extra [doc:rules#night].")
+    assert (r.status, r.score) == ("fail", 0.5)
+
+
+def test_abstention_passes_when_an_unanswerable_case_is_declined() -> None:
+    case = good_case(expect={"abstain": True})
+    assert (
+        run(
+            "abstention", "I can't help with that; I'll hand this over to a colleague.", case
+        ).status
+        == "pass"
+    )
+
+
+def test_abstention_fails_when_an_unanswerable_case_is_answered() -> None:
+    case = good_case(expect={"abstain": True})
+    r = run("abstention", GOOD, case)
+    assert r.status == "fail" and "should decline" in r.detail
+
+
+def test_abstention_fails_when_an_answerable_case_is_declined_by_flag() -> None:
+    case = good_case(expect={"abstain": False})
+    r = run("abstention", "Sure.", case, abstained=True)
+    assert r.status == "fail" and "answerable" in r.detail
+
+
+def test_max_words_passes_and_fails() -> None:
+    case = good_case(expect={"max_words": 5})
+    assert run("max_words", "one two three", case).status == "pass"
+    assert run("max_words", "one two three four five six", case).status == "fail"
+
+
+@pytest.mark.parametrize(
+    "name", ["facts_present", "mentions_expected", "no_forbidden", "max_words"]
+)
+def test_check_without_its_expectation_is_skipped_not_scored(name: str) -> None:
+    r = run(name, GOOD, good_case(expect={}))
+    assert (r.status, r.score) == ("skip", None)
+
+
+def test_contains_phrase_ignores_case_and_unicode_forms() -> None:
+    assert contains_phrase("Die Kündigungsfrist beträgt 30 TAGE.", "30 tage")
+    assert contains_phrase("ﬁve", "five")
+    assert not contains_phrase("4 days", "14 days")
+
+
+def test_custom_citation_pattern_is_used() -> None:
+    settings = SuiteSettings(citation_pattern=r"\(source: ([\w#-]+)\)")
+    inp = CheckInput(Case(good_case()), Reply("45 € (source: pricing#plans)"), settings)
+    assert REGISTRY["sources_cited"].fn(inp).status == "pass"
+
+
+def test_no_unsourced_number_accepts_a_citation_right_after_the_full_stop() -> None:
+    assert run("no_unsourced_number", "A Pro seat costs 45 €. [doc:pricing#plans]").status == "pass"

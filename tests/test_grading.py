@@ -1,0 +1,85 @@
+"""A case's status and score from its checks; failures and errors are never blended away."""
+
+from __future__ import annotations
+
+from casekit import good_case
+
+from evals.case import Case
+from evals.checks import CheckInput, CheckResult, check, errored, failed, passed
+from evals.grading import checks_for, grade, outcome, run_check
+from evals.reply import Reply
+from evals.suite import SuiteSettings
+
+
+def test_implied_checks_follow_expect_fields() -> None:
+    names = checks_for(Case(good_case()))
+    assert names == [
+        "mentions_expected",
+        "no_forbidden",
+        "sources_cited",
+        "retrieval_recall",
+        "citation_precision",
+        "citations_resolve",
+        "no_unsourced_number",
+    ]
+
+
+def test_abstain_case_does_not_demand_citations() -> None:
+    names = checks_for(Case(good_case(expect={"abstain": True})))
+    assert names == ["abstention"]
+
+
+def test_explicit_checks_win() -> None:
+    assert checks_for(Case(good_case(checks=["max_words"]))) == ["max_words"]
+
+
+def test_all_pass_is_pass_with_mean_score() -> None:
+    o = outcome({"a": passed("ok"), "b": passed("ok", 1.0)})
+    assert (o.status, o.score) == ("pass", 1.0)
+
+
+def test_any_fail_fails_and_score_is_the_mean() -> None:
+    o = outcome({"a": passed("ok"), "b": failed("no", 0.5)})
+    assert (o.status, o.score, o.failed) == ("fail", 0.75, ["b"])
+
+
+def test_forbidden_phrase_zeroes_the_case() -> None:
+    o = outcome({"a": passed("ok"), "no_forbidden": failed("hit")})
+    assert (o.status, o.score) == ("fail", 0.0)
+
+
+def test_any_error_makes_the_case_an_error_with_no_score() -> None:
+    o = outcome({"a": passed("ok"), "b": errored("boom")})
+    assert (o.status, o.score) == ("error", None)
+
+
+def test_only_skips_is_an_error_not_a_pass() -> None:
+    o = outcome({"a": CheckResult("skip", None, "n/a")})
+    assert (o.status, o.score) == ("error", None)
+
+
+def test_exception_in_a_check_is_its_error() -> None:
+    @check("explodes_for_test")
+    def explodes(inp: CheckInput) -> CheckResult:
+        raise RuntimeError("lookup table missing")
+
+    r = run_check("explodes_for_test", CheckInput(Case(good_case()), Reply("x"), SuiteSettings()))
+    assert (r.status, r.score) == ("error", None)
+    assert r.detail == "RuntimeError: lookup table missing"
+
+
+def test_out_of_range_score_is_an_error() -> None:
+    @check("bad_score_for_test")
+    def bad(inp: CheckInput) -> CheckResult:
+        return CheckResult("pass", 1.5, "too good")
+
+    r = run_check("bad_score_for_test", CheckInput(Case(good_case()), Reply("x"), SuiteSettings()))
+    assert r.status == "error"
+
+
+def test_reference_of_the_trap_case_passes_and_known_wrong_fails() -> None:
+    case = Case(good_case())
+    good = outcome(grade(case, Reply(case.data["reference"]), SuiteSettings()))
+    bad = outcome(grade(case, Reply(case.data["known_wrong"][0]["draft"]), SuiteSettings()))
+    assert good.status == "pass"
+    assert bad.status == "fail"

@@ -1,0 +1,112 @@
+"""`invoke run --answers`: saved answers evaluated end to end through the real command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from casekit import good_case, invoke, make_project, read_jsonl
+
+
+def write_answers(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
+    return path
+
+
+def only_run_file(project: Path) -> Path:
+    [path] = sorted((project / "runs").glob("*.jsonl"))
+    return path
+
+
+def test_wrong_price_fails_mentions_but_passes_citation_checks(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    answers = write_answers(
+        tmp_path / "answers.jsonl",
+        [
+            {
+                "case": "price-pro",
+                "answer": "From your 21:45 shift on, a Pro seat costs 39 € [doc:pricing#plans].",
+            }
+        ],
+    )
+    res = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-10-01")
+    assert res.returncode == 1, res.stderr
+    assert "FAIL  price-pro  failed: mentions_expected, no_forbidden" in res.stdout
+    [row] = [r for r in read_jsonl(only_run_file(tmp_path)) if r["kind"] == "case"]
+    checks = row["checks"]
+    assert checks["mentions_expected"]["status"] == "fail"
+    assert checks["mentions_expected"]["detail"] == 'pattern not found: "\\b45\\s?€"'
+    assert checks["citations_resolve"]["status"] == "pass"
+    assert checks["no_unsourced_number"]["status"] == "pass"
+    assert row["model"] == "acme/bot@2026-10-01"
+    assert row["score"] == 0.0  # the retired price is forbidden: the whole case scores 0
+
+
+def test_all_pass_exits_0(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    answers = write_answers(
+        tmp_path / "a.jsonl", [{"case": "price-pro", "answer": good_case()["reference"]}]
+    )
+    res = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-10-01")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "PASS  price-pro" in res.stdout
+
+
+def test_case_without_saved_answer_is_an_error_row_and_exit_3(tmp_path: Path) -> None:
+    make_project(tmp_path, [good_case("a"), good_case("b")])
+    answers = write_answers(
+        tmp_path / "a.jsonl", [{"case": "a", "answer": good_case()["reference"]}]
+    )
+    res = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-10-01")
+    assert res.returncode == 3
+    rows = {r["case"]: r for r in read_jsonl(only_run_file(tmp_path)) if r["kind"] == "case"}
+    assert rows["b"]["status"] == "error" and rows["b"]["score"] is None
+    assert "no saved answer" in rows["b"]["error"]
+
+
+def test_suite_check_that_raises_is_an_error_with_its_message_and_exit_3(tmp_path: Path) -> None:
+    suite = make_project(tmp_path, [good_case(checks=["mentions_expected", "tone_ok"])])
+    (suite / "checks.py").write_text(
+        "from evals.checks import check\n\n"
+        "@check()\ndef tone_ok(inp):\n    raise KeyError('tone lexicon not loaded')\n"
+    )
+    answers = write_answers(
+        tmp_path / "a.jsonl", [{"case": "price-pro", "answer": good_case()["reference"]}]
+    )
+    res = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-10-01")
+    assert res.returncode == 3, res.stdout + res.stderr
+    [row] = [r for r in read_jsonl(only_run_file(tmp_path)) if r["kind"] == "case"]
+    assert row["status"] == "error" and row["score"] is None
+    assert row["checks"]["tone_ok"] == {
+        "status": "error",
+        "score": None,
+        "detail": "KeyError: 'tone lexicon not loaded'",
+    }
+    assert row["checks"]["mentions_expected"]["status"] == "pass"
+
+
+def test_answers_without_model_is_a_usage_error(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    answers = write_answers(tmp_path / "a.jsonl", [{"case": "price-pro", "answer": "x"}])
+    res = invoke(tmp_path, "run", "--answers", str(answers))
+    assert res.returncode == 2 and "--answers needs --model" in res.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_malformed_answers_file_lists_every_bad_line(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    bad = tmp_path / "a.jsonl"
+    bad.write_text('{"case": "price-pro"}\nnot json\n{"case": "x", "answer": "y", "cited": "z"}\n')
+    res = invoke(tmp_path, "run", "--answers", str(bad), "--model", "acme/bot@2026-10-01")
+    assert res.returncode == 2
+    assert "line 1/answer: required string" in res.stderr
+    assert "line 2: invalid JSON" in res.stderr
+    assert "line 3/cited: must be a list of refs" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_floating_model_alias_is_refused(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    answers = write_answers(tmp_path / "a.jsonl", [{"case": "price-pro", "answer": "x"}])
+    res = invoke(tmp_path, "run", "--answers", str(answers), "--model", "gpt-4o")
+    assert res.returncode == 2 and "not date-pinned" in res.stderr
