@@ -120,4 +120,8 @@ def validate_suite(suite: Suite) -> list[Problem]:
     _, problems = load_cases(suite, strict=False)
     if not suite.prompt_path.is_file():
         problems.append(Problem(str(suite.prompt_path), "", "prompt.txt is missing"))
+    # The sealed pile's integrity needs no key; with EVAL_SEAL_KEY set its cases are checked too.
+    from evals.seal_manifest import pile_problems
+
+    problems += pile_problems(suite)
     return problems

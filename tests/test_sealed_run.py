@@ -1,0 +1,232 @@
+"""`invoke run --sealed`: no case text anywhere, aggregates only, the ledger and the budget."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from casekit import invoke, read_jsonl  # noqa: E402
+from sealkit import (  # noqa: E402
+    EXPECTED,
+    TAMPER,
+    all_bytes,
+    new_key,
+    project,
+    run_sealed,
+    seal,
+    secrets_of,
+    tamper,
+)
+
+from evals.seal_manifest import pile_problems  # noqa: E402
+from evals.sealed_run import newcombe_gap, wilson  # noqa: E402
+from evals.suite import open_suite  # noqa: E402
+
+CHOSEN = ["team-00", "team-01", "team-02", "team-04", "team-05", "team-08"]
+
+
+def run_files(proj: Path) -> list[Path]:
+    return sorted((proj / "runs").glob("*.jsonl")) if (proj / "runs").is_dir() else []
+
+
+def ledger(proj: Path) -> list[dict]:
+    path = proj / "suite" / "sealed" / "LEDGER.jsonl"
+    return read_jsonl(path) if path.is_file() else []
+
+
+def sealed_project(tmp: Path, budget: int = 10) -> tuple[Path, str, list[dict]]:
+    proj, cases = project(tmp)
+    key = new_key()
+    r = seal(proj, key, "--ids", ",".join(CHOSEN), "--budget", str(budget))
+    assert r.returncode == 0, r.stderr
+    return proj, key, [c for c in cases if c["id"] in CHOSEN]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> tuple[Path, str, list[dict]]:
+    """One sealed project per module; tests work on copies of it."""
+    return sealed_project(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture
+def sealed(template, tmp_path: Path) -> tuple[Path, str, list[dict]]:
+    proj, key, chosen = template
+    copy = tmp_path / "proj"
+    shutil.copytree(proj, copy)
+    return copy, key, chosen
+
+
+def test_wilson_and_newcombe_match_known_values() -> None:
+    lo, hi = wilson(7, 10)
+    assert round(lo, 4) == 0.3968 and round(hi, 4) == 0.8922
+    assert wilson(0, 0) is None
+    d, lo, hi = newcombe_gap(8, 10, 4, 10)
+    assert round(d, 3) == 0.4 and lo < d < hi and round(lo, 2) == -0.02
+
+
+def test_no_case_text_in_any_file_or_output_of_a_sealed_run(sealed) -> None:
+    proj, key, chosen = sealed
+    visible = invoke(proj, "run")
+    assert visible.returncode in (0, 1), visible.stderr
+    r = run_sealed(proj, key)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    out = r.stdout + r.stderr
+    assert "pass rate" in out and "95% CI" in out and "gap: visible" in out
+    assert "budget: 1 of 10" in out
+    # Aggregates only: no per-case lines, no case ids.
+    assert "PASS " not in out and "FAIL " not in out
+    for c in chosen:
+        assert c["id"] not in out
+    files = all_bytes(proj)
+    sealed_run = [p for p, raw in files if b'"sealed":{"pile_id"' in raw]
+    assert len(sealed_run) == 1
+    for c in chosen:
+        for text in secrets_of(c) + [c["id"]]:
+            assert text not in out
+            for path, raw in files:
+                if path.parent.name == "runs" and path not in sealed_run:
+                    continue  # the visible run, of other cases
+                assert text.encode() not in raw, f"{text!r} found in {path}"
+    # Nor the key.
+    assert key not in out and all(key.encode() not in raw for _, raw in files)
+    rows = [r for r in read_jsonl(sealed_run[0]) if r["kind"] == "case"]
+    assert len(rows) == len(CHOSEN)
+    # The gap: the visible run's pass rate minus the pile's.
+    vis = [x for x in read_jsonl(run_files(proj)[0]) if x["kind"] == "case"]
+    vk = sum(x["status"] == "pass" for x in vis)
+    k = sum(x["status"] == "pass" for x in rows)
+    gap = newcombe_gap(vk, len(vis), k, len(rows))
+    assert gap is not None and f"= {gap[0] * 100:+.1f} pp" in out
+    for row in rows:
+        assert row["question"] is None and row["draft"] is None and row["retrieved"] is None
+        assert all(c["detail"] == "withheld: sealed run" for c in row["checks"].values())
+
+
+def test_sealed_aggregates_equal_those_of_the_same_cases_run_unsealed(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    proj, cases = project(plain)
+    for p in (proj / "suite" / "cases").glob("*.json"):
+        if p.stem not in CHOSEN:
+            p.unlink()
+    sealed_dir = tmp_path / "sealed"
+    shutil.copytree(proj, sealed_dir)
+    r = invoke(proj, "run")
+    assert r.returncode in (0, 1), r.stderr
+    (unsealed_file,) = run_files(proj)
+    key = new_key()
+    assert seal(sealed_dir, key, "--fraction", "1", "--seed", "1").returncode == 0
+    r = run_sealed(sealed_dir, key)
+    assert r.returncode in (0, 1), r.stderr
+    (sealed_file,) = run_files(sealed_dir)
+    a, b = read_jsonl(unsealed_file)[-1], read_jsonl(sealed_file)[-1]
+    assert a["kind"] == b["kind"] == "summary"
+    for field in ("counts", "score_mean", "n_scored", "n_total", "categories", "checks"):
+        assert a[field] == b[field], field
+    k, n = a["counts"]["pass"], a["counts"]["pass"] + a["counts"]["fail"]
+    assert 0 < k < n  # the pile mixes passes and failures, so equality means something
+    assert f"{k}/{n} scored of {n}" in r.stdout
+    assert f"{k / n * 100:.1f}%" in r.stdout
+
+
+def test_the_ledger_counts_every_run_and_the_budget_needs_force(tmp_path: Path) -> None:
+    proj, key, _ = sealed_project(tmp_path, budget=2)
+    for i in (1, 2):
+        r = run_sealed(proj, key)
+        assert r.returncode in (0, 1), r.stderr
+        assert f"budget: {i} of 2" in r.stdout
+    r = run_sealed(proj, key)
+    assert r.returncode == 2 and "budget spent (2 of 2" in r.stderr
+    assert len(ledger(proj)) == 2 and len(run_files(proj)) == 2
+    r = run_sealed(proj, key, force=True)
+    assert r.returncode in (0, 1), r.stderr
+    lines = ledger(proj)
+    assert [e["forced"] for e in lines] == [False, False, True]
+    assert [e["run_id"] for e in lines] == [p.stem for p in run_files(proj)]
+    assert all(e["n_total"] == len(CHOSEN) and e["pass_rate"] is not None for e in lines)
+    # Editing an earlier line breaks the hash chain, which `invoke validate` reports.
+    path = proj / "suite" / "sealed" / "LEDGER.jsonl"
+    text = path.read_text()
+    suite = open_suite(proj / "suite")
+    assert pile_problems(suite, None, use_env=False) == []
+    first = json.loads(text.splitlines()[0])
+    first["pass_rate"] = 1.0
+    edited = [json.dumps(first, separators=(",", ":"))] + text.splitlines()[1:]
+    path.write_text("\n".join(edited) + "\n")
+    assert [p.message for p in pile_problems(suite, None, use_env=False)] == [
+        "ledger altered: an earlier line was edited or removed"
+    ]
+    path.write_text(text)
+    # Dropping ledger lines does not refund the budget: the run files still count.
+    path = proj / "suite" / "sealed" / "LEDGER.jsonl"
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+    assert run_sealed(proj, key).returncode == 2
+
+
+def test_two_sealed_runs_pair_by_opaque_ids(sealed) -> None:
+    proj, key, _ = sealed
+    assert run_sealed(proj, key).returncode in (0, 1)
+    r = run_sealed(proj, key)
+    first, second = run_files(proj)
+    ids = [{x["case"] for x in read_jsonl(p) if x["kind"] == "case"} for p in (first, second)]
+    assert ids[0] == ids[1] and len(ids[0]) == len(CHOSEN)
+    assert ids[0].isdisjoint(CHOSEN)
+    assert f"paired with {first.stem}" in r.stdout
+    assert f"{len(CHOSEN)} pairs, 0 fixed, 0 broke" in r.stdout
+    header = json.loads(second.read_text().splitlines()[0])
+    assert (
+        header["sealed"]["n"] == len(CHOSEN)
+        and header["suite_digest"] == header["sealed"]["digest"]
+    )
+
+
+@pytest.mark.parametrize("kind", TAMPER)
+def test_a_tampered_pile_or_wrong_key_runs_nothing(sealed, kind: str) -> None:
+    proj, key, _ = sealed
+    tamper(proj, kind)
+    r = run_sealed(proj, new_key() if kind == "wrong_key" else key)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert EXPECTED[kind] in r.stderr and "Traceback" not in r.stderr
+    assert r.stdout == ""
+    assert run_files(proj) == [] and ledger(proj) == []
+
+
+APP = """
+import os
+
+
+def answer(case):
+    mode = os.environ["APP_MODE"]
+    if mode == "boom":
+        raise ValueError("cannot answer " + case["question"])
+    if mode == "good":
+        return {"answer": "A Pro seat costs 45 € per seat and month [doc:pricing#plans].",
+                "retrieved": ["pricing#plans"], "cited": ["pricing#plans"], "abstained": False}
+    return {"answer": "I don't know.", "retrieved": [], "cited": [], "abstained": True}
+"""
+
+
+def test_pairing_counts_cases_that_broke_and_error_text_stays_withheld(sealed) -> None:
+    proj, key, chosen = sealed
+    (proj / "sealapp.py").write_text(APP, encoding="utf-8")
+    good = run_sealed(proj, key, target="sealapp:answer", env_extra={"APP_MODE": "good"})
+    assert good.returncode in (0, 1), good.stderr
+    bad = run_sealed(proj, key, target="sealapp:answer", env_extra={"APP_MODE": "bad"})
+    assert bad.returncode == 1, bad.stderr
+    assert "pass rate: 100.0%" in good.stdout
+    assert f"100.0% -> 0.0%; {len(CHOSEN)} pairs, 0 fixed, {len(CHOSEN)} broke" in bad.stdout
+    boom = run_sealed(proj, key, target="sealapp:answer", env_extra={"APP_MODE": "boom"})
+    assert boom.returncode == 3, boom.stderr
+    assert f"({len(CHOSEN)} error)" in boom.stdout
+    out = good.stdout + good.stderr + bad.stdout + bad.stderr + boom.stdout + boom.stderr
+    files = all_bytes(proj / "runs") + all_bytes(proj / "suite" / "sealed")
+    for c in chosen:
+        assert c["question"] not in out
+        assert all(c["question"].encode() not in raw for _, raw in files)
+    assert [e["errors"] for e in ledger(proj)] == [0, 0, len(CHOSEN)]
