@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 import regex
@@ -104,6 +105,7 @@ def check(
     return register
 
 
+@lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """NFKC, case-folded, typographic quotes and dashes unified, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).casefold()

@@ -1,0 +1,377 @@
+"""`invoke mutate` on suites written here: survivors, false alarms, exemptions, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from casekit import invoke, make_project, write_case
+
+from evals.case import Case
+from evals.checks import CheckResult, failed, passed
+from evals.mutate import GoodAnswer, MutationReport, mutate_case, mutate_suite
+from evals.mutate_report import by_check, render_markdown, to_json
+from evals.reply import Reply
+from evals.suite import SuiteSettings, open_suite
+from evals.validate import load_cases
+
+# The classic trap: the price is 45 €, the archived price 39 €, and the shift starts at 21:45.
+TRAP_PASSAGES = [
+    {"ref": "pricing#night", "text": "Night shifts carry a surcharge of 45 € per shift."},
+    {"ref": "pricing#archive", "text": "Until 2024 the night surcharge was 39 € per shift."},
+]
+
+
+def trap_case(mention: str, **over: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": "night-surcharge",
+        "question": "My shift starts at 21:45. What surcharge do I get?",
+        "retrieved": TRAP_PASSAGES,
+        "expect": {"mentions": [mention], "sources": ["pricing#night"]},
+        "reference": "For the shift at 21:45 you get a surcharge of 45 € per shift [doc:pricing#night].",
+    }
+    data.update(over)
+    return data
+
+
+def strong_case(case_id: str = "pro-price", **over: Any) -> dict[str, Any]:
+    """A case whose checks kill every mutant and accept every rephrasing."""
+    data: dict[str, Any] = {
+        "id": case_id,
+        "question": "What does the Pro plan cost?",
+        "retrieved": [
+            {
+                "ref": "pricing#plans",
+                "text": "The Starter plan costs 39 € per month. The Pro plan costs 45 € per month.",
+            },
+            {"ref": "pricing#trial", "text": "Every plan starts with a trial of 14 days."},
+        ],
+        "expect": {
+            "facts": ["costs 45 €"],
+            "mentions": [r"(?i)\bpro\b"],
+            "sources": ["pricing#plans"],
+            "must_not_contain": ["39 €"],
+        },
+        "reference": "The Pro plan costs 45 € per month [doc:pricing#plans].",
+        "known_wrong": [
+            {"draft": "The Pro plan costs 39 € [doc:pricing#plans].", "why": "Starter price"}
+        ],
+    }
+    data.update(over)
+    return data
+
+
+def report_for(
+    tmp_path: Path, *cases: dict[str, Any], checks_py: str | None = None
+) -> MutationReport:
+    suite_dir = make_project(tmp_path, list(cases))
+    if checks_py:
+        (suite_dir / "checks.py").write_text(checks_py, encoding="utf-8")
+    suite = open_suite(suite_dir)
+    loaded, _ = load_cases(suite)
+    return mutate_suite(suite, loaded)
+
+
+def statuses(report: MutationReport, op: str) -> list[str]:
+    return [v.status for c in report.cases for v in c.variants if v.operator == op]
+
+
+def test_trap_weak_pattern_45_survives_the_number_swap(tmp_path: Path) -> None:
+    report = report_for(tmp_path, trap_case("45"))
+    [swap] = [v for v in report.variants if v.operator == "number_swap"]
+    assert swap.status == "survived"
+    assert (
+        swap.text
+        == "For the shift at 21:45 you get a surcharge of 39 € per shift [doc:pricing#night]."
+    )
+    assert "mentions_expected" in swap.checks_with("pass")
+    assert report.cases[0].operator_status("number_swap") == "survived"
+    md = render_markdown(report)
+    assert "### `night-surcharge` · number_swap (reference)" in md
+    assert "+For the shift at 21:45 you get a surcharge of 39 € per shift" in md
+    assert report.exit_code == 1
+
+
+def test_trap_anchored_pattern_kills_the_number_swap(tmp_path: Path) -> None:
+    report = report_for(tmp_path, trap_case(r"\b45\s?€"))
+    assert statuses(report, "number_swap") == ["killed"]
+    [swap] = [v for v in report.variants if v.operator == "number_swap"]
+    assert swap.checks_with("fail") == ["mentions_expected"]
+
+
+def test_a_well_checked_case_has_no_survivor_and_no_false_alarm(tmp_path: Path) -> None:
+    report = report_for(tmp_path, strong_case())
+    case = report.cases[0]
+    assert case.problem_count == 0, render_markdown(report)
+    assert {v.status for v in case.variants} == {"killed", "held"}
+    ran = {v.operator for v in case.variants}
+    assert {"number_swap", "negation", "entity_swap", "whitespace", "letter_case"} <= ran
+    assert report.exit_code == 0
+
+
+CASE_SENSITIVE_CHECK = """
+from evals.checks import check, failed, passed
+
+@check("says_pro_plan_exactly")
+def says_pro_plan_exactly(inp):
+    return passed("ok") if "Pro plan" in inp.answer else failed("no 'Pro plan'")
+"""
+
+
+def test_a_case_sensitive_suite_check_is_a_false_alarm(tmp_path: Path) -> None:
+    case = strong_case(checks=["says_pro_plan_exactly", "facts_present", "no_forbidden"])
+    report = report_for(tmp_path, case, checks_py=CASE_SENSITIVE_CHECK)
+    [alarm] = [v for v in report.variants if v.status == "false_alarm"]
+    assert alarm.operator == "letter_case"
+    assert alarm.checks_with("fail") == ["says_pro_plan_exactly"]
+    assert report.cases[0].operator_status("letter_case") == "false_alarm"
+    md = render_markdown(report)
+    assert "## False alarms (1)" in md and "failed by: says_pro_plan_exactly" in md
+    assert report.exit_code == 1
+
+
+def test_known_wrong_draft_that_fails_nothing_is_named(tmp_path: Path) -> None:
+    case = strong_case(
+        known_wrong=[
+            {
+                "draft": "The Pro plan costs 45 € per month, billed weekly [doc:pricing#plans].",
+                "why": "invents weekly billing",
+            },
+            {"draft": "The Pro plan costs 39 € [doc:pricing#plans].", "why": "Starter price"},
+        ]
+    )
+    report = report_for(tmp_path, case)
+    assert [k.status for k in report.cases[0].known_wrong] == ["missed", "caught"]
+    assert "`pro-price` known_wrong[0] fails no check: invents weekly billing" in render_markdown(
+        report
+    )
+    assert report.exit_code == 1
+
+
+def test_mutation_exempt_suppresses_with_the_reason_shown(tmp_path: Path) -> None:
+    why = "The tariff sheet states the price only; the shift time is context."
+    case = trap_case(
+        r"\b45\s?€",
+        expect={"facts": ["45 €"], "sources": ["pricing#night"]},
+        mutation_exempt=[{"operator": "negation", "why": why}],
+    )
+    report = report_for(tmp_path, case)
+    [neg] = [v for v in report.variants if v.operator == "negation"]
+    assert neg.status == "survived" and neg.exempt == why
+    assert report.cases[0].operator_status("negation") == "exempt"
+    assert report.exit_code == 0, render_markdown(report)
+    md = render_markdown(report)
+    assert f"| night-surcharge | negation | {why} | yes |" in md
+    data = to_json(report)
+    assert data["cases"][0]["mutation_exempt"] == [
+        {"operator": "negation", "why": why, "used": True}
+    ]
+
+
+def test_an_error_is_not_a_kill(tmp_path: Path) -> None:
+    raising = """
+from evals.checks import check, passed
+
+@check("breaks_on_empty_citation_list")
+def breaks_on_empty_citation_list(inp):
+    if not inp.cited:
+        raise RuntimeError("no citations to look at")
+    return passed("ok")
+"""
+    case = strong_case(checks=["breaks_on_empty_citation_list", "facts_present"])
+    report = report_for(tmp_path, case, checks_py=raising)
+    [removed] = [v for v in report.variants if v.operator == "citations_removed"]
+    assert removed.status == "error"
+    assert report.cases[0].operator_status("citations_removed") == "error"
+    assert to_json(report)["totals"]["mutant_errors"] >= 1
+    assert "## Errors" in render_markdown(report)
+
+
+def test_extra_grader_results_join_the_kill_rates() -> None:
+    def stern(case: Case, reply: Reply) -> dict[str, CheckResult]:
+        ok = "45 €" in reply.answer and "not" not in reply.answer
+        return {"judge": passed("fine") if ok else failed("wrong")}
+
+    case = Case(trap_case("45"))
+    report = mutate_case(
+        case, SuiteSettings(), [GoodAnswer("reference", case.data["reference"])], stern
+    )
+    [swap] = [v for v in report.variants if v.operator == "number_swap"]
+    assert swap.status == "killed" and swap.checks_with("fail") == ["judge"]
+    table = by_check(MutationReport("s", [report]))
+    assert table["judge"]["number_swap"]["kill_rate"] == 1.0
+    assert table["mentions_expected"]["number_swap"]["kill_rate"] == 0.0
+
+
+def write_run(path: Path, rows: list[dict[str, Any]]) -> None:
+    header = {"kind": "run", "run_id": "r1", "model": "m", "prompt_sha": "x"}
+    lines = [header] + [{"kind": "case", "run_id": "r1", "epoch": 0, **r} for r in rows]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+
+def test_from_run_mutates_drafts_that_passed(tmp_path: Path) -> None:
+    suite_dir = make_project(tmp_path, [strong_case()])
+    run = tmp_path / "r1.jsonl"
+    draft = "Pro costs 45 € a month [doc:pricing#plans]. You are billed monthly."
+    write_run(
+        run,
+        [
+            {
+                "case": "pro-price",
+                "status": "pass",
+                "draft": draft,
+                "retrieved": ["pricing#plans", "pricing#trial"],
+            },
+            {"case": "pro-price", "status": "fail", "draft": "It costs 39 €."},
+        ],
+    )
+    r = invoke(
+        tmp_path, "mutate", "--suite", str(suite_dir), "--from-run", str(run), "--format", "json"
+    )
+    data = json.loads(r.stdout)
+    goods = data["cases"][0]["good_answers"]
+    assert [(g["source"], g["status"]) for g in goods] == [
+        ("reference", "pass"),
+        ("run r1 epoch 0", "pass"),
+    ]
+    sources = {v["source"] for v in data["cases"][0]["variants"]}
+    assert sources == {"reference", "run r1 epoch 0"}
+
+
+def test_exit_codes_through_invoke(tmp_path: Path) -> None:
+    (tmp_path / "ok").mkdir()
+    ok_suite = make_project(tmp_path / "ok", [strong_case()])
+    r = invoke(tmp_path / "ok", "mutate", "--suite", str(ok_suite))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "**Result: PASS** (exit 0)" in r.stdout
+
+    (tmp_path / "weak").mkdir()
+    weak_suite = make_project(tmp_path / "weak", [strong_case(), trap_case("45")])
+    r = invoke(tmp_path / "weak", "mutate", "--suite", str(weak_suite), "--format", "json")
+    assert r.returncode == 1
+    data = json.loads(r.stdout)
+    survivors = [
+        (c["case"], v["operator"])
+        for c in data["cases"]
+        for v in c["variants"]
+        if v["status"] == "survived"
+    ]
+    assert ("night-surcharge", "number_swap") in survivors
+    assert all(case == "night-surcharge" for case, _ in survivors)
+    # --case narrows to the sound case: exit 0 again
+    r = invoke(tmp_path / "weak", "mutate", "--suite", str(weak_suite), "--case", "pro-*")
+    assert r.returncode == 0, r.stdout
+
+    (tmp_path / "bad").mkdir()
+    bad_suite = make_project(tmp_path / "bad", [strong_case()])
+    (bad_suite / "cases" / "broken.json").write_text("{not json", encoding="utf-8")
+    write_case(
+        bad_suite,
+        strong_case(
+            "typo", mutation_exempt=[{"operator": "number_swapp", "why": "no reason at all"}]
+        ),
+    )
+    r = invoke(tmp_path / "bad", "mutate", "--suite", str(bad_suite))
+    assert r.returncode == 2
+    assert "broken.json: /: invalid JSON" in r.stderr
+    assert "Traceback" not in r.stderr
+
+    (tmp_path / "exempt").mkdir()
+    typo_suite = make_project(
+        tmp_path / "exempt",
+        [
+            strong_case(
+                "typo", mutation_exempt=[{"operator": "number_swapp", "why": "no reason at all"}]
+            )
+        ],
+    )
+    r = invoke(tmp_path / "exempt", "mutate", "--suite", str(typo_suite))
+    assert r.returncode == 2
+    assert "/mutation_exempt/0/operator: unknown mutation operator 'number_swapp'" in r.stderr
+
+    r = invoke(tmp_path / "ok", "mutate", "--suite", str(ok_suite), "--format", "xml")
+    assert r.returncode == 2 and "--format must be md or json" in r.stderr
+
+
+def test_judge_is_mutated_too_and_its_kill_rate_reported(
+    tmp_path: Path, openai_server: Any
+) -> None:
+    def verdict(body: dict[str, Any]) -> str:
+        text = body["messages"][-1]["content"]
+        answer = text.split("<answer_to_grade>")[1].split("</answer_to_grade>")[0]
+        # a judge that checks the price and nothing else: it misses a negation
+        ok = "45 €" in answer
+        return json.dumps(
+            {
+                "score": 5 if ok else 1,
+                "grounded": ok,
+                "rubric_met": ok,
+                "reasoning": "price checked",
+            }
+        )
+
+    openai_server.responder = verdict
+    case = strong_case(expect={**strong_case()["expect"], "rubric": "States the Pro price."})
+    suite_dir = make_project(tmp_path, [case])
+    (suite_dir / "judge_prompt.txt").write_text("Grade the answer.\n", encoding="utf-8")
+    env = {"OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": "sk-test"}
+    r = invoke(
+        tmp_path,
+        "mutate",
+        "--suite",
+        str(suite_dir),
+        "--format",
+        "json",
+        "--judge",
+        "openai/gpt-4o-mini@2024-07-18",
+        env=env,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = json.loads(r.stdout)
+    assert data["judge"] == "openai/gpt-4o-mini@2024-07-18"
+    judge = data["by_check"]["judge"]
+    assert judge["number_swap"]["kill_rate"] == 1.0
+    assert judge["negation"]["kill_rate"] == 0.0
+    assert openai_server.served > 10
+
+
+def test_an_operator_that_cannot_apply_is_not_applicable_not_a_survivor(tmp_path: Path) -> None:
+    case = strong_case(
+        expect={"facts": ["cancel at any time"], "sources": ["pricing#plans"]},
+        reference="You can cancel at any time [doc:pricing#plans].",
+    )
+    report = report_for(tmp_path, case)
+    c = report.cases[0]
+    assert c.operator_status("number_swap") == "n/a"
+    assert c.operator_status("forbidden_inserted") == "n/a"
+    assert c.operator_status("confident_answer") == "n/a"
+    assert to_json(report)["cases"][0]["operators"]["sentence_order"] == "n/a"
+
+
+def test_a_reference_that_fails_its_own_checks_is_reported_and_not_mutated(tmp_path: Path) -> None:
+    case = strong_case(reference="The Pro plan is 45 € per month [doc:pricing#plans].")
+    report = report_for(tmp_path, case)
+    c = report.cases[0]
+    assert [(g.source, g.status, g.failed) for g in c.good] == [
+        ("reference", "fail", ["facts_present"])
+    ]
+    assert c.variants == []
+    assert report.exit_code == 1
+    assert (
+        "`pro-price` reference: fail on facts_present (the case cannot be mutated)"
+        in render_markdown(report)
+    )
+
+
+def test_an_extra_grader_that_raises_gives_errors_not_kills() -> None:
+    def broken(case: Case, reply: Reply) -> dict[str, CheckResult]:
+        raise ValueError("judge offline")
+
+    case = Case(strong_case())
+    report = mutate_case(
+        case, SuiteSettings(), [GoodAnswer("reference", case.data["reference"])], broken
+    )
+    assert [g.status for g in report.good] == ["error"]
+    assert report.good[0].failed == ["broken"]
+    assert [k.status for k in report.known_wrong] == ["error"]

@@ -1,0 +1,326 @@
+"""Each mutation operator on hand-made answers: what it changes, and when it does not apply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals.case import Case
+from evals.grading import grade, outcome
+from evals.mutate_answer import Answer, CaseContext
+from evals.mutate_text import citation_template, find_figures, split_sentences
+from evals.mutators import OPERATORS, Variant, invariant_ids, make_variants, mutant_ids
+from evals.reply import Reply
+from evals.suite import SuiteSettings
+
+SETTINGS = SuiteSettings()
+
+PLANS = [
+    {
+        "ref": "pricing#plans",
+        "text": "The Starter plan costs 39 € per month. The Pro plan costs 45 € per month. "
+        "The Business plan costs 90 € per month.",
+    },
+    {"ref": "pricing#trial", "text": "Every plan starts with a trial of 14 days."},
+    {
+        "ref": "legal#terms",
+        "text": "Invoices are issued on 1 March 2025 and payable within 30 days.",
+    },
+]
+
+
+def make_case(**over: Any) -> Case:
+    data: dict[str, Any] = {
+        "id": "c1",
+        "question": "What does the Pro plan cost?",
+        "retrieved": PLANS,
+        "expect": {"facts": ["45 €"], "sources": ["pricing#plans"]},
+        "reference": "The Pro plan costs 45 € per month [doc:pricing#plans].",
+    }
+    data.update(over)
+    return Case(data)
+
+
+def run_op(op: str, case: Case, answer: str | None = None) -> list[Variant]:
+    ctx = CaseContext(case, SETTINGS)
+    return OPERATORS[op].fn(case, Answer(answer or case.data["reference"], ctx), ctx)
+
+
+def status_of(case: Case, text: str, abstained: bool | None = None) -> str:
+    return outcome(grade(case, Reply(answer=text, abstained=abstained), SETTINGS)).status
+
+
+def test_operator_ids_are_stable() -> None:
+    assert mutant_ids() == [
+        "number_swap",
+        "negation",
+        "fact_sentence_deleted",
+        "forbidden_inserted",
+        "citations_removed",
+        "citation_moved",
+        "citation_unretrieved",
+        "refusal",
+        "confident_answer",
+        "entity_swap",
+    ]
+    assert invariant_ids() == ["whitespace", "punctuation", "letter_case", "sentence_order"]
+
+
+def test_figures_are_typed_so_a_time_is_never_a_price() -> None:
+    figs = find_figures("At 21:45 it costs 45 €, 20 %, 14 days, on 1 March 2025 or 2025-03-01.")
+    assert [(f.kind, f.text) for f in figs] == [
+        ("time", "21:45"),
+        ("money", "45 €"),
+        ("percent", "20 %"),
+        ("qty:day", "14 days"),
+        ("date", "1 March 2025"),
+        ("date", "2025-03-01"),
+    ]
+
+
+def test_number_swap_prefers_the_wrong_plans_price_from_the_passages() -> None:
+    [v] = run_op("number_swap", make_case())
+    assert v.text == "The Pro plan costs 39 € per month [doc:pricing#plans]."
+    assert "from the passages" in v.note
+
+
+def test_number_swap_keeps_kinds_apart() -> None:
+    case = make_case(
+        expect={"facts": ["14 days"], "sources": ["pricing#trial"]},
+        reference="The trial lasts 14 days [doc:pricing#trial] and invoices are due within 30 days "
+        "[doc:legal#terms].",
+    )
+    texts = [v.text for v in run_op("number_swap", case)]
+    # 14 days -> 30 days (a day count from the passages), never a price or a date
+    assert texts[0].startswith("The trial lasts 30 days")
+    assert all("€" not in t for t in texts)
+
+
+def test_number_swap_falls_back_to_a_nearby_value() -> None:
+    case = make_case(
+        retrieved=[{"ref": "p", "text": "Support answers within 4 hours."}],
+        expect={"facts": ["4 hours"]},
+        reference="We answer within 4 hours [doc:p].",
+    )
+    [v] = run_op("number_swap", case)
+    assert v.text == "We answer within 5 hours [doc:p]."
+    assert "nearby" in v.note
+
+
+def test_number_swap_leaves_figures_from_the_question_alone() -> None:
+    case = make_case(
+        question="My shift starts at 21:45, what is the surcharge?",
+        retrieved=[{"ref": "p", "text": "Night shifts carry 45 € or, archived, 39 €."}],
+        expect={"mentions": ["45"]},
+        reference="For the shift at 21:45 the surcharge is 45 € [doc:p].",
+    )
+    [v] = run_op("number_swap", case)
+    assert v.text == "For the shift at 21:45 the surcharge is 39 € [doc:p]."
+
+
+def test_number_swap_times_and_dates_keep_their_kind() -> None:
+    case = make_case(
+        retrieved=[{"ref": "p", "text": "Doors open at 09:00 and close at 18:30."}],
+        expect={"facts": ["18:30"]},
+        reference="We close at 18:30 [doc:p].",
+    )
+    [v] = run_op("number_swap", case)
+    assert v.text == "We close at 09:00 [doc:p]."
+    case = make_case(
+        expect={"facts": ["1 March 2025"]},
+        reference="Invoices go out on 1 March 2025 [doc:legal#terms].",
+    )
+    [v] = run_op("number_swap", case)
+    assert v.text == "Invoices go out on 2 March 2025 [doc:legal#terms]."
+
+
+def test_number_swap_does_not_apply_without_figures() -> None:
+    assert (
+        run_op("number_swap", make_case(), "Yes, the Pro plan is available [doc:pricing#plans].")
+        == []
+    )
+
+
+def test_negation_is_inserted_next_to_the_fact() -> None:
+    [v] = run_op("negation", make_case())
+    assert v.text == "The Pro plan does not cost 45 € per month [doc:pricing#plans]."
+
+
+def test_negation_is_removed_when_the_fact_sentence_has_one() -> None:
+    case = make_case(
+        expect={"facts": ["refund"]}, reference="Annual plans are not eligible for a refund."
+    )
+    [v] = run_op("negation", case)
+    assert v.text == "Annual plans are eligible for a refund."
+
+
+def test_fact_sentence_deleted_removes_every_sentence_with_that_fact() -> None:
+    ref = "Hello. The Pro plan costs 45 € [doc:pricing#plans]. Again: 45 € a month. Thanks."
+    [v] = run_op("fact_sentence_deleted", make_case(), ref)
+    assert v.text == "Hello. Thanks."
+
+
+def test_forbidden_phrase_is_inserted() -> None:
+    case = make_case(expect={"facts": ["45 €"], "must_not_contain": ["free forever"]})
+    [v] = run_op("forbidden_inserted", case)
+    assert v.text.endswith("[doc:pricing#plans]. free forever.")
+    assert run_op("forbidden_inserted", make_case()) == []
+
+
+def test_citation_operators() -> None:
+    case = make_case()
+    [removed] = run_op("citations_removed", case)
+    assert removed.text == "The Pro plan costs 45 € per month."
+    [moved] = run_op("citation_moved", case)
+    assert moved.text == "The Pro plan costs 45 € per month [doc:pricing#trial]."
+    [fake] = run_op("citation_unretrieved", case)
+    assert fake.text == "The Pro plan costs 45 € per month [doc:pricing#plans-archived]."
+    assert run_op("citations_removed", case, "The Pro plan costs 45 €.") == []
+
+
+def test_citation_moved_never_moves_to_another_expected_source() -> None:
+    case = make_case(retrieved=PLANS[:2], expect={"sources": ["pricing#plans", "pricing#trial"]})
+    assert run_op("citation_moved", case) == []
+
+
+def test_citations_follow_a_custom_pattern() -> None:
+    settings = SuiteSettings(citation_pattern=r"\(see ([a-z#]+)\)")
+    assert citation_template(settings.citation_pattern) == "(see {ref})"
+    case = make_case(reference="The Pro plan costs 45 € (see pricing#plans).")
+    ctx = CaseContext(case, settings)
+    [v] = OPERATORS["citation_unretrieved"].fn(case, Answer(case.data["reference"], ctx), ctx)
+    assert v.text == "The Pro plan costs 45 € (see pricing#plansx)."
+
+
+def test_refusal_for_answerable_and_confident_answer_for_abstain_cases() -> None:
+    case = make_case()
+    [r] = run_op("refusal", case)
+    assert r.abstained is None and status_of(case, r.text) == "fail"
+    assert run_op("confident_answer", case) == []
+    abstain = make_case(expect={"abstain": True}, reference="I don't know; I'll hand this over.")
+    assert run_op("refusal", abstain) == []
+    [c] = run_op("confident_answer", abstain)
+    assert c.text.startswith("The Starter plan costs 39 € per month. [doc:pricing#plans]")
+    assert status_of(abstain, c.text) == "fail"  # recognised as an answer, not a refusal
+
+
+def test_entity_swap_picks_a_name_seen_in_the_same_place() -> None:
+    [v] = run_op("entity_swap", make_case())
+    # "Pro plan" -> "Starter plan": both stand before "plan" in the passages
+    assert v.text == "The Starter plan costs 45 € per month [doc:pricing#plans]."
+
+
+def test_entity_swap_ignores_capitals_that_only_start_sentences() -> None:
+    case = make_case(
+        retrieved=[{"ref": "p", "text": "Refunds take 5 days. Invoices follow."}],
+        reference="Refunds take 5 days [doc:p].",
+    )
+    assert run_op("entity_swap", case) == []
+
+
+def test_invariants_keep_the_meaning() -> None:
+    case = make_case(
+        reference="The Pro plan costs 45 € per month [doc:pricing#plans]. "
+        "It includes 5 users [doc:pricing#plans]."
+    )
+    [ws] = run_op("whitespace", case)
+    assert (
+        ws.text == "\n  The Pro plan costs 45 € per month [doc:pricing#plans].\n"
+        "It includes 5 users [doc:pricing#plans].  \n"
+    )
+    [p] = run_op("punctuation", case)
+    assert p.text.endswith("[doc:pricing#plans]")
+    [lc] = run_op("letter_case", make_case(reference="The Pro plan [doc:Pricing]."))
+    assert lc.text == "the pro plan [doc:Pricing]."
+    [so] = run_op("sentence_order", case)
+    assert (
+        so.text == "It includes 5 users [doc:pricing#plans]. "
+        "The Pro plan costs 45 € per month [doc:pricing#plans]."
+    )
+
+
+def test_sentence_order_leaves_steps_and_detached_citations_alone() -> None:
+    steps = "First open Settings. Then choose Billing."
+    assert run_op("sentence_order", make_case(), steps) == []
+    detached = "The Pro plan costs 45 € a month. See the price list [doc:pricing#plans]."
+    assert run_op("sentence_order", make_case(), detached) == []
+
+
+def test_a_citation_after_the_full_stop_stays_with_its_sentence() -> None:
+    text = "It costs 45 €. [doc:a] It has 5 users. [doc:b]"
+    case = make_case()
+    ctx = CaseContext(case, SETTINGS)
+    ans = Answer(text, ctx)
+    assert [text[s:e].strip() for s, e in split_sentences(text, ans.cites)] == [
+        "It costs 45 €. [doc:a]",
+        "It has 5 users. [doc:b]",
+    ]
+
+
+@pytest.mark.parametrize("op", ["whitespace", "punctuation", "letter_case", "sentence_order"])
+def test_invariants_never_fail_sound_checks(op: str) -> None:
+    case = make_case(
+        expect={
+            "facts": ["45 €", "5 users"],
+            "mentions": [r"(?i)\bpro\b", r"\b45\s?€"],
+            "sources": ["pricing#plans"],
+            "must_not_contain": ["39 €"],
+        },
+        reference="The Pro plan costs 45 € per month [doc:pricing#plans]. It includes 5 users "
+        "[doc:pricing#plans].",
+    )
+    assert status_of(case, case.data["reference"]) == "pass"
+    variants = run_op(op, case)
+    assert variants
+    for v in variants:
+        assert status_of(case, v.text, v.abstained) == "pass", v.text
+
+
+def test_every_mutant_of_a_well_checked_case_fails() -> None:
+    case = make_case(
+        expect={
+            "facts": ["costs 45 €"],
+            "mentions": [r"(?i)\bpro\b"],
+            "sources": ["pricing#plans"],
+            "must_not_contain": ["39 €"],
+        },
+    )
+    ctx = CaseContext(case, SETTINGS)
+    made = make_variants(case, case.data["reference"], ctx).by_operator
+    for op in mutant_ids():
+        for v in made[op]:
+            assert status_of(case, v.text, v.abstained) == "fail", (op, v.text)
+    assert made["number_swap"] and made["entity_swap"] and made["negation"]
+
+
+def test_facts_matched_only_inside_the_tickets_own_figures_are_not_anchors() -> None:
+    case = make_case(
+        question="My shift starts at 21:45, what is the surcharge?",
+        retrieved=[{"ref": "p", "text": "Night shifts carry 45 € or, archived, 39 €."}],
+        expect={"mentions": ["45"]},
+        reference="For the shift at 21:45 the surcharge is 45 € [doc:p].",
+    )
+    [v] = run_op("negation", case)
+    assert v.text == "For the shift at 21:45 the surcharge is not 45 € [doc:p]."
+    ctx = CaseContext(case, SETTINGS)
+    spans = Answer(case.data["reference"], ctx).fact_spans
+    assert [(label, case.data["reference"][s:e]) for label, s, e in spans] == [
+        ("mention /45/", "45")
+    ]
+    assert spans[0][1] > case.data["reference"].index("€") - 4
+
+
+def test_negate_speaks_the_answers_language() -> None:
+    from evals.mutate_words import negate
+
+    assert negate("We refund within 14 days.", 17) == "We do not refund within 14 days."
+    assert negate("Das ist möglich.", 8) == "Das ist nicht möglich."
+    assert negate("Un administrador puede exportar en CSV.", 30) == (
+        "Un administrador no puede exportar en CSV."
+    )
+    assert negate("Le pointage hors ligne est possible.", 30) == (
+        "Le pointage hors ligne n'est pas possible."
+    )
+    assert negate("Il ne peut pas pointer.", 10) == "Il peut pointer."
+    assert negate("Please ask an admin.", 10) == "Please do not ask an admin."
