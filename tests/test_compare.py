@@ -1,0 +1,350 @@
+"""`invoke diff`: pairing two run files case by case, the report, and the exit codes CI relies on."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+from casekit import invoke
+from diffkit import project, row, write_run
+
+from evals.compare import compare_runs
+from evals.diff_render import render_json, render_markdown, render_text
+from evals.errors import InputError
+from evals.runfile import read_run
+from evals.validate import schema_problems
+
+BROKEN = {"c00", "c01", "c02"}
+FIXED = {"c10", "c11"}
+
+
+def scenario_rows() -> tuple[list[dict], list[dict]]:
+    """20 cases with a known set of changed outcomes between run A and run B."""
+    a, b = [], []
+    for i in range(20):
+        cid = f"c{i:02d}"
+        if i < 10:
+            a.append(row("A", cid, "pass", cluster=f"doc{i % 4}"))
+        elif cid == "c13":
+            a.append(
+                row("A", cid, "fail", failed=("facts_present", "sources_cited"), cluster="doc1")
+            )
+        else:
+            a.append(row("A", cid, "fail", cluster=f"doc{i % 4}"))
+    for r in a:
+        cid, cl = r["case"], r["cluster"]
+        if cid == "c00":
+            b.append(row("B", cid, "fail", failed=("sources_cited",), cluster=cl))
+        elif cid == "c01":
+            b.append(row("B", cid, "fail", failed=("facts_present", "no_forbidden"), cluster=cl))
+        elif cid == "c02":
+            b.append(row("B", cid, "fail", cluster=cl))
+        elif cid == "c03":  # expectations edited between the runs: listed, never compared
+            b.append(row("B", cid, "fail", case_text="v2", cluster=cl))
+        elif cid == "c04":
+            b.append(row("B", cid, "error", error="ProviderError: 503 from endpoint", cluster=cl))
+        elif cid in FIXED:
+            b.append(row("B", cid, "pass", cluster=cl))
+        elif cid == "c12":  # still failing, lower score
+            b.append(row("B", cid, "fail", failed=("facts_present", "sources_cited"), cluster=cl))
+        elif cid == "c13":  # still failing, higher score
+            b.append(row("B", cid, "fail", cluster=cl))
+        elif cid == "c19":
+            continue  # only in A
+        else:
+            b.append({**r, "run_id": "B"})
+    b.append(row("B", "c20", "pass"))  # only in B
+    return a, b
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> tuple[Path, Path]:
+    project(tmp_path)
+    a, b = scenario_rows()
+    pa = write_run(tmp_path / "runs" / "2026-11-01T10-00-00-000000Z_aaaaaaa.jsonl", "A", a)
+    pb = write_run(
+        tmp_path / "runs" / "2026-11-02T10-00-00-000000Z_bbbbbbb.jsonl",
+        "B",
+        b,
+        created="2026-11-02T10:00:00Z",
+        model="openai/gpt-4o-mini@2024-07-18",
+        settings={"concurrency": 4, "epochs": 1},
+    )
+    return pa, pb
+
+
+def test_test_run_files_follow_the_run_schema(runs: tuple[Path, Path]) -> None:
+    for path in runs:
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            assert schema_problems(json.loads(line), "run.schema.json", f"{path}:{n}") == []
+
+
+def test_pairs_by_case_id_and_lists_exactly_the_fixed_and_broken_cases(runs) -> None:
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
+    by_change = {}
+    for c in cmp.cases:
+        by_change.setdefault(c.change, set()).add(c.id)
+    assert by_change["broken"] == BROKEN
+    assert by_change["fixed"] == FIXED
+    assert by_change["DOWN"] == {"c12"}
+    assert by_change["up"] == {"c13"}
+    assert cmp.stats.n_paired == 17
+    assert (cmp.stats.mcnemar.b, cmp.stats.mcnemar.c) == (3, 2)
+    # b + c = 5, min(b, c) = 2: 2 * (C(5,0) + C(5,1) + C(5,2)) / 2**5 = 1.0
+    assert cmp.stats.mcnemar.p_value == pytest.approx(1.0)
+
+
+def test_an_edited_case_is_listed_as_changed_and_not_paired(runs) -> None:
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
+    assert [u.id for u in cmp.changed] == ["c03"]
+    assert "c03" not in {c.id for c in cmp.cases}
+    md = render_markdown(cmp)
+    changed_section = md.split("### Not paired")[1]
+    assert "`c03`" in changed_section
+    assert "| `c03`" not in md  # not a row of the case table
+
+
+def test_one_sided_and_errored_cases_are_listed_and_counted_not_scored(runs) -> None:
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
+    assert [u.id for u in cmp.only_a] == ["c19"]
+    assert [u.id for u in cmp.only_b] == ["c20"]
+    assert [u.id for u in cmp.errored] == ["c04"]
+    assert "503" in cmp.errored[0].reason
+    assert (cmp.a.n_error_rows, cmp.b.n_error_rows) == (0, 1)
+    assert "Error rows left out: A 0 of 20, B 1 of 20" in render_markdown(cmp)
+
+
+def test_markdown_table_shows_changed_rows_names_failing_checks_and_folds_the_rest(runs) -> None:
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
+    md = render_markdown(cmp)
+    table = [ln for ln in md.splitlines() if ln.startswith("| `c")]
+    assert {ln.split("`")[1] for ln in table} == BROKEN | FIXED | {"c12", "c13"}
+    c00 = next(ln for ln in table if ln.startswith("| `c00`"))
+    assert "broken: sources_cited" in c00
+    c01 = next(ln for ln in table if ln.startswith("| `c01`"))
+    assert "facts_present" in c01 and "no_forbidden" in c01
+    assert "10 unchanged case(s) not shown" in md
+    full = render_markdown(cmp, show_all=True)
+    assert len([ln for ln in full.splitlines() if ln.startswith("| `c")]) == 17
+
+
+def test_header_says_what_differs_between_the_runs(runs) -> None:
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
+    differs = {h.name for h in cmp.header if h.differs}
+    assert {"created", "model", "settings.concurrency"} <= differs
+    assert "prompt sha" not in differs and "git commit" not in differs
+    md = render_markdown(cmp)
+    model_line = next(ln for ln in md.splitlines() if ln.startswith("| model |"))
+    assert "**differs**" in model_line
+
+
+def test_statistics_block_carries_n_and_matches_an_independent_bootstrap(runs) -> None:
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
+    s = cmp.stats
+    diffs = [c.rate_diff for c in cmp.cases]
+    assert sorted(diffs) == [-1.0] * 3 + [0.0] * 12 + [1.0] * 2
+    # An independent, naive percentile bootstrap with another seed and generator.
+    rng = random.Random(99)
+    means = sorted(sum(rng.choices(diffs, k=17)) / 17 for _ in range(20_000))
+    assert s.rate_ci.low == pytest.approx(means[500], abs=1 / 17 + 1e-9)
+    assert s.rate_ci.high == pytest.approx(means[19_499], abs=1 / 17 + 1e-9)
+    assert s.rate_ci.low <= s.rate_ci.mean <= s.rate_ci.high
+    assert s.rate_ci.mean == pytest.approx(-1 / 17)
+    md = render_markdown(cmp)
+    assert "b = 3" in md and "c = 2" in md
+    assert "| pass rate | 47.1% (8/17) | 41.2% (7/17) | -5.9 pts" in md
+    assert "With 17 paired cases this diff can only detect a change of" in md
+    data = json.loads(render_json(cmp))
+    assert data["stats"]["bootstrap"] == {
+        "seed": s.seed,
+        "resamples": 10_000,
+        "method": "percentile",
+    }
+    assert data["stats"]["rate_ci"]["resamples"] >= 10_000
+    assert data["stats"]["mcnemar"] == {"b": 3, "c": 2, "p_value": 1.0, "n_discordant": 5}
+
+
+def test_no_discordant_pairs_is_said_instead_of_a_p_value(runs) -> None:
+    run = read_run(runs[0])
+    cmp = compare_runs(run, run)
+    assert cmp.stats.mcnemar.p_value is None
+    md = render_markdown(cmp)
+    assert "no discordant pairs" in md
+    assert "McNemar exact two-sided p" not in md
+    assert cmp.verdict() is None
+
+
+def test_epochs_make_each_case_pass_rate_the_paired_unit(tmp_path: Path) -> None:
+    a_rows, b_rows = [], []
+    for i in range(10):
+        for e in range(3):
+            a_rows.append(row("A", f"c{i}", "pass", epoch=e))
+            # case c0 passes 1 of 3 epochs in B: broken; c1 has one error epoch in B.
+            if i == 0 and e > 0:
+                b_rows.append(row("B", f"c{i}", "fail", epoch=e))
+            elif i == 1 and e == 2:
+                b_rows.append(row("B", f"c{i}", "error", epoch=e, error="timeout"))
+            else:
+                b_rows.append(row("B", f"c{i}", "pass", epoch=e))
+    pa = write_run(tmp_path / "a.jsonl", "A", a_rows, settings={"epochs": 3})
+    pb = write_run(tmp_path / "b.jsonl", "B", b_rows, settings={"epochs": 3})
+    cmp = compare_runs(read_run(pa), read_run(pb))
+    assert cmp.stats.n_paired == 10  # cases, not 30 attempts
+    assert cmp.stats.rate_ci.n == 10
+    c0 = next(c for c in cmp.cases if c.id == "c0")
+    assert (c0.b.n_pass, c0.b.n_scored, c0.change) == (1, 3, "broken")
+    c1 = next(c for c in cmp.cases if c.id == "c1")
+    assert (c1.b.n_scored, c1.b.n_epochs, c1.change) == (2, 3, "same")
+    assert cmp.b.n_error_rows == 1
+    assert cmp.stats.rate_b == pytest.approx((1 / 3 + 9) / 10)
+    assert "1/3 fail" in render_markdown(cmp)
+
+
+def test_sealed_runs_pair_only_with_the_same_sealed_pile(tmp_path: Path) -> None:
+    rows = [row("A", "c0", "pass")]
+    plain = write_run(tmp_path / "plain.jsonl", "A", rows)
+    s1 = write_run(tmp_path / "s1.jsonl", "A", rows, sealed={"digest": "1" * 64, "n": 1})
+    s1b = write_run(tmp_path / "s1b.jsonl", "A", rows, sealed={"digest": "1" * 64, "n": 1})
+    s2 = write_run(tmp_path / "s2.jsonl", "A", rows, sealed={"digest": "2" * 64, "n": 1})
+    with pytest.raises(InputError, match="sealed run with an unsealed"):
+        compare_runs(read_run(s1), read_run(plain))
+    with pytest.raises(InputError, match="different sealed piles"):
+        compare_runs(read_run(s1), read_run(s2))
+    assert compare_runs(read_run(s1), read_run(s1b)).stats.n_paired == 1
+
+
+def test_text_and_json_formats_carry_the_same_figures(runs) -> None:
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
+    text = render_text(cmp)
+    assert "b = 3, fail → pass c = 2" in text and "c01" in text
+    data = json.loads(render_json(cmp))
+    assert data["counts"] == {"broken": 3, "DOWN": 1, "fixed": 2, "up": 1, "same": 10}
+    assert data["verdict"]["failed"] is True
+    assert len(data["cases"]) == 17
+
+
+# --- the real command, through the venv's invoke -----------------------------------------
+
+
+def test_fail_on_regression_exits_1_and_prints_the_report(runs, tmp_path: Path) -> None:
+    res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]))
+    assert res.returncode == 1, res.stderr
+    assert "| `c00`" in res.stdout
+    assert "regression: 3 case(s) broken, 1 score(s) down" in res.stderr
+
+
+def test_fail_on_never_exits_0(runs, tmp_path: Path) -> None:
+    res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--fail-on", "never")
+    assert res.returncode == 0, res.stderr
+
+
+def test_fail_on_significant_exits_1_only_when_b_is_significantly_worse(tmp_path: Path) -> None:
+    project(tmp_path)
+    a = [row("A", f"c{i:02d}", "pass") for i in range(12)]
+    b = [row("B", f"c{i:02d}", "fail" if i < 10 else "pass") for i in range(12)]
+    pa = write_run(tmp_path / "a.jsonl", "A", a)
+    pb = write_run(tmp_path / "b.jsonl", "B", b)
+    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb), "--fail-on", "significant")
+    assert res.returncode == 1, res.stdout + res.stderr
+    p = 2 / 2**10
+    assert math.isclose(
+        json.loads(
+            invoke(
+                tmp_path,
+                "diff",
+                "--a",
+                str(pa),
+                "--b",
+                str(pb),
+                "--format",
+                "json",
+                "--fail-on",
+                "never",
+            ).stdout
+        )["stats"]["mcnemar"]["p_value"],
+        p,
+    )
+    strict = invoke(
+        tmp_path,
+        "diff",
+        "--a",
+        str(pa),
+        "--b",
+        str(pb),
+        "--fail-on",
+        "significant",
+        "--alpha",
+        "0.001",
+    )
+    assert strict.returncode == 0, strict.stderr
+    # The reverse direction (B better) is never a significant regression.
+    better = invoke(tmp_path, "diff", "--a", str(pb), "--b", str(pa), "--fail-on", "significant")
+    assert better.returncode == 0
+
+
+def test_significant_mode_ignores_a_small_regression(runs, tmp_path: Path) -> None:
+    res = invoke(
+        tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--fail-on", "significant"
+    )
+    assert res.returncode == 0, res.stderr
+
+
+def test_unreadable_or_incompatible_files_exit_2_with_the_reason(runs, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n{}\n", encoding="utf-8")
+    res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(bad))
+    assert res.returncode == 2
+    assert "bad.jsonl" in res.stderr and "invalid JSON" in res.stderr
+    assert "Traceback" not in res.stderr
+    missing = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 2 and "nope.jsonl" in missing.stderr
+    other = write_run(tmp_path / "other.jsonl", "X", [row("X", "zz", "pass")])
+    res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(other))
+    assert res.returncode == 2 and "no case in common" in res.stderr
+    sealed = write_run(
+        tmp_path / "sealed.jsonl", "S", [row("S", "c00", "pass")], sealed={"digest": "1" * 64}
+    )
+    res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(sealed))
+    assert res.returncode == 2 and "sealed" in res.stderr
+    flag = invoke(
+        tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--fail-on", "sometimes"
+    )
+    assert flag.returncode == 2 and "--fail-on" in flag.stderr
+    alpha = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--alpha", "abc")
+    assert alpha.returncode == 2 and "--alpha must be a number" in alpha.stderr
+
+
+def test_out_writes_the_report_and_formats_are_selectable(runs, tmp_path: Path) -> None:
+    out = tmp_path / "diff.md"
+    res = invoke(
+        tmp_path,
+        "diff",
+        "--a",
+        str(runs[0]),
+        "--b",
+        str(runs[1]),
+        "--all",
+        "--out",
+        str(out),
+        "--fail-on",
+        "never",
+    )
+    assert res.returncode == 0, res.stderr
+    assert out.read_text("utf-8").startswith("## Eval diff")
+    assert "| `c05`" in out.read_text("utf-8")  # --all lists unchanged cases
+    text = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--format", "text")
+    assert text.returncode == 1 and text.stdout.startswith("diff A -> B")
+
+
+def test_a_run_whose_every_case_errored_is_never_a_silent_pass(tmp_path: Path) -> None:
+    project(tmp_path)
+    pa = write_run(tmp_path / "a.jsonl", "A", [row("A", f"c{i}", "pass") for i in range(3)])
+    rows_b = [row("B", f"c{i}", "error", error="AuthenticationError: no API key") for i in range(3)]
+    pb = write_run(tmp_path / "b.jsonl", "B", rows_b)
+    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb))
+    assert res.returncode == 2
+    assert "nothing to compare" in res.stderr
+    assert "3 left out for errors" in res.stdout and "AuthenticationError" in res.stdout
