@@ -37,39 +37,296 @@ def new(c, id, suite=None):  # noqa: A002 - the flag users type is `invoke new I
 
 
 @task(
+    iterable=["model"],
     help={
         "suite": "suite folder (default: evals)",
-        "model": "pinned model id, e.g. openai/gpt-4o-mini@2024-07-18 (default: the offline model)",
+        "model": "pinned model id, e.g. openai/gpt-4o-mini@2024-07-18 (default: the offline "
+        "model); give it several times for one run file per model",
         "answers": "JSONL of saved answers to evaluate instead of calling a model (needs --model)",
+        "target": "your application as module:function (sync or async), instead of a model",
         "label": "a label for the run file name",
         "limit": "run only the first N cases",
         "category": "run only cases of this category",
         "case": "run only cases whose id matches this glob",
-        "concurrency": "requests in flight (default 8)",
-    }
+        "concurrency": "requests in flight (default 8, or [tool.evals] concurrency)",
+        "no_cache": "neither read nor write the answer cache",
+        "max_cost": "stop starting cases once the estimated cost would pass this many USD",
+        "resume": "continue an interrupted run file (path, run id or 'latest')",
+        "epochs": "run every case K times (default 1)",
+        "shard": "run only slice I of N (I/N, 1-based), e.g. 2/4; join with `invoke merge`",
+        "judge": "grade with the LLM judge on this pinned model",
+        "sealed": "run the sealed held-out pile (aggregates only)",
+        "force": "with --sealed: run past the pile's budget (recorded)",
+        "key_file": "with --sealed: the pile's key file",
+        "timeout": "seconds per request before it is retried (default [tool.evals] timeout_s)",
+        "retries": "retries per request, with backoff (default [tool.evals] max_retries)",
+    },
 )
 def run(
     c,
     suite=None,
     model=None,
     answers=None,
+    target=None,
     label=None,
     limit=None,
     category=None,
     case=None,
     concurrency=None,
+    no_cache=False,
+    max_cost=None,
+    resume=None,
+    epochs=1,
+    shard=None,
+    judge=None,
+    sealed=False,
+    force=False,
+    key_file=None,
+    timeout=None,
+    retries=None,
 ):
     """Send every case to the model, check the answers, write a stamped run file."""
     from evals.run_command import RunOptions, cmd_run
 
-    opts = RunOptions(
-        suite=suite,
-        model=model,
-        answers=answers,
-        label=label,
-        limit=None if limit is None else int(limit),
-        category=category,
-        case=case,
-        concurrency=None if concurrency is None else int(concurrency),
+    def body() -> int:
+        from evals.errors import InputError
+
+        try:
+            opts = RunOptions(
+                suite=suite,
+                models=list(model or []),
+                answers=answers,
+                target=target,
+                label=label,
+                limit=None if limit is None else int(limit),
+                category=category,
+                case=case,
+                concurrency=None if concurrency is None else int(concurrency),
+                no_cache=bool(no_cache),
+                max_cost=None if max_cost is None else float(max_cost),
+                resume=resume,
+                epochs=int(epochs),
+                shard=shard,
+                judge=judge,
+                sealed=bool(sealed),
+                force=bool(force),
+                key_file=key_file,
+                timeout_s=None if timeout is None else float(timeout),
+                max_retries=None if retries is None else int(retries),
+            )
+        except ValueError as exc:
+            raise InputError(f"run: bad flag value: {exc}") from None
+        opts.model = opts.models[0] if len(opts.models) == 1 else None
+        return cmd_run(opts)
+
+    _done(guarded(body))
+
+
+@task(
+    help={
+        "base": "git ref to compare with (default: the merge base of HEAD and main)",
+        "suite": "suite folder (default: evals)",
+        "fail_on_weakened": "exit 1 when any expectation was weakened",
+    }
+)
+def review(c, base=None, suite=None, fail_on_weakened=False):
+    """Markdown summary of what this change does to the eval, weakened expectations first."""
+    from evals.review import cmd_review
+
+    _done(guarded(lambda: cmd_review(base, suite, fail_on_weakened)))
+
+
+@task(
+    name="import",
+    help={
+        "file": "the golden set: JSONL (golden or rubric) or CSV",
+        "suite": "suite folder (default: evals)",
+        "chunks": "CSV with chunk_id,text: the passages for expected_chunk_ids",
+        "format": "auto (default), golden, rubric, csv or case",
+        "answers_out": "where saved answers go (default: next to FILE, .answers.jsonl)",
+    },
+)
+def import_(c, file, suite=None, chunks=None, format="auto", answers_out=None):  # noqa: A002
+    """Convert an existing golden set into validated case files (never overwrites)."""
+    from evals.importers import cmd_import
+
+    _done(guarded(lambda: cmd_import(file, suite, chunks, format, answers_out)))
+
+
+@task(
+    help={
+        "format": "jsonl (one canonical case object per line)",
+        "out": "output file (default: stdout)",
+        "suite": "suite folder (default: evals)",
+        "force": "replace an existing --out file",
+    }
+)
+def export(c, format="jsonl", out=None, suite=None, force=False):  # noqa: A002
+    """Write the suite's cases as one JSONL file; `invoke import` reads it back."""
+    from evals.export import cmd_export
+
+    _done(guarded(lambda: cmd_export(format, out, suite, force)))
+
+
+@task(help={"force": "replace a different existing pre-commit hook"})
+def install_hooks(c, force=False):
+    """Install a git pre-commit hook that runs validate and fmt --check on staged case files."""
+    from evals.hooks import cmd_install_hooks
+
+    _done(guarded(lambda: cmd_install_hooks(force)))
+
+
+@task(
+    help={
+        "suite": "suite folder (default: evals)",
+        "case": "only cases whose id matches this glob",
+        "from_run": "also mutate the drafts that passed in this run (path, run id, latest, baseline)",
+        "format": "md (default) or json",
+        "judge": "also run and mutate the LLM judge with this pinned model",
+    }
+)
+def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  # noqa: A002
+    """Run each case's checks on known-wrong variants of its good answers; exit 1 on a survivor."""
+    from evals.mutate import cmd_mutate
+
+    _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge)))
+
+
+from evals.report_task import ReportTask  # noqa: E402 - RUN may be left out; `--a`/`--b` exist
+
+
+@task(
+    klass=ReportTask,
+    positional=["run"],
+    help={
+        "run": "run file: a path, a run id, 'latest' (default) or 'baseline'",
+        "html": "also write a self-contained HTML report to this file",
+        "review": "list the rows flagged needs_review: question, answer, verdict, reasoning",
+        "a": "comparison: run A (before), with --b and --html",
+        "b": "comparison: run B (after)",
+    },
+)
+def report(c, run=None, html=None, review=False, a=None, b=None):
+    """A run's rates with n, errors, judge coverage, cost and latency; --html for the page."""
+    from evals.report import cmd_report
+
+    _done(guarded(lambda: cmd_report(run or None, a=a, b=b, html=html, review=review)))
+
+
+@task(
+    help={
+        "suite": "suite folder (default: evals)",
+        "run": "judge verdicts from this run file (path, run id, latest, baseline); needs --labels",
+        "labels": 'JSONL of {"case": ID, "label": "pass"|"fail"} for the run\'s drafts',
+        "judge": "pinned judge model: judge now (the references, or the run's drafts)",
+        "no_cache": "ask the judge again instead of reusing cached verdicts",
+    }
+)
+def calibrate(c, suite=None, run=None, labels=None, judge=None, no_cache=False):
+    """Judge vs human labels: agreement, Cohen's kappa, confusion matrix; exit 1 below the floor."""
+    from evals.calibrate import cmd_calibrate
+
+    _done(guarded(lambda: cmd_calibrate(suite, run, labels, judge, not no_cache)))
+
+
+@task(
+    help={
+        "suite": "suite folder (default: evals)",
+        "ids": "comma-separated case ids to seal",
+        "fraction": "seal this share of each category, drawn at random (e.g. 0.2)",
+        "seed": "seed for --fraction (default: random, recorded in the manifest)",
+        "key_file": "file holding the seal key, outside the repository (default: $EVAL_SEAL_KEY)",
+        "budget": "sealed runs allowed before --force is needed (default 10)",
+        "new_key": "print a fresh key and exit; nothing is written",
+        "allow_exposed": "seal even when a chosen case's text is found in another file",
+    }
+)
+def seal(
+    c,
+    suite=None,
+    ids=None,
+    fraction=None,
+    seed=None,
+    key_file=None,
+    budget=None,
+    new_key=False,
+    allow_exposed=False,
+):
+    """Move cases from cases/ into the encrypted held-out pile in sealed/."""
+    from evals.seal import cmd_new_key, cmd_seal
+
+    if new_key:
+        _done(cmd_new_key())
+        return
+    _done(
+        guarded(
+            lambda: cmd_seal(
+                suite,
+                ids=ids,
+                fraction=fraction,
+                seed=seed,
+                key_file=key_file,
+                budget=budget,
+                allow_exposed=allow_exposed,
+            )
+        )
     )
-    _done(guarded(lambda: cmd_run(opts)))
+
+
+@task(
+    help={
+        "suite": "suite folder",
+        "key_file": "file holding the seal key (default: $EVAL_SEAL_KEY)",
+    }
+)
+def unseal(c, suite=None, key_file=None):
+    """Retire the sealed pile: its cases go back to cases/ marked revealed, never to be sealed again."""
+    from evals.seal import cmd_unseal
+
+    _done(guarded(lambda: cmd_unseal(suite, key_file=key_file)))
+
+
+from evals.longflags import LongFlagTask  # noqa: E402 - `--a`/`--b` must exist when invoke parses flags
+
+
+@task(
+    klass=LongFlagTask,
+    help={
+        "a": "run A (before): a path, a run id, 'baseline' (default) or 'latest'",
+        "b": "run B (after): a path, a run id, 'baseline' or 'latest' (default)",
+        "format": "md (default), json or text",
+        "all": "list unchanged cases too",
+        "fail_on": "regression (default): exit 1 if any case broke or scored lower; "
+        "significant: only if B is worse with p < --alpha; never",
+        "alpha": "significance level for --fail-on significant (default 0.05)",
+        "out": "write the report to this file instead of stdout",
+    },
+)
+def diff(c, a=None, b=None, format_="md", all_=False, fail_on="regression", alpha="0.05", out=None):
+    """Compare two runs case by case with paired statistics; exit 1 on a regression, 2 on bad files."""
+    from evals.diff_command import cmd_diff
+
+    _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out)))
+
+
+@task(help={"run": "a run file in runs/ (path or run id) to mark as the release baseline"})
+def baseline(c, run):
+    """Point runs/BASELINE at a committed run file; `invoke diff` compares against it."""
+    from evals.baseline import cmd_baseline
+
+    _done(guarded(lambda: cmd_baseline(run)))
+
+
+@task(
+    positional=["files"],
+    help={
+        "files": "the shard run files: several paths or a glob in one argument, "
+        "e.g. 'runs/*_shard-*.jsonl' or 'a.jsonl,b.jsonl'",
+        "out": "the merged run file to write (never overwritten)",
+    },
+)
+def merge(c, files, out=None):
+    """Join the shard files of one run (same stamps, every shard once) into one run file."""
+    from evals.merge import cmd_merge
+
+    _done(guarded(lambda: cmd_merge([files], out)))

@@ -51,11 +51,32 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
         f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error, {c['total']} total; "
         f"mean score {mean_s} over {summary['n_scored']}/{summary['n_total']} scored"
     )
-    if summary.get("cost_usd") is not None or summary.get("tokens"):
-        cost = summary.get("cost_usd")
+    ep = summary.get("epochs")
+    if ep:
+        flips = ep["flipping"]
         console.print(
-            f"tokens: {summary.get('tokens')}; cost: {'unknown' if cost is None else f'${cost:.4f}'}"
+            f"epochs: {ep['n']}; {len(flips)} of {len(ep['per_case'])} case(s) flip between "
+            "pass and fail" + (":" if flips else "")
         )
+        for cid in flips:
+            r = ep["per_case"][cid]
+            console.print(
+                f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs", markup=False
+            )
+    if summary.get("cost_usd") is not None or summary.get("tokens"):
+        cost, spent = summary.get("cost_usd"), summary.get("spent_usd")
+        money = "unknown (no price for this model)" if cost is None else f"${cost:.4f}"
+        if cost is not None and spent is not None and spent != cost:
+            money += f" (${spent:.4f} spent now; the rest came from the cache)"
+        t = summary.get("tokens") or {}
+        tokens = (
+            f"{t.get('prompt_tokens', 0):,} in + {t.get('completion_tokens', 0):,} out"
+            if t
+            else "not reported"
+        )
+        console.print(f"tokens: {tokens}; cost: {money}", markup=False)
+    if summary.get("cached"):
+        console.print(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
     if not summary.get("completed"):
-        console.print(f"[bold]run stopped early:[/bold] {summary.get('stopped_reason')}")
+        console.print(f"run stopped early: {summary.get('stopped_reason')}", markup=False)
     console.print(f"run file: {path}")

@@ -1,20 +1,25 @@
-"""Running cases against a provider: bounded concurrency, checks, stamped rows, append-only output."""
+"""Running cases against a provider: bounded concurrency, cache, budget, stamped rows."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from evals.cache import AnswerCache, cache_key
 from evals.case import Case
 from evals.checks import CheckResult
+from evals.cost import Budget, cost_usd, estimate_prompt_cost, price_for
 from evals.grading import checks_for, grade, outcome, results_json
-from evals.providers.base import Provider
+from evals.providers.base import Provider, RequestProvider
 from evals.reply import ProviderError, Reply
-from evals.runfile import RunWriter, run_file_name, utc_now
+from evals.runfile import run_file_name, utc_now
+from evals.sink import BatchedRunWriter
 from evals.stamps import git_state, versions
 from evals.suite import Suite, suite_digest
 from evals.summary import summarise
@@ -40,6 +45,15 @@ class Grader(Protocol):
 
 
 @dataclass
+class Resumed:
+    """An interrupted run to continue: its file, header and the rows kept from it."""
+
+    path: Path
+    header: dict[str, Any]
+    rows: list[dict[str, Any]]
+
+
+@dataclass
 class RunPlan:
     """Everything that shapes a run; all of it is stamped in the header."""
 
@@ -58,6 +72,15 @@ class RunPlan:
     header_extra: dict[str, Any] = field(default_factory=dict)
     #: Applied to each row before it is written or shown (sealed runs strip all case text).
     row_filter: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: Answers are read from and written to the cache (a sealed run turns this off).
+    use_cache: bool = True
+    cache_path: Path | None = None
+    #: USD per million tokens by model id ([tool.evals.prices]).
+    prices: dict[str, Any] = field(default_factory=dict)
+    #: --max-cost: no new case starts once the estimate would pass it.
+    max_cost: float | None = None
+    #: --resume: the run file to continue.
+    resume: Resumed | None = None
 
 
 @dataclass
@@ -72,14 +95,15 @@ RowCallback = Callable[[dict[str, Any]], None]
 
 
 def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
+    stamp = plan.provider.stamp()
     return {
         "kind": "run",
         "format": FORMAT_VERSION,
         "run_id": run_id,
         "created": created,
         "model": plan.provider.model,
-        "provider": plan.provider.stamp().get("kind", "unknown"),
-        "target": plan.provider.stamp().get("target"),
+        "provider": stamp.get("kind", "unknown"),
+        "target": stamp.get("target"),
         "prompt_sha": plan.suite.prompt_sha(),
         "suite": str(plan.suite.path),
         "suite_digest": suite_digest(plan.cases),
@@ -93,7 +117,10 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
             "citation_pattern": plan.suite.settings.citation_pattern,
             "refusal_phrases": list(plan.suite.settings.refusal_phrases),
             "figure_window": plan.suite.settings.figure_window,
-            "provider": plan.provider.stamp(),
+            "provider": stamp,
+            "cache": plan.use_cache,
+            "max_cost_usd": plan.max_cost,
+            "price": plan.prices.get(plan.provider.model),
             **plan.settings,
         },
         "judge": plan.grader.stamp() if plan.grader else None,
@@ -110,7 +137,10 @@ async def grade_reply(
     extra: dict[str, Any] = {}
     g = plan.grader
     if g is not None and g.name in checks_for(case):
-        results[g.name], extra = await g.grade(case, reply)
+        try:
+            results[g.name], extra = await g.grade(case, reply)
+        except Exception as exc:  # a grader that crashes is that check's error, never a score
+            results[g.name] = CheckResult("error", None, f"{type(exc).__name__}: {exc}")
     return results, extra
 
 
@@ -180,38 +210,109 @@ def make_row(
     return row
 
 
-async def _answer(
-    plan: RunPlan, prompt: str, case: Case, epoch: int
-) -> tuple[Reply | None, str | None]:
-    try:
-        return await plan.provider.answer(case, prompt, epoch), None
-    except ProviderError as exc:
-        return None, str(exc) or type(exc).__name__
-    except Exception as exc:  # an unexpected provider failure is still only this case's error
-        return None, f"{type(exc).__name__}: {exc}"
+def _request_chars(request: dict[str, Any]) -> int:
+    msgs = request.get("body", {}).get("messages") or []
+    return sum(len(m.get("content") or "") for m in msgs if isinstance(m, dict))
+
+
+class _Work:
+    """The per-run state the workers share (one event loop, so no locks are needed)."""
+
+    def __init__(self, plan: RunPlan, prompt: str) -> None:
+        self.plan = plan
+        self.prompt = prompt
+        self.price = price_for(plan.provider.model, plan.prices)
+        self.budget = Budget(plan.max_cost) if plan.max_cost is not None else None
+        self.stopped: str | None = None
+        p = plan.provider
+        self.requester = p if isinstance(p, RequestProvider) else None
+        self.cache: AnswerCache | None = None
+        if plan.use_cache and self.requester is not None and plan.cache_path is not None:
+            try:
+                self.cache = AnswerCache(plan.cache_path)
+            except (OSError, sqlite3.Error) as exc:
+                # A broken cache must not stop a run: it only costs requests.
+                print(f"warning: answer cache off ({plan.cache_path}: {exc})", file=sys.stderr)
+
+    async def answer(self, case: Case, epoch: int) -> tuple[Reply | None, str | None]:
+        """The reply (from the cache when it holds one), or the reason there is none."""
+        plan = self.plan
+        try:
+            if self.requester is None:
+                return await self._budgeted(plan.provider.answer(case, self.prompt, epoch), 0), None
+            request = self.requester.request_for(case, self.prompt)
+            key = cache_key(request, epoch) if self.cache else ""
+            if self.cache:
+                hit = self.cache.get(key)
+                if hit is not None:
+                    return hit, None
+            reply = await self._budgeted(self.requester.send(request), _request_chars(request))
+            if reply is not None and self.cache:
+                self.cache.put(key, plan.provider.model, reply)  # only successes reach here
+            return reply, None
+        except ProviderError as exc:
+            return None, str(exc) or type(exc).__name__
+        except Exception as exc:  # an unexpected provider failure is still only this case's error
+            return None, f"{type(exc).__name__}: {exc}"
+
+    async def _budgeted(self, coro: Any, chars: int) -> Reply | None:
+        b = self.budget
+        if b is None:
+            return await coro
+        if self.stopped or not b.may_start(estimate_prompt_cost(chars, self.price) or 0.0):
+            coro.close()
+            if not self.stopped:
+                self.stopped = (
+                    f"budget: the next case would take the estimated cost past "
+                    f"${b.max_usd:g} (spent ${b.spent:.4f})"
+                )
+            return None
+        b.started()
+        try:
+            reply = await coro
+        except BaseException:
+            b.finished(None, counted=False)
+            raise
+        b.finished(cost_usd(reply.usage, self.price), counted=True)
+        return reply
 
 
 async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:
-    """Run every case (times every epoch); rows are written as each finishes."""
-    created_dt = utc_now()
+    """Run every case (times every epoch) not already done; rows are written as each finishes."""
     prompt_sha = plan.suite.prompt_sha()
     prompt = plan.suite.prompt_text()
-    path = plan.runs_dir / run_file_name(created_dt, prompt_sha, plan.label)
-    run_id = path.stem
-    header = make_header(plan, run_id, created_dt.isoformat().replace("+00:00", "Z"))
-    rows: list[dict[str, Any]] = []
-    started = time.perf_counter()
-    sem = asyncio.Semaphore(max(plan.concurrency, 1))
-    work = [(c, e) for e in range(plan.epochs) for c in plan.cases]
-    completed = False
-    with RunWriter(path) as writer:
-        writer.write(header)
+    if plan.resume is not None:
+        from evals.resume import reopen
 
-        async def one(case: Case, epoch: int) -> None:
-            async with sem:
-                reply, error = await _answer(plan, prompt, case, epoch)
-                graded = await grade_reply(plan, case, reply) if reply is not None else None
+        path, header = plan.resume.path, plan.resume.header
+        writer = reopen(plan.resume)
+        rows = list(plan.resume.rows)
+    else:
+        created_dt = utc_now()
+        path = plan.runs_dir / run_file_name(created_dt, prompt_sha, plan.label)
+        header = make_header(plan, path.stem, created_dt.isoformat().replace("+00:00", "Z"))
+        writer = BatchedRunWriter(path)
+        writer.write(header)
+        rows = []
+    run_id = header["run_id"]
+    done = {(r["case"], r.get("epoch", 0)) for r in rows}
+    queue = [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
+    work = _Work(plan, prompt)
+    started = time.perf_counter()
+    completed = False
+    pending = iter(queue)
+
+    async def worker() -> None:
+        for case, epoch in pending:
+            if work.stopped:
+                return
+            reply, error = await work.answer(case, epoch)
+            if reply is None and error is None:
+                return  # the budget stopped the run before this case started
+            graded = await grade_reply(plan, case, reply) if reply is not None else None
             row = make_row(plan, run_id, prompt_sha, case, epoch, reply, error, graded)
+            if reply is not None:
+                row["cost_usd"] = cost_usd(reply.usage, work.price)
             if plan.row_filter:
                 row = plan.row_filter(row)
             writer.write(row)
@@ -219,21 +320,32 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
             if on_row:
                 on_row(row)
 
-        try:
-            await asyncio.gather(*(one(c, e) for c, e in work))
-            completed = True
-        finally:
-            summary = summarise(
-                rows,
-                completed=completed,
-                stopped_reason=None if completed else "interrupted",
-                run_id=run_id,
-                elapsed_s=time.perf_counter() - started,
-            )
-            writer.write(summary)
-    await plan.provider.aclose()
-    if plan.grader:
-        await plan.grader.aclose()
+    n = max(1, min(plan.concurrency, len(queue)))
+    tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
+    try:
+        await asyncio.gather(*tasks)
+        completed = work.stopped is None
+    except BaseException:
+        # Stop every worker before the summary is written, so no row can follow it.
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        summary = summarise(
+            rows,
+            completed=completed,
+            stopped_reason=work.stopped if work.stopped else None if completed else "interrupted",
+            run_id=run_id,
+            elapsed_s=time.perf_counter() - started,
+        )
+        writer.write(summary)
+        writer.close()
+        if work.cache:
+            work.cache.close()
+        await plan.provider.aclose()
+        if plan.grader:
+            await plan.grader.aclose()
     return RunResult(path, header, rows, summary)
 
 
@@ -242,7 +354,7 @@ def run(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:
 
 
 def exit_code(summary: dict[str, Any]) -> int:
-    """3 when any case errored, else 1 when any failed, else 0."""
+    """3 when any case errored or the run stopped early, else 1 when any failed, else 0."""
     counts = summary["counts"]
     if counts["error"] or not summary.get("completed", True):
         return 3

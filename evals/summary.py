@@ -37,6 +37,33 @@ def category_rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {k: _finish(v) for k, v in sorted(rates.items())}
 
 
+def epoch_stats(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """With several epochs: each case's pass rate over its scored epochs, and the flipping cases.
+
+    A case flips when it passed in some epoch and failed in another; errors are counted
+    apart and never make a flip.
+    """
+    by_case: dict[str, dict[str, Any]] = {}
+    epochs = set()
+    for row in rows:
+        epochs.add(row.get("epoch", 0))
+        r = by_case.setdefault(row["case"], {"pass": 0, "fail": 0, "error": 0})
+        r[row["status"]] += 1
+    if len(epochs) < 2:
+        return None
+    per_case = {}
+    for cid, r in sorted(by_case.items()):
+        n = r["pass"] + r["fail"]
+        per_case[cid] = {
+            **r,
+            "n_scored": n,
+            "n_total": n + r["error"],
+            "rate": round(r["pass"] / n, 6) if n else None,
+        }
+    flipping = [cid for cid, r in per_case.items() if r["pass"] and r["fail"]]
+    return {"n": len(epochs), "per_case": per_case, "flipping": flipping}
+
+
 def summarise(
     rows: list[dict[str, Any]],
     *,
@@ -56,8 +83,12 @@ def summarise(
         for k, v in (r.get("usage") or {}).items():
             if isinstance(v, int):
                 tokens[k] += v
-    costs = [r.get("cost_usd") for r in rows if r["status"] != "error" or r.get("usage")]
+    priced = [r for r in rows if r["status"] != "error" or r.get("usage")]
+    costs = [r.get("cost_usd") for r in priced]
     known_cost = all(c is not None for c in costs) and bool(costs)
+    # What this run paid: answers from the cache cost nothing again.
+    spent = [r["cost_usd"] for r in priced if not r.get("cached")] if known_cost else []
+    cached = sum(1 for r in rows if r.get("cached"))
     return {
         "kind": "summary",
         "run_id": run_id,
@@ -72,5 +103,8 @@ def summarise(
         "tokens": dict(tokens) or None,
         # An unknown price anywhere makes the total unknown, never a silent undercount.
         "cost_usd": round(sum(costs), 6) if known_cost else None,
+        "spent_usd": round(sum(spent), 6) if known_cost else None,
+        "cached": cached,
+        "epochs": epoch_stats(rows),
         "elapsed_s": round(elapsed_s, 3) if elapsed_s is not None else None,
     }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from evals.case import Case
 from evals.reply import Reply
@@ -25,3 +25,17 @@ class Provider(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+
+@runtime_checkable
+class RequestProvider(Protocol):
+    """A provider whose answer is a pure function of one request: its answers can be cached.
+
+    `request_for` builds everything that shapes the answer (no secrets); `send` performs it.
+    """
+
+    model: str
+
+    def request_for(self, case: Case, prompt: str) -> dict[str, Any]: ...
+
+    async def send(self, request: dict[str, Any]) -> Reply: ...

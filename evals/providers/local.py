@@ -98,6 +98,7 @@ class ExtractiveModel:
                 abstained=True,
                 latency_ms=latency,
                 resolved_model=self.model,
+                usage={"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
             )
         # Keep document order so the answer reads as the passages do.
         chosen = sorted(best, key=lambda t: (t[1], t[2]))

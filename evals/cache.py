@@ -1,0 +1,103 @@
+"""A local answer cache (SQLite, git-ignored): the same request is never paid for twice.
+
+The key is a SHA-256 over everything that shapes the answer: the endpoint, the pinned
+model, the full messages, every generation setting and the epoch. Only successful
+replies are stored; an error is never cached. API keys are never part of a key or a value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from evals.reply import Reply
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    created REAL NOT NULL,
+    reply TEXT NOT NULL
+)
+"""
+
+
+def cache_key(material: dict[str, Any], epoch: int) -> str:
+    """The cache key of one request: canonical JSON of its material plus the epoch, hashed."""
+    blob = json.dumps({"request": material, "epoch": epoch}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _reply_json(reply: Reply) -> str:
+    return json.dumps(
+        {
+            "answer": reply.answer,
+            "retrieved": reply.retrieved,
+            "cited": reply.cited,
+            "abstained": reply.abstained,
+            "usage": reply.usage,
+            "latency_ms": reply.latency_ms,
+            "resolved_model": reply.resolved_model,
+        },
+        ensure_ascii=False,
+    )
+
+
+class AnswerCache:
+    """Reads go straight to SQLite; writes are batched and committed every second or at close."""
+
+    def __init__(self, path: Path, *, batch_s: float = 1.0) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A .gitignore inside the folder keeps it out of git even in a project that forgot to.
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n", encoding="utf-8")
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+        self._pending: list[tuple[str, str, float, str]] = []
+        self._last_flush = time.monotonic()
+        self._batch_s = batch_s
+        self.hits = 0
+        self.stores = 0
+
+    def get(self, key: str) -> Reply | None:
+        row = self._db.execute("SELECT reply FROM answers WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            for k, _, _, value in self._pending:
+                if k == key:
+                    row = (value,)
+                    break
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        self.hits += 1
+        return Reply(cached=True, **data)
+
+    def put(self, key: str, model: str, reply: Reply) -> None:
+        """Store a successful reply (the caller never passes an error)."""
+        self._pending.append((key, model, time.time(), _reply_json(reply)))
+        self.stores += 1
+        if time.monotonic() - self._last_flush >= self._batch_s:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO answers (key, model, created, reply) VALUES (?,?,?,?)",
+                    self._pending,
+                )
+            self._pending.clear()
+        self._last_flush = time.monotonic()
+
+    def close(self) -> None:
+        self.flush()
+        self._db.close()

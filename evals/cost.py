@@ -1,0 +1,70 @@
+"""Token cost from the `[tool.evals.prices]` table: USD per million tokens, per pinned model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million input (prompt) and output (completion) tokens."""
+
+    input: float
+    output: float
+
+
+def price_for(model: str, prices: dict[str, Any]) -> Price | None:
+    """The model's price, or None when the table does not list it (unknown, never free)."""
+    entry = prices.get(model)
+    if not isinstance(entry, dict):
+        return None
+    try:
+        return Price(float(entry["input"]), float(entry["output"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def cost_usd(usage: dict[str, Any] | None, price: Price | None) -> float | None:
+    """The cost of one reply; None when the price or the token counts are unknown."""
+    if price is None or not usage:
+        return None
+    p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if not isinstance(p, int) or not isinstance(c, int):
+        return None
+    return round((p * price.input + c * price.output) / 1_000_000, 9)
+
+
+def estimate_prompt_cost(chars: int, price: Price | None) -> float | None:
+    """A floor for a request's cost before any reply: about four characters per input token."""
+    if price is None:
+        return None
+    return chars / 4 * price.input / 1_000_000
+
+
+@dataclass
+class Budget:
+    """`--max-cost`: refuses to start a case once spent + in flight + next would pass the cap."""
+
+    max_usd: float
+    spent: float = 0.0
+    in_flight: int = 0
+    done: int = 0
+
+    def mean(self, floor: float) -> float:
+        """The expected cost of one more case: the mean so far, else the prompt-size floor."""
+        return self.spent / self.done if self.done else floor
+
+    def may_start(self, floor: float) -> bool:
+        per_case = self.mean(floor)
+        return self.spent + (self.in_flight + 1) * per_case <= self.max_usd
+
+    def started(self) -> None:
+        self.in_flight += 1
+
+    def finished(self, cost: float | None, *, counted: bool) -> None:
+        """Record a finished case; cached answers and errors cost nothing this time."""
+        self.in_flight -= 1
+        if counted and cost is not None:
+            self.spent += cost
+            self.done += 1

@@ -1,0 +1,242 @@
+"""Any OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp, Ollama, a gateway).
+
+Retries with backoff and `Retry-After` are the SDK's own; a failure that outlives them
+is a ProviderError whose reason never contains the API key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from evals.case import Case
+from evals.modelid import endpoint_name
+from evals.reply import ProviderError, Reply
+
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def redact_url(url: str) -> str:
+    """The URL without any user:password part."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def _value(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
+def user_message(case: Case) -> str:
+    """The user turn: the question, the customer's context, then each passage with its ref."""
+    parts = [f"Question:\n{case.question}"]
+    if case.context:
+        lines = [f"- {k}: {_value(v)}" for k, v in case.context.items()]
+        parts.append("Context:\n" + "\n".join(lines))
+    if case.retrieved:
+        docs = [f"[doc:{p['ref']}]\n{p['text']}" for p in case.retrieved]
+        parts.append("Retrieved passages:\n\n" + "\n\n".join(docs))
+    return "\n\n".join(parts)
+
+
+def build_messages(prompt: str, case: Case) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": prompt},
+        {"role": "user", "content": user_message(case)},
+    ]
+
+
+def same_model(pinned: str, resolved: str) -> bool:
+    """Whether the endpoint's reported model is the pinned one.
+
+    `openai/gpt-4o-mini@2024-07-18` matches `gpt-4o-mini` and `gpt-4o-mini-2024-07-18`,
+    not `gpt-4o-mini-2024-09-01`; vendor prefixes on either side are ignored.
+    """
+    want = endpoint_name(pinned).casefold()
+    got = resolved.casefold()
+    got_tail = got.split("/", 1)[1] if "/" in got and not want.count("/") else got
+    if got_tail == want:
+        return True
+    pin_date = pinned.rsplit("@", 1)[1] if "@" in pinned else None
+    if got_tail.startswith(want + "-"):
+        dates = _DATE.findall(got_tail[len(want) :])
+        return not dates or dates == [pin_date]
+    return False
+
+
+def parse_completion(raw: bytes) -> tuple[str, dict[str, int] | None, str | None]:
+    """Content, usage and reported model of a chat completion; ProviderError when malformed."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        snippet = raw[:80].decode("utf-8", "replace")
+        raise ProviderError(f"malformed reply: the body is not JSON ({snippet!r})") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices:
+        raise ProviderError("malformed reply: no choices in the response")
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        raise ProviderError("malformed reply: the first choice has no text content")
+    u = data.get("usage")
+    usage = None
+    if isinstance(u, dict):
+        usage = {
+            k: u[k]
+            for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+            if isinstance(u.get(k), int)
+        }
+    model = data.get("model")
+    return content, usage or None, model if isinstance(model, str) else None
+
+
+class OpenAICompatProvider:
+    """One shared AsyncOpenAI client, created on the first request (a cached run needs none)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 4,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = (base_url or OPENAI_DEFAULT_URL).rstrip("/")
+        self._api_key = api_key or "not-set"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self._warn = warn or (lambda msg: print(msg, file=sys.stderr, flush=True))
+        self._warned: set[str] = set()
+        self._client: Any = None
+
+    def generation(self) -> dict[str, Any]:
+        """Every generation setting sent with a request."""
+        gen: dict[str, Any] = {"temperature": self.temperature}
+        if self.max_tokens is not None:
+            gen["max_tokens"] = self.max_tokens
+        return gen
+
+    def stamp(self) -> dict[str, Any]:
+        return {
+            "kind": "openai",
+            "base_url": redact_url(self.base_url),
+            "endpoint_model": endpoint_name(self.model),
+            "generation": self.generation(),
+            "timeout_s": self.timeout_s,
+            "max_retries": self.max_retries,
+        }
+
+    def request_for(self, case: Case, prompt: str) -> dict[str, Any]:
+        """Everything that shapes the answer (the cache key's material); no secret in it."""
+        return {
+            "endpoint": redact_url(self.base_url),
+            "model": self.model,
+            "body": {
+                "model": endpoint_name(self.model),
+                "messages": build_messages(prompt, case),
+                **self.generation(),
+            },
+        }
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI  # imported late: a fully cached run never needs it
+
+            self._client = AsyncOpenAI(
+                base_url=self.base_url,
+                api_key=self._api_key,
+                timeout=self.timeout_s,
+                max_retries=self.max_retries,
+            )
+        return self._client
+
+    def _reason(self, exc: BaseException) -> str:
+        import openai
+
+        tries = f"after {self.max_retries} retries"
+        if isinstance(exc, openai.APITimeoutError):
+            why = f"timed out ({self.timeout_s:g}s per request) {tries}"
+        elif isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            why = f"connection failed {tries}: {cause or exc}"
+        elif isinstance(exc, openai.APIStatusError):
+            why = f"HTTP {exc.status_code} {tries}: {exc.message}"
+        elif isinstance(exc, openai.APIResponseValidationError | ValueError):
+            why = f"malformed reply (not the chat completion format): {exc}"
+        else:
+            why = f"{type(exc).__name__}: {exc}"
+        return self._redact(why)[:500]
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if len(self._api_key) >= 4 else text
+
+    async def send(self, request: dict[str, Any]) -> Reply:
+        """POST the chat completion through the SDK (its retries, backoff and timeout).
+
+        The SDK's generic `post` with raw bytes skips its per-request parameter
+        transformation and model construction, about a third of its CPU time per request;
+        the reply is parsed and checked here instead.
+        """
+        client = self._get_client()
+        start = time.perf_counter()
+        try:
+            raw = await client.post("/chat/completions", body=request["body"], cast_to=bytes)
+        except Exception as exc:  # every SDK failure, after its retries, is this case's error
+            raise ProviderError(self._reason(exc)) from None
+        latency = (time.perf_counter() - start) * 1000
+        content, usage, resolved = parse_completion(raw)
+        if resolved and resolved not in self._warned and not same_model(self.model, resolved):
+            self._warned.add(resolved)
+            self._warn(
+                f"warning: the endpoint reports model {resolved!r}, not the pinned {self.model!r}"
+            )
+        return Reply(answer=content, usage=usage, latency_ms=latency, resolved_model=resolved)
+
+    async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
+        return await self.send(self.request_for(case, prompt))
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+def from_settings(model: str, cfg: Any, env: dict[str, str] | None = None) -> OpenAICompatProvider:
+    """The provider configured from the environment first, then `[tool.evals]`."""
+    env = dict(os.environ) if env is None else env
+    base_url = env.get("OPENAI_BASE_URL") or cfg.base_url
+    api_key = env.get("OPENAI_API_KEY")
+    if not api_key and not base_url:
+        from evals.errors import InputError
+
+        raise InputError(
+            f"model {model!r} needs an OpenAI-compatible endpoint: set OPENAI_API_KEY "
+            "(and OPENAI_BASE_URL or [tool.evals] base_url for another server)"
+        )
+    max_tokens = cfg.extra.get("max_tokens")
+    return OpenAICompatProvider(
+        model,
+        base_url=base_url,
+        api_key=api_key,
+        temperature=float(cfg.temperature),
+        max_tokens=int(max_tokens) if max_tokens is not None else None,
+        timeout_s=float(cfg.timeout_s),
+        max_retries=int(cfg.max_retries),
+    )

@@ -1,0 +1,101 @@
+"""The answer cache: unchanged requests are never sent twice; errors are never cached."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from openai_server import Fault
+from runkit import GOOD, case, make_project, rows, run, run_files, summary, use, write_case
+
+from evals.cache import cache_key
+
+
+def test_rerun_of_an_unchanged_suite_makes_no_request(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 4)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    assert len(openai_server.chat_requests) == 4
+    assert run() == 0
+    assert len(openai_server.chat_requests) == 4
+    first, second = run_files(root)
+    assert [r["cached"] for r in rows(first)] == [False] * 4
+    assert [r["cached"] for r in rows(second)] == [True] * 4
+    assert {r["draft"] for r in rows(second)} == {GOOD}
+    s = summary(second)
+    assert s["cached"] == 4 and s["spent_usd"] == 0 and s["cost_usd"] == summary(first)["cost_usd"]
+
+
+def test_a_changed_case_or_prompt_or_epoch_is_a_new_request(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run()
+    write_case(root, case(0, question="A reworded question about Pro seats?"))
+    run()
+    assert len(openai_server.chat_requests) == 3  # only the changed case went out
+    (root / "suite" / "prompt.txt").write_text("A new prompt.\n", encoding="utf-8")
+    run()
+    assert len(openai_server.chat_requests) == 5
+    run(epochs=2)
+    assert len(openai_server.chat_requests) == 7  # epoch 0 cached, epoch 1 is new
+
+
+def test_no_cache_sends_every_request_and_stores_nothing(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run(no_cache=True)
+    run(no_cache=True)
+    assert len(openai_server.chat_requests) == 4
+    assert not (root / ".evals-cache" / "cache.sqlite").exists()
+    assert all(r["cached"] is False for r in rows(run_files(root)[1]))
+
+
+def test_errors_are_never_cached(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 1, max_retries=0)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.enqueue(Fault.server_error())
+    openai_server.responder = lambda body: GOOD
+    assert run() == 3
+    db = sqlite3.connect(root / ".evals-cache" / "cache.sqlite")
+    assert db.execute("SELECT count(*) FROM answers").fetchone()[0] == 0
+    assert run() == 0  # asked again, not replayed from a cached failure
+    assert len(openai_server.chat_requests) == 2
+    assert rows(run_files(root)[1])[0]["cached"] is False
+
+
+def test_cache_key_covers_endpoint_model_messages_settings_and_epoch():
+    base = {
+        "endpoint": "http://a/v1",
+        "model": "m@2024-01-01",
+        "body": {"model": "m", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0},
+    }
+    k = cache_key(base, 0)
+    assert k == cache_key(dict(base), 0)
+    assert k != cache_key(base, 1)
+    assert k != cache_key({**base, "endpoint": "http://b/v1"}, 0)
+    assert k != cache_key({**base, "model": "m@2024-02-01"}, 0)
+    assert k != cache_key({**base, "body": {**base["body"], "temperature": 0.7}}, 0)
+    msgs = [{"role": "user", "content": "q2"}]
+    assert k != cache_key({**base, "body": {**base["body"], "messages": msgs}}, 0)
+
+
+def test_cache_folder_ignores_itself_in_git(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run()
+    assert (root / ".evals-cache" / ".gitignore").read_text() == "*\n"
+
+
+def test_a_corrupt_cache_file_warns_and_the_run_goes_on(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 1)
+    use(monkeypatch, root, openai_server.base_url)
+    (root / ".evals-cache").mkdir()
+    (root / ".evals-cache" / "cache.sqlite").write_bytes(b"not a database at all" * 100)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    assert "answer cache off" in capsys.readouterr().err

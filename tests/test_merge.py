@@ -1,0 +1,92 @@
+"""Shards: `--shard I/N` slices deterministically; `invoke merge` joins only matching shards."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from runkit import API_KEY, GOOD, make_project, records, rows, run, run_files, summary, use
+
+from evals.errors import InputError
+from evals.merge import merge_runs
+from evals.run_command import in_shard
+
+ROOT = Path(__file__).resolve().parent.parent
+INVOKE = str(Path(sys.executable).with_name("invoke"))
+
+
+def _shards(root: Path, n: int, **opts) -> list[Path]:
+    for i in range(1, n + 1):
+        run(shard=f"{i}/{n}", label=f"shard-{i}", **opts)
+    return run_files(root)
+
+
+def test_shards_are_disjoint_and_cover_every_case():
+    ids = [f"case-{i:03d}" for i in range(200)]
+    owners = [[i for i in (1, 2, 3) if in_shard(c, i, 3)] for c in ids]
+    assert all(len(o) == 1 for o in owners)
+    sizes = [sum(1 for o in owners if o == [i]) for i in (1, 2, 3)]
+    assert min(sizes) > 40  # a hash spreads them, not a first-N split
+
+
+def test_merge_joins_three_shards_into_one_run(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 9)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    files = _shards(root, 3)
+    assert len(files) == 3
+    out = root / "merged.jsonl"
+    env = {**os.environ, "OPENAI_API_KEY": API_KEY}
+    arg = ",".join(str(f) for f in files)
+    p = subprocess.run(
+        [INVOKE, "-r", str(ROOT), "merge", arg, "--out", str(out)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert p.returncode == 0, p.stderr
+    merged = rows(out)
+    assert sorted(r["case"] for r in merged) == [f"case-{i:03d}" for i in range(9)]
+    header = records(out)[0]
+    assert header["settings"]["shard"] is None and len(header["merged_from"]) == 3
+    assert header["n_cases"] == 9
+    assert summary(out)["counts"]["total"] == 9 and summary(out)["completed"] is True
+    # The merged digest equals a whole-suite run's digest: same cases, same content.
+    run(label="whole")
+    whole = [f for f in run_files(root) if f.name.endswith("_whole.jsonl")][0]
+    assert records(whole)[0]["suite_digest"] == header["suite_digest"]
+
+
+def test_merge_refuses_different_stamps_missing_shards_and_overwrites(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 6)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run(shard="1/2", label="a")
+    (root / "suite" / "prompt.txt").write_text("A different prompt.\n", encoding="utf-8")
+    run(shard="2/2", label="b")
+    a, b = run_files(root)
+    try:
+        merge_runs([a, b], root / "m.jsonl")
+        raise AssertionError("merged runs with different prompts")
+    except InputError as exc:
+        text = "\n".join(exc.lines())
+        assert "/prompt_sha" in text
+    assert not (root / "m.jsonl").exists()
+    try:
+        merge_runs([a, a], root / "m.jsonl")
+        raise AssertionError("merged a shard with itself")
+    except InputError as exc:
+        text = "\n".join(exc.lines())
+        assert "given twice" in text and "2/2 missing" in text and "also in" in text
+    (root / "taken.jsonl").write_text("x\n")
+    try:
+        merge_runs([a, b], root / "taken.jsonl")
+        raise AssertionError("overwrote a file")
+    except InputError as exc:
+        assert "already exists" in "\n".join(exc.lines())

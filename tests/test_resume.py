@@ -1,0 +1,169 @@
+"""`--resume`: an interrupted run continues with the same stamps; no case twice, none lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from openai_server import Fault
+from runkit import (
+    API_KEY,
+    GOOD,
+    MODEL,
+    case,
+    make_project,
+    records,
+    rows,
+    run,
+    run_files,
+    summary,
+    use,
+    write_case,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+INVOKE = str(Path(sys.executable).with_name("invoke"))
+
+
+def _ids(path: Path) -> list[tuple[str, int]]:
+    return sorted((r["case"], r["epoch"]) for r in rows(path))
+
+
+def test_a_killed_run_resumes_with_every_case_exactly_once(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 10, concurrency=1)
+    openai_server.latency_ms = 150
+    openai_server.responder = lambda body: GOOD
+    env = {**os.environ, "OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": API_KEY}
+    proc = subprocess.Popen(
+        [INVOKE, "-r", str(ROOT), "run", "--model", MODEL, "--no-cache"],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            files = run_files(root)
+            if files and len(rows(files[0])) >= 3:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=10)
+    (path,) = run_files(root)
+    before = path.read_text("utf-8").splitlines()
+    kept = [json.loads(x) for x in before if x.strip() and json.loads(x)["kind"] == "case"]
+    assert 3 <= len(kept) < 10
+    assert not any(json.loads(x)["kind"] == "summary" for x in before)
+    use(monkeypatch, root, openai_server.base_url)
+    assert run(resume=path.name, models=[], no_cache=True) == 0
+    assert run_files(root) == [path]  # continued in place, no second file
+    assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(10)]
+    after = path.read_text("utf-8").splitlines()
+    assert after[1 : 1 + len(kept)] == before[1 : 1 + len(kept)]  # kept rows untouched
+    s = summary(path)
+    assert s["completed"] is True and s["counts"]["total"] == 10
+    assert len(records(path)[0]["resumes"]) == 1
+
+
+def _chop(path: Path, keep_rows: int, tail: str = "") -> None:
+    lines = path.read_text("utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[: 1 + keep_rows]) + tail, encoding="utf-8")
+
+
+def test_a_truncated_last_line_is_dropped_and_that_case_run_again(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 5)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run(no_cache=True)
+    (path,) = run_files(root)
+    _chop(path, 2, tail='{"kind":"case","case":"case-0')
+    n = len(openai_server.chat_requests)
+    assert run(resume=str(path), models=[], no_cache=True) == 0
+    assert len(openai_server.chat_requests) == n + 3
+    assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(5)]
+    assert records(path)[0]["resumes"][0]["truncated_line"] is True
+
+
+def test_error_rows_are_run_again_on_resume(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 3, max_retries=0, concurrency=1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    openai_server.enqueue(Fault.server_error())
+    assert run() == 3
+    (path,) = run_files(root)
+    assert summary(path)["counts"]["error"] == 1
+    assert run(resume="latest", models=[]) == 0
+    assert len(openai_server.chat_requests) == 4  # the two good ones came from the cache
+    assert summary(path)["counts"] == {"pass": 3, "fail": 0, "error": 0, "total": 3}
+    assert len(rows(path)) == 3
+
+
+def test_resume_refuses_a_changed_prompt_case_or_model(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 3, concurrency=1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run()
+    (path,) = run_files(root)
+    _chop(path, 1)  # keeps case-000's row: one worker writes rows in case order
+    original = path.read_bytes()
+    write_case(root, case(0, question="Changed after the run?"))
+    (root / "suite" / "prompt.txt").write_text("Another prompt.\n", encoding="utf-8")
+    assert run(resume=str(path), models=[]) == 2
+    err = capsys.readouterr().err
+    assert "/prompt_sha: the prompt changed since this run" in err
+    assert "case case-000: the case file changed since this run" in err
+    assert "/suite_digest: the selected cases differ" in err
+    assert path.read_bytes() == original  # nothing written on refusal
+    assert run(resume=str(path), models=["acme/other@2024-01-01"]) == 2
+    assert "not 'acme/other@2024-01-01'" in capsys.readouterr().err
+
+
+def test_resume_refuses_a_complete_run(tmp_path, monkeypatch, openai_server, capsys):
+    root = make_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run()
+    assert run(resume="latest", models=[]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_budget_stop_is_recorded_and_resume_finishes_the_run(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 8, concurrency=1, price=(1000.0, 1000.0))
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    # Each reply costs ~ (prompt+completion words) * 1000 / 1e6 ~ $0.05.
+    assert run(max_cost=0.12) == 3
+    (path,) = run_files(root)
+    s = summary(path)
+    assert s["completed"] is False and s["stopped_reason"].startswith("budget:")
+    done = len(rows(path))
+    assert 1 <= done < 8
+    assert s["cost_usd"] <= 0.12
+    assert run(resume="latest", models=[]) == 0
+    assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(8)]
+    assert summary(path)["completed"] is True
+
+
+def test_resume_refuses_a_changed_case_that_had_no_row_yet(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 3, concurrency=1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run()
+    (path,) = run_files(root)
+    _chop(path, 1)  # case-001 and case-002 have no row
+    write_case(root, case(2, question="Changed before it ever ran?"))
+    assert run(resume=str(path), models=[]) == 2
+    assert "/suite_digest: the selected cases differ" in capsys.readouterr().err

@@ -1,0 +1,189 @@
+"""Running many cases: concurrency, epochs, several models, budget, progress, fault tolerance."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+from openai_server import OpenAIServer
+from runkit import API_KEY, GOOD, MODEL, WRONG, make_project, records, rows, run, run_files, use
+
+from evals.progress import RunProgress
+
+ROOT = Path(__file__).resolve().parent.parent
+INVOKE = str(Path(sys.executable).with_name("invoke"))
+SCHEMA = json.loads((ROOT / "schemas" / "run.schema.json").read_text("utf-8"))
+
+
+def _valid(path: Path) -> None:
+    for rec in records(path):
+        jsonschema.validate(rec, SCHEMA)
+
+
+def test_concurrency_bounds_requests_in_flight(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 9, concurrency=3)
+    use(monkeypatch, root, openai_server.base_url)
+    lock, now, peak = threading.Lock(), [0], [0]
+
+    def slow(body):
+        with lock:
+            now[0] += 1
+            peak[0] = max(peak[0], now[0])
+        time.sleep(0.25)
+        with lock:
+            now[0] -= 1
+        return GOOD
+
+    openai_server.responder = slow
+    assert run() == 0
+    assert peak[0] == 3
+    assert run(concurrency=1, no_cache=True) == 0
+    assert peak[0] == 3  # never more than asked
+
+
+def test_epochs_give_per_case_pass_rates_and_flag_flipping_cases(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 2, concurrency=1)
+    use(monkeypatch, root, openai_server.base_url)
+    calls: Counter[str] = Counter()
+
+    def flaky(body):
+        q = body["messages"][1]["content"]
+        calls[q] += 1
+        # case-000 answers right once and wrong once; case-001 is always right.
+        return WRONG if "Customer 0:" in q and calls[q] == 2 else GOOD
+
+    openai_server.responder = flaky
+    assert run(epochs=3) == 1
+    (path,) = run_files(root)
+    got = rows(path)
+    assert sorted((r["case"], r["epoch"]) for r in got) == [
+        (c, e) for c in ("case-000", "case-001") for e in range(3)
+    ]
+    ep = records(path)[-1]["epochs"]
+    assert ep["n"] == 3 and ep["flipping"] == ["case-000"]
+    assert ep["per_case"]["case-000"]["pass"] == 2 and ep["per_case"]["case-000"]["n_scored"] == 3
+    assert ep["per_case"]["case-001"]["rate"] == 1.0
+    _valid(path)
+
+
+def test_several_models_write_one_run_file_each(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD if body["model"] == "chat-small" else WRONG
+    other = "acme/chat-tiny@2024-05-01"
+    assert run(models=[MODEL, other]) == 1  # the worst of the two runs
+    files = run_files(root)
+    assert sorted(records(f)[0]["model"] for f in files) == sorted([MODEL, other])
+    for f in files:
+        assert {r["model"] for r in rows(f)} == {records(f)[0]["model"]}
+        assert len(rows(f)) == 2
+
+
+def test_max_cost_needs_a_known_price(tmp_path, monkeypatch, openai_server, capsys):
+    root = make_project(tmp_path, 2, price=None)
+    use(monkeypatch, root, openai_server.base_url)
+    assert run(max_cost=1.0) == 2
+    assert "no price for 'acme/chat-small@2024-07-18'" in capsys.readouterr().err
+    assert not openai_server.chat_requests
+
+
+def test_unknown_price_is_null_cost_never_zero(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 1, price=None)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run()
+    (path,) = run_files(root)
+    assert rows(path)[0]["cost_usd"] is None and rows(path)[0]["usage"]
+    assert records(path)[-1]["cost_usd"] is None
+
+
+def test_fifteen_percent_faults_every_case_scored_or_an_error_with_its_reason(
+    tmp_path, monkeypatch
+):
+    root = make_project(tmp_path, 40, timeout_s=0.4, max_retries=2, concurrency=8)
+    with OpenAIServer(fault_rate=0.15, seed=11, slow_s=1.0, responder=lambda b: GOOD) as srv:
+        use(monkeypatch, root, srv.base_url)
+        code = run(no_cache=True)
+        faults = sum(srv.faults.values())
+    (path,) = run_files(root)
+    got = rows(path)
+    assert faults > 5
+    assert sorted(r["case"] for r in got) == [f"case-{i:03d}" for i in range(40)]
+    for r in got:
+        if r["status"] == "error":
+            assert r["score"] is None and r["error"]
+        else:
+            assert r["status"] == "pass" and r["score"] == 1.0
+    s = records(path)[-1]
+    assert s["counts"]["error"] == sum(r["status"] == "error" for r in got)
+    assert s["counts"]["total"] == 40 and s["completed"] is True
+    assert code == (3 if s["counts"]["error"] else 0)
+    _valid(path)
+
+
+def test_plain_progress_lines_when_not_a_terminal():
+    out = io.StringIO()
+    p = RunProgress(4, stream=out, tty=False)
+    for i, status in enumerate(["pass", "fail", "error", "pass"]):
+        p.row(
+            {
+                "case": f"c{i}",
+                "status": status,
+                "failed_checks": ["x"],
+                "error": "boom",
+                "cost_usd": None if status == "error" else 0.5,
+                "usage": None if status == "error" else {},
+            }
+        )
+    p.close()
+    text = out.getvalue()
+    assert "PASS  c0" in text and "FAIL  c1  failed: x" in text and "ERROR c2  boom" in text
+    assert "progress: 4/4 done, 1 errors, cost $1.5000" in text  # the error row had no cost
+
+
+def test_a_bar_with_errors_and_cost_on_a_terminal():
+    out = io.StringIO()
+    p = RunProgress(2, stream=out, tty=True)
+    p.row({"case": "c0", "status": "error", "error": "boom", "cost_usd": None, "usage": None})
+    assert p.errors == 1 and p.done == 1
+    p.close()
+    assert "ERROR c0  boom" in out.getvalue()
+
+
+def test_invoke_run_takes_model_twice_and_epochs_from_the_command_line(tmp_path, openai_server):
+    root = make_project(tmp_path, 1)
+    openai_server.responder = lambda body: GOOD
+    env = {**os.environ, "OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": API_KEY}
+    p = subprocess.run(
+        [INVOKE, "-r", str(ROOT), "run", "--model", MODEL, "--model", "acme/b@2024-01-01"]
+        + ["--epochs", "2", "--concurrency", "2"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "PASS  case-000 (epoch 1)" in p.stdout
+    assert len(run_files(root)) == 2
+    for f in run_files(root):
+        _valid(f)
+    bad = subprocess.run(
+        [INVOKE, "-r", str(ROOT), "run", "--model", "gpt-4o"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "not date-pinned" in bad.stderr

@@ -1,0 +1,132 @@
+"""`--target module:function`: your own application as the system under test."""
+
+from __future__ import annotations
+
+import textwrap
+
+from runkit import make_project, records, rows, run, run_files, use
+
+APP = """
+__version__ = "2.3.1"
+SEEN = []
+
+def answer(case):
+    SEEN.append(case)
+    return {
+        "answer": "One more Pro seat costs 45 EUR per month [doc:pricing#plans].",
+        "retrieved": [{"ref": "pricing#plans", "text": "..."}, "faq#seats"],
+        "cited": ["pricing#plans"],
+        "abstained": False,
+    }
+"""
+
+
+def _module(root, name, source):
+    (root / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+
+
+def test_a_sync_target_is_called_with_the_question_and_context_only(tmp_path, monkeypatch):
+    root = make_project(tmp_path, 2)
+    _module(root, "app_sync_a", APP)
+    use(monkeypatch, root, None)
+    assert run(target="app_sync_a:answer") == 0
+    import app_sync_a
+
+    assert sorted(c["id"] for c in app_sync_a.SEEN) == ["case-000", "case-001"]
+    assert set(app_sync_a.SEEN[0]) == {"id", "question", "context"}  # never the expectations
+    recs = records(run_files(root)[0])
+    assert recs[0]["model"] == "target/app_sync_a:answer@2.3.1"
+    assert recs[0]["target"] == {
+        "spec": "app_sync_a:answer",
+        "module": "app_sync_a",
+        "function": "answer",
+        "version": "2.3.1",
+    }
+    row = rows(run_files(root)[0])[0]
+    assert row["model"] == "target/app_sync_a:answer@2.3.1"
+    assert row["retrieved"] == ["pricing#plans", "faq#seats"]  # its own retrieval is measured
+    assert row["checks"]["retrieval_recall"]["status"] == "pass"
+
+
+def test_an_async_target_with_a_version_attribute(tmp_path, monkeypatch):
+    root = make_project(tmp_path, 1)
+    _module(
+        root,
+        "app_async_b",
+        """
+        async def answer(case):
+            return {"answer": "I do not know.", "retrieved": [], "cited": [], "abstained": True}
+        answer.version = "rag-7"
+        """,
+    )
+    use(monkeypatch, root, None)
+    assert run(target="app_async_b:answer") == 1  # it declined a question it should answer
+    row = rows(run_files(root)[0])[0]
+    assert row["model"] == "target/app_async_b:answer@rag-7"
+    assert row["status"] == "fail" and row["abstained"] is True
+    assert row["checks"]["retrieval_recall"]["score"] == 0
+
+
+def test_wrong_shapes_and_exceptions_are_error_rows_with_the_reason(tmp_path, monkeypatch):
+    root = make_project(tmp_path, 4, concurrency=1)
+    _module(
+        root,
+        "app_bad_c",
+        """
+        def answer(case):
+            n = int(case["id"].split("-")[1])
+            if n == 0:
+                return "just a string"
+            if n == 1:
+                return {"text": "no answer key"}
+            if n == 2:
+                raise RuntimeError("index offline")
+            return {"answer": "ok", "cited": "pricing#plans"}
+        """,
+    )
+    use(monkeypatch, root, None)
+    assert run(target="app_bad_c:answer") == 3
+    got = {r["case"]: r for r in rows(run_files(root)[0])}
+    assert all(r["status"] == "error" and r["score"] is None for r in got.values())
+    assert "not a dict" in got["case-000"]["error"]
+    assert "no 'answer' string" in got["case-001"]["error"]
+    assert "RuntimeError: index offline" in got["case-002"]["error"]
+    assert "cited as str, not a list" in got["case-003"]["error"]
+    assert records(run_files(root)[0])[0]["model"] == "target/app_bad_c:answer@unversioned"
+
+
+def test_a_target_that_cannot_be_imported_is_bad_input(tmp_path, monkeypatch, capsys):
+    root = make_project(tmp_path, 1)
+    use(monkeypatch, root, None)
+    assert run(target="no_such_module_d:answer") == 2
+    assert "cannot import no_such_module_d" in capsys.readouterr().err
+    assert run(target="missing-colon") == 2
+    assert not run_files(root)
+
+
+def test_a_sync_target_runs_as_many_calls_at_once_as_the_concurrency(tmp_path, monkeypatch):
+    root = make_project(tmp_path, 12, concurrency=12)
+    _module(
+        root,
+        "app_slow_e",
+        """
+        import threading, time
+        LOCK = threading.Lock()
+        NOW = [0]
+        PEAK = [0]
+
+        def answer(case):
+            with LOCK:
+                NOW[0] += 1
+                PEAK[0] = max(PEAK[0], NOW[0])
+            time.sleep(0.3)
+            with LOCK:
+                NOW[0] -= 1
+            return {"answer": "45 EUR [doc:pricing#plans]", "cited": ["pricing#plans"]}
+        """,
+    )
+    use(monkeypatch, root, None)
+    run(target="app_slow_e:answer", concurrency=12)
+    import app_slow_e
+
+    assert app_slow_e.PEAK[0] == 12  # not capped by asyncio's small default thread pool

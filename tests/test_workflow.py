@@ -1,0 +1,176 @@
+""".github/workflows/evals.yml: it parses, every task and flag it calls exists, its steps gate right."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+from casekit import INVOKE, ROOT
+
+WORKFLOW = ROOT / ".github" / "workflows" / "evals.yml"
+INSTALL = "python3 -m venv .venv && .venv/bin/pip install -e ."
+CALL = re.compile(r"\.venv/bin/invoke[ \t]+([^\n;&|>]+)")
+
+
+@cache
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text("utf-8"))
+
+
+def steps() -> list[dict]:
+    return workflow()["jobs"]["evals"]["steps"]
+
+
+def step(name: str) -> dict:
+    return next(s for s in steps() if s.get("name") == name)
+
+
+def invoke_calls() -> list[tuple[str, list[str]]]:
+    """(task, flags) for every `.venv/bin/invoke TASK --flag ...` in the workflow's scripts."""
+    calls = []
+    for s in steps():
+        for m in CALL.finditer(s.get("run", "")):
+            tokens = shlex.split(m.group(1))
+            flags = [t.split("=", 1)[0] for t in tokens[1:] if t.startswith("--")]
+            calls.append((tokens[0], flags))
+    return calls
+
+
+@cache
+def task_flags(task: str) -> set[str] | None:
+    """The flags `invoke --help TASK` lists, or None when the task does not exist."""
+    listed = subprocess.run([INVOKE, "-r", str(ROOT), "--list"], capture_output=True, text=True)
+    names = {line.split()[0] for line in listed.stdout.splitlines() if line.startswith("  ")}
+    if task not in names:
+        return None
+    helped = subprocess.run(
+        [INVOKE, "-r", str(ROOT), "--help", task], capture_output=True, text=True
+    )
+    return set(re.findall(r"(--[a-z0-9][a-z0-9-]*)", helped.stdout))
+
+
+def test_workflow_parses_and_runs_on_pull_requests_with_full_history():
+    wf = workflow()
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads a bare `on` key as true
+    assert "pull_request" in on
+    checkout = steps()[0]
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"]["fetch-depth"] == 0
+    python = next(s for s in steps() if s.get("uses", "").startswith("actions/setup-python@"))
+    assert str(python["with"]["python-version"]) == "3.11"
+    env = wf["jobs"]["evals"]["env"]
+    assert env["OPENAI_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
+    assert env["BASE_REF"] == "${{ github.base_ref }}"
+
+
+def test_install_step_is_the_readme_command():
+    assert step("Install")["run"].strip() == INSTALL
+    readme = ROOT / "README.md"
+    if readme.is_file():
+        assert INSTALL in readme.read_text("utf-8"), "README's set-up command changed"
+
+
+def test_workflow_calls_the_gate_in_order():
+    order = [task for task, _ in invoke_calls()]
+    assert order == ["validate", "fmt", "mutate", "run", "run", "diff", "review"]
+    assert ("diff", ["--a", "--b", "--format"]) in invoke_calls()
+    assert ("review", ["--base"]) in invoke_calls()
+
+
+@pytest.mark.parametrize("task,flags", invoke_calls(), ids=lambda v: str(v))
+def test_every_task_and_flag_the_workflow_calls_exists(task, flags):
+    known = task_flags(task)
+    assert known is not None, f"`invoke {task}` does not exist (yet)"
+    missing = [f for f in flags if f not in known]
+    assert not missing, f"`invoke {task}` has no {missing}"
+
+
+# --- the step scripts, run for real with a stand-in for invoke ---------------------------
+
+STUB = """#!/bin/sh
+echo "$*" >> "$CALLS"
+echo "output of $1"
+exit "${STUB_EXIT:-0}"
+"""
+
+
+def run_step(tmp_path: Path, name: str, stub_exit: int = 0, **env: str) -> tuple[int, str, str]:
+    """Run one step's script as GitHub does (bash -eo pipefail) with a stub `.venv/bin/invoke`."""
+    stub = tmp_path / ".venv" / "bin" / "invoke"
+    stub.parent.mkdir(parents=True, exist_ok=True)
+    stub.write_text(STUB)
+    stub.chmod(0o755)
+    summary = tmp_path / "summary.md"
+    summary.write_text("")
+    calls = tmp_path / "calls.log"
+    calls.write_text("")
+    script = tmp_path / "step.sh"
+    script.write_text(step(name)["run"])
+    full_env = {
+        "PATH": os.environ["PATH"],
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "RUNNER_TEMP": str(tmp_path),
+        "CALLS": str(calls),
+        "STUB_EXIT": str(stub_exit),
+        "BASE_REF": "main",
+        "PR_NUMBER": "7",
+        "OPENAI_API_KEY": "",
+        "EVAL_MODEL": "",
+        **env,
+    }
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=tmp_path,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return proc.returncode, summary.read_text(), calls.read_text()
+
+
+def test_run_step_uses_the_offline_model_without_a_key_and_tolerates_failed_cases(tmp_path):
+    code, _, calls = run_step(tmp_path, "Run the suite", stub_exit=1)
+    assert code == 0
+    assert calls.strip() == "run --label pr-7"
+    code, _, _ = run_step(tmp_path, "Run the suite", stub_exit=3)
+    assert code == 3  # a case errored: never passes silently
+
+
+def test_run_step_uses_the_pinned_model_when_the_key_is_set(tmp_path):
+    model = "openai/gpt-4o-mini@2024-07-18"
+    code, _, calls = run_step(tmp_path, "Run the suite", OPENAI_API_KEY="sk-test", EVAL_MODEL=model)
+    assert code == 0
+    assert calls.strip() == f"run --model {model} --label pr-7"
+    code, _, calls = run_step(tmp_path, "Run the suite", OPENAI_API_KEY="sk-test")
+    assert code == 2 and calls == ""
+
+
+def test_diff_step_puts_the_table_in_the_summary_and_keeps_the_exit_code(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "BASELINE").write_text("release.jsonl\n")
+    code, summary, calls = run_step(tmp_path, "Compare with the committed baseline", stub_exit=1)
+    assert code == 1  # a regression fails the job
+    assert summary == "output of diff\n"
+    assert calls.strip() == "diff --a baseline --b latest --format md"
+    code, _, _ = run_step(tmp_path, "Compare with the committed baseline", stub_exit=0)
+    assert code == 0
+
+
+def test_diff_step_without_a_baseline_warns_instead_of_failing(tmp_path):
+    code, summary, calls = run_step(tmp_path, "Compare with the committed baseline", stub_exit=1)
+    assert code == 0 and calls == ""
+    assert "No committed baseline" in summary
+
+
+def test_review_step_writes_the_summary_against_the_pr_base(tmp_path):
+    code, summary, calls = run_step(tmp_path, "Review the change to the eval")
+    assert code == 0
+    assert summary == "output of review\n"
+    assert calls.strip() == "review --base origin/main"
