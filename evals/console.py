@@ -63,6 +63,10 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
             console.print(
                 f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs", markup=False
             )
+    if summary.get("judge"):
+        from evals.verdict import coverage_line
+
+        console.print(coverage_line(summary["judge"]))
     if summary.get("cost_usd") is not None or summary.get("tokens"):
         cost, spent = summary.get("cost_usd"), summary.get("spent_usd")
         money = "unknown (no price for this model)" if cost is None else f"${cost:.4f}"

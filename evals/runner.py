@@ -15,7 +15,7 @@ from evals.cache import AnswerCache, cache_key
 from evals.case import Case
 from evals.checks import CheckResult
 from evals.cost import Budget, cost_usd, estimate_prompt_cost, price_for
-from evals.grading import checks_for, grade, outcome, results_json
+from evals.grading import grade, outcome, results_json
 from evals.providers.base import Provider, RequestProvider
 from evals.reply import ProviderError, Reply
 from evals.runfile import run_file_name, utc_now
@@ -32,6 +32,10 @@ class Grader(Protocol):
 
     #: The check name it produces, e.g. "judge"; it runs for cases whose checks list it.
     name: str
+
+    def applies_to(self, case: Case) -> bool:
+        """Whether this case gets the check (listed in its checks, or a suite-wide rule)."""
+        ...
 
     def stamp(self) -> dict[str, Any]:
         """What the run header records under `judge`."""
@@ -136,7 +140,7 @@ async def grade_reply(
     results = grade(case, reply, plan.suite.settings)
     extra: dict[str, Any] = {}
     g = plan.grader
-    if g is not None and g.name in checks_for(case):
+    if g is not None and g.applies_to(case):
         try:
             results[g.name], extra = await g.grade(case, reply)
         except Exception as exc:  # a grader that crashes is that check's error, never a score

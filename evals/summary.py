@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from evals.verdict import judge_coverage
+
 
 def empty_rate() -> dict[str, Any]:
     return {"pass": 0, "fail": 0, "error": 0, "skip": 0, "n_scored": 0, "n_total": 0, "rate": None}
@@ -106,5 +108,9 @@ def summarise(
         "spent_usd": round(sum(spent), 6) if known_cost else None,
         "cached": cached,
         "epochs": epoch_stats(rows),
+        # How many cases the judge score covers; absent when no row asked for the judge.
+        "judge": judge_coverage(rows)
+        if any("judge" in (r.get("checks") or {}) for r in rows)
+        else None,
         "elapsed_s": round(elapsed_s, 3) if elapsed_s is not None else None,
     }
