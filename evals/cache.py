@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,9 @@ def cache_key(material: dict[str, Any], epoch: int) -> str:
     """The cache key of one request: canonical JSON of its material plus the epoch, hashed."""
     blob = json.dumps({"request": material, "epoch": epoch}, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+_FIELDS = ("answer", "retrieved", "cited", "abstained", "usage", "latency_ms", "resolved_model")
 
 
 def _reply_json(reply: Reply) -> str:
@@ -66,9 +70,14 @@ class AnswerCache:
         self._batch_s = batch_s
         self.hits = 0
         self.stores = 0
+        self.write_failed = False
 
     def get(self, key: str) -> Reply | None:
-        row = self._db.execute("SELECT reply FROM answers WHERE key = ?", (key,)).fetchone()
+        """The cached reply, or None; a damaged entry or an unreadable store is a miss."""
+        try:
+            row = self._db.execute("SELECT reply FROM answers WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            row = None
         if row is None:
             for k, _, _, value in self._pending:
                 if k == key:
@@ -76,9 +85,15 @@ class AnswerCache:
                     break
         if row is None:
             return None
-        data = json.loads(row[0])
+        try:
+            data = json.loads(row[0])
+            reply = Reply(cached=True, **{k: data.get(k) for k in _FIELDS})
+        except (ValueError, TypeError, AttributeError):
+            return None
+        if not isinstance(reply.answer, str):
+            return None
         self.hits += 1
-        return Reply(cached=True, **data)
+        return reply
 
     def put(self, key: str, model: str, reply: Reply) -> None:
         """Store a successful reply (the caller never passes an error)."""
@@ -88,13 +103,22 @@ class AnswerCache:
             self.flush()
 
     def flush(self) -> None:
+        """Write the pending replies; a failed write (locked, disk full) only costs requests."""
         if self._pending:
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO answers (key, model, created, reply) VALUES (?,?,?,?)",
-                    self._pending,
-                )
+            try:
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO answers (key, model, created, reply) "
+                        "VALUES (?,?,?,?)",
+                        self._pending,
+                    )
+            except sqlite3.Error as exc:
+                if not self.write_failed:
+                    print(
+                        f"warning: answer cache not written ({self.path}: {exc})", file=sys.stderr
+                    )
+                self.write_failed = True
             self._pending.clear()
         self._last_flush = time.monotonic()
 

@@ -78,7 +78,12 @@ def read_labels(path: Path) -> dict[str, str]:
         raise InputError([Problem(str(path), "", "labels file does not exist")])
     labels: dict[str, str] = {}
     problems: list[Problem] = []
-    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+    try:
+        # utf-8-sig: a file saved by a spreadsheet or Notepad often starts with a BOM.
+        text = path.read_text("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})")]) from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         where = f"line {n}"
@@ -92,6 +97,9 @@ def read_labels(path: Path) -> dict[str, str]:
                 Problem(str(path), where, 'needs {"case": "<id>", "label": "pass"|"fail"}')
             )
             continue
+        label = rec.get("label")
+        if isinstance(label, str) and label.strip().lower() in LABELS:
+            rec["label"] = label.strip().lower()  # "PASS", " pass " are the same label
         if rec.get("label") not in LABELS:
             problems.append(
                 Problem(

@@ -69,7 +69,13 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
         console.print(coverage_line(summary["judge"]))
     if summary.get("cost_usd") is not None or summary.get("tokens"):
         cost, spent = summary.get("cost_usd"), summary.get("spent_usd")
-        money = "unknown (no price for this model)" if cost is None else f"${cost:.4f}"
+        no_usage = summary.get("n_no_usage") or 0
+        if cost is not None:
+            money = f"${cost:.4f}"
+        elif no_usage:
+            money = f"unknown ({no_usage} answer(s) came without token usage)"
+        else:
+            money = "unknown (no price for this model)"
         if cost is not None and spent is not None and spent != cost:
             money += f" (${spent:.4f} spent now; the rest came from the cache)"
         t = summary.get("tokens") or {}
@@ -78,6 +84,8 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
             if t
             else "not reported"
         )
+        if t and no_usage:
+            tokens += f" (not counting {no_usage} answer(s) without usage)"
         console.print(f"tokens: {tokens}; cost: {money}", markup=False)
     if summary.get("cached"):
         console.print(f"from the cache: {summary['cached']} of {c['total']} answer(s)")

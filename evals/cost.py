@@ -44,12 +44,19 @@ def estimate_prompt_cost(chars: int, price: Price | None) -> float | None:
 
 @dataclass
 class Budget:
-    """`--max-cost`: refuses to start a case once spent + in flight + next would pass the cap."""
+    """`--max-cost`: refuses to start a case once spent + in flight + next would pass the cap.
+
+    A reply that reports no token usage still cost something: it is charged at the mean
+    cost per case so far (the prompt-size floor before any), so an endpoint that omits
+    `usage` cannot run past the cap unseen.
+    """
 
     max_usd: float
     spent: float = 0.0
     in_flight: int = 0
     done: int = 0
+    #: Replies charged at the estimate because the endpoint reported no usage.
+    estimated: int = 0
 
     def mean(self, floor: float) -> float:
         """The expected cost of one more case: the mean so far, else the prompt-size floor."""
@@ -62,9 +69,13 @@ class Budget:
     def started(self) -> None:
         self.in_flight += 1
 
-    def finished(self, cost: float | None, *, counted: bool) -> None:
+    def finished(self, cost: float | None, *, counted: bool, floor: float = 0.0) -> None:
         """Record a finished case; cached answers and errors cost nothing this time."""
         self.in_flight -= 1
-        if counted and cost is not None:
-            self.spent += cost
-            self.done += 1
+        if not counted:
+            return
+        if cost is None:
+            cost = self.mean(floor)
+            self.estimated += 1
+        self.spent += cost
+        self.done += 1

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import sqlite3
+import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -70,16 +72,23 @@ class VerdictCache:
         )
 
     def get(self, key: str) -> dict[str, Any] | None:
-        row = self._db.execute(
-            "SELECT verdict FROM judge_verdicts WHERE key = ?", (key,)
-        ).fetchone()
-        return json.loads(row[0]) if row else None
+        """The cached verdict, or None (a damaged entry is a miss: the judge is asked again)."""
+        try:
+            row = self._db.execute(
+                "SELECT verdict FROM judge_verdicts WHERE key = ?", (key,)
+            ).fetchone()
+            hit = json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+        return hit if isinstance(hit, dict) else None
 
     def put(self, key: str, verdict: dict[str, Any]) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO judge_verdicts (key, verdict) VALUES (?, ?)",
-            (key, json.dumps(verdict, ensure_ascii=False)),
-        )
+        """Store a valid verdict; a failed write only costs a request next time."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute(
+                "INSERT OR REPLACE INTO judge_verdicts (key, verdict) VALUES (?, ?)",
+                (key, json.dumps(verdict, ensure_ascii=False)),
+            )
 
     def close(self) -> None:
         self._db.close()
@@ -105,17 +114,19 @@ def _error_message(body: object) -> str | None:
     return said if isinstance(said, str) and said.strip() else None
 
 
-def _describe_failure(exc: Exception) -> str:
+def _describe_failure(exc: Exception, retries: int | None = None) -> str:
     """A transport failure in one line, without anything the request carried (keys, bodies)."""
     name = type(exc).__name__
+    # The SDK has already retried timeouts, 429, 5xx and dropped connections this often.
+    tries = f" after {retries} retries" if retries else ""
     if isinstance(exc, openai.APIStatusError):
         said = _error_message(exc.body)
         tail = f": {_redacted(said)}" if said else ""
-        return f"judge request failed: HTTP {exc.status_code} ({name}){tail}"
+        return f"judge request failed{tries}: HTTP {exc.status_code} ({name}){tail}"
     if isinstance(exc, openai.APITimeoutError):
-        return f"judge request failed: timed out ({name})"
+        return f"judge request failed{tries}: timed out ({name})"
     if isinstance(exc, openai.APIConnectionError):
-        return f"judge request failed: connection error ({name})"
+        return f"judge request failed{tries}: connection error ({name})"
     return f"judge request failed: {name}: {str(exc)[:200]}"
 
 
@@ -132,7 +143,13 @@ def _content(resp: Any) -> tuple[str | None, str | None]:
     refusal = getattr(message, "refusal", None)
     if refusal:
         return None, f"the judge refused: {str(refusal)[:200]}"
-    return getattr(message, "content", None), None
+    content = getattr(message, "content", None)
+    if isinstance(content, list):  # some gateways send text parts: [{"type": "text", ...}]
+        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        content = "".join(t for t in texts if isinstance(t, str))
+    if content is not None and not isinstance(content, str):
+        return None, f"the reply's content is {type(content).__name__}, not text"
+    return content, None
 
 
 class Judge:
@@ -221,7 +238,11 @@ class Judge:
                     response_format=self.response_format,  # type: ignore[arg-type]
                 )
             except openai.APIError as exc:  # the SDK has already retried what can be retried
-                return JudgeOutcome(None, _with_history(_describe_failure(exc), problems), attempt)
+                retries = getattr(self.client, "max_retries", None)
+                if not isinstance(exc, openai.APIStatusError | openai.APIConnectionError):
+                    retries = None  # a body the SDK could not read was not retried by it
+                why = _with_history(_describe_failure(exc, retries), problems)
+                return JudgeOutcome(None, self._mask(why), attempt)
             except Exception as exc:  # an unreadable response body: ask again, unchanged
                 problems.append(f"attempt {attempt}: unreadable response ({type(exc).__name__})")
                 continue
@@ -231,7 +252,10 @@ class Judge:
                 problems.append(f"attempt {attempt}: {missing}")
                 continue
             verdict, problem = check_reply(content, self.schema)
+            problem = self._mask(problem)
             if verdict is not None:
+                # A server that echoes request headers must not put the key in a run file.
+                verdict["reasoning"] = self._mask(verdict["reasoning"])
                 if self.cache is not None:
                     self.cache.put(key, verdict)
                 return JudgeOutcome(verdict, None, attempt)
@@ -242,7 +266,12 @@ class Judge:
                 {"role": "user", "content": retry_message(problem, self.scale)},
             ]
         error = f"no valid verdict after {self.max_attempts} attempts: " + "; ".join(problems)
-        return JudgeOutcome(None, error, self.max_attempts)
+        return JudgeOutcome(None, self._mask(error), self.max_attempts)
+
+    def _mask(self, text: str) -> str:
+        """`text` with the endpoint's API key replaced by `***`."""
+        key = getattr(self.client, "api_key", None)
+        return text.replace(key, "***") if isinstance(key, str) and len(key) >= 4 else text
 
     async def grade(self, case: Case, reply: Reply) -> tuple[CheckResult, dict[str, Any]]:
         """The `judge` check and the row fields: judge, needs_review, review_reasons."""
@@ -305,9 +334,18 @@ def make_judge(model: str, suite: Suite, settings: Settings, use_cache: bool = T
         prompt=prompt,
         max_attempts=_max_attempts(settings),
         temperature=float(temperature),
-        cache=VerdictCache(settings.cache_path) if use_cache else None,
+        cache=_open_cache(settings.cache_path) if use_cache else None,
         endpoint=base_url,
     )
+
+
+def _open_cache(path: Path) -> VerdictCache | None:
+    """The verdict cache, or None with a warning: a broken cache costs requests, not the run."""
+    try:
+        return VerdictCache(path)
+    except (OSError, sqlite3.Error) as exc:
+        print(f"warning: judge verdict cache off ({path}: {exc})", file=sys.stderr)
+        return None
 
 
 def _family(model: str) -> str:

@@ -20,6 +20,8 @@ from evals.summary import summarise
 #: Header fields that must agree; `settings` is compared without what differs per shard.
 SAME = ("model", "prompt_sha", "provider", "target", "judge", "sealed", "suite")
 PER_SHARD_SETTINGS = ("concurrency", "shard", "max_cost_usd", "cache")
+#: Cases named per pair of clashing files before the rest are only counted.
+_MAX_LISTED = 5
 
 
 def comparable_settings(header: dict[str, Any]) -> dict[str, Any]:
@@ -88,14 +90,33 @@ def check_mergeable(runs: list[RunFile]) -> list[Problem]:
                 Problem(str(r.path), "summary", f"not complete ({why}): resume it first")
             )
     owner: dict[tuple[str, int], Path] = {}
+    seen_files: set[Path] = set()
     for r in runs:
+        same = r.path.resolve()
+        if same in seen_files:
+            problems.append(Problem(str(r.path), "", "the same file is given twice"))
+            continue
+        seen_files.add(same)
+        clashes: dict[Path, list[tuple[str, int]]] = {}
         for row in r.rows:
             key = (row["case"], row.get("epoch", 0))
             if key in owner:
-                problems.append(
-                    Problem(str(r.path), f"case {key[0]}", f"also in {owner[key]} (epoch {key[1]})")
-                )
+                clashes.setdefault(owner[key], []).append(key)
             owner[key] = r.path
+        for other, keys in clashes.items():
+            # A few names say what is wrong; hundreds would bury the other problems.
+            for cid, epoch in keys[:_MAX_LISTED]:
+                problems.append(
+                    Problem(str(r.path), f"case {cid}", f"also in {other} (epoch {epoch})")
+                )
+            if len(keys) > _MAX_LISTED:
+                problems.append(
+                    Problem(
+                        str(r.path),
+                        "",
+                        f"and {len(keys) - _MAX_LISTED} more case(s) also in {other}",
+                    )
+                )
     return problems
 
 

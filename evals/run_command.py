@@ -154,6 +154,12 @@ def _selected(suite: Suite, sel: dict[str, Any]) -> list[Case]:
 
 def _run_one(plan: RunPlan) -> RunResult:
     done = len(plan.resume.rows) if plan.resume else 0
+    epochs = f" x {plan.epochs} epochs" if plan.epochs > 1 else ""
+    print(
+        f"running {len(plan.cases)} case(s){epochs} of {plan.suite.path} on {plan.provider.model} "
+        f"(prompt {plan.suite.prompt_sha()[:7]})",
+        flush=True,
+    )
     progress = RunProgress(len(plan.cases) * plan.epochs - done)
     # Everything loaded so far (modules, cases) lives for the whole run: moving it out of
     # the collector's sight, and collecting young objects less often, saves the CPU that
@@ -178,6 +184,13 @@ def _check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:
             f"--max-cost: no price for {model!r} in [tool.evals.prices] "
             "(USD per million input and output tokens), so its cost cannot be estimated"
         )
+
+
+EXIT_MEANING = {
+    EXIT_OK: "exit 0: every case passed",
+    EXIT_FAIL: "exit 1: some case failed (its failed checks are named above)",
+    EXIT_ERROR: "exit 3: some case errored or the run stopped early (errors are never scored)",
+}
 
 
 def worst(codes: list[int]) -> int:
@@ -240,7 +253,9 @@ def cmd_run(opts: RunOptions) -> int:
             max_cost=opts.max_cost,
         )
         codes.append(exit_code(_run_one(plan).summary))
-    return worst(codes)
+    code = worst(codes)
+    print(EXIT_MEANING[code])
+    return code
 
 
 def _provider_for_resume(opts: RunOptions, header: dict[str, Any], cfg: Settings) -> Provider:
@@ -317,7 +332,9 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         concurrency=opts.concurrency or int(settings.get("concurrency") or cfg.concurrency),
         epochs=int(settings.get("epochs", 1)),
         grader=grader,
-        use_cache=not opts.no_cache,
+        # A run started with --no-cache stays fresh when resumed: its answers must not mix
+        # with answers cached by other runs.
+        use_cache=not opts.no_cache and settings.get("cache") is not False,
         cache_path=cfg.cache_path,
         prices=cfg.prices,
         max_cost=opts.max_cost,

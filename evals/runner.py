@@ -263,12 +263,18 @@ class _Work:
         b = self.budget
         if b is None:
             return await coro
-        if self.stopped or not b.may_start(estimate_prompt_cost(chars, self.price) or 0.0):
+        floor = estimate_prompt_cost(chars, self.price) or 0.0
+        if self.stopped or not b.may_start(floor):
             coro.close()
             if not self.stopped:
+                guessed = (
+                    f", {b.estimated} reply(ies) without token usage charged at the mean"
+                    if b.estimated
+                    else ""
+                )
                 self.stopped = (
                     f"budget: the next case would take the estimated cost past "
-                    f"${b.max_usd:g} (spent ${b.spent:.4f})"
+                    f"${b.max_usd:g} (spent ${b.spent:.4f}{guessed})"
                 )
             return None
         b.started()
@@ -277,7 +283,7 @@ class _Work:
         except BaseException:
             b.finished(None, counted=False)
             raise
-        b.finished(cost_usd(reply.usage, self.price), counted=True)
+        b.finished(cost_usd(reply.usage, self.price), counted=True, floor=floor)
         return reply
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from evals.verdict import judge_coverage
 
+_TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
+
 
 def empty_rate() -> dict[str, Any]:
     return {"pass": 0, "fail": 0, "error": 0, "skip": 0, "n_scored": 0, "n_total": 0, "rate": None}
@@ -85,12 +87,20 @@ def summarise(
         for k, v in (r.get("usage") or {}).items():
             if isinstance(v, int):
                 tokens[k] += v
-    priced = [r for r in rows if r["status"] != "error" or r.get("usage")]
+    # Rows with an answer: all but provider failures (a check or the judge may still have
+    # errored on an answer that was paid for).
+    priced = [r for r in rows if r["status"] != "error" or r.get("usage") or r.get("checks")]
     costs = [r.get("cost_usd") for r in priced]
     known_cost = all(c is not None for c in costs) and bool(costs)
     # What this run paid: answers from the cache cost nothing again.
     spent = [r["cost_usd"] for r in priced if not r.get("cached")] if known_cost else []
     cached = sum(1 for r in rows if r.get("cached"))
+    # Answers whose endpoint reported no token counts: the token totals leave them out.
+    no_usage = sum(
+        1
+        for r in priced
+        if not all(isinstance((r.get("usage") or {}).get(k), int) for k in _TOKEN_KEYS)
+    )
     return {
         "kind": "summary",
         "run_id": run_id,
@@ -103,6 +113,7 @@ def summarise(
         "checks": check_rates(rows),
         "categories": category_rates(rows),
         "tokens": dict(tokens) or None,
+        "n_no_usage": no_usage,
         # An unknown price anywhere makes the total unknown, never a silent undercount.
         "cost_usd": round(sum(costs), 6) if known_cost else None,
         "spent_usd": round(sum(spent), 6) if known_cost else None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -133,12 +134,23 @@ def _describe(e: jsonschema.ValidationError) -> str:
     return f"{where}: {e.message[:200]}"
 
 
+# A reply that is one fenced block and nothing else, as servers without structured output
+# often send; the object inside is still validated like any other reply.
+_FENCED = re.compile(r"\A```(?:json|JSON)?[ \t]*\r?\n(.*?)\r?\n[ \t]*```\Z", re.DOTALL)
+
+
+def unfence(content: str) -> str:
+    """The JSON inside a reply that is exactly one ```json fenced block; else the reply as is."""
+    m = _FENCED.match(content.strip())
+    return m.group(1) if m else content
+
+
 def check_reply(content: str | None, schema: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """Parse and validate one judge reply: (verdict, "") or (None, what was wrong)."""
     if content is None or not content.strip():
         return None, "the reply was empty"
     try:
-        data = json.loads(content)
+        data = json.loads(unfence(content))
     except json.JSONDecodeError as exc:
         return (
             None,

@@ -18,7 +18,7 @@ Use it as a context manager (or the ``openai_server`` pytest fixture in conftest
 What a request gets, in this order:
 
 1. the next item of the per-call queue, if any (``enqueue(*items)``), where an item is
-   a ``str`` (the reply's content), a ``Scripted(content, model=, usage=, latency_ms=)``
+   a ``str`` (the reply's content), a ``Scripted(content, model=, usage=, latency_ms=, finish_reason=)``
    or a ``Fault``;
 2. otherwise, with probability ``fault_rate`` (seeded by ``seed``), a fault drawn from
    ``fault_kinds``;
@@ -74,10 +74,12 @@ FAULT_KINDS = ("rate_limit", "server_error", "unavailable", "slow", "drop", "mal
 class Scripted:
     """A normal reply: its content, and optionally the reported model, usage and latency."""
 
-    content: str
+    #: Usually text; None or a list of parts to mimic servers that send those.
+    content: str | list[dict[str, Any]] | None
     model: str | None = None
     usage: dict[str, int] | None = None
     latency_ms: float | None = None
+    finish_reason: str = "stop"
 
 
 @dataclass
@@ -369,7 +371,10 @@ class OpenAIServer:
             model = str(body.get("model", "unknown"))
         usage = reply.usage
         if usage is None:
-            p, c = _prompt_words(body), _words(reply.content)
+            p, c = (
+                _prompt_words(body),
+                _words(reply.content if isinstance(reply.content, str) else ""),
+            )
             usage = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
         return json.dumps(
             {
@@ -381,7 +386,7 @@ class OpenAIServer:
                     {
                         "index": 0,
                         "message": {"role": "assistant", "content": reply.content},
-                        "finish_reason": "stop",
+                        "finish_reason": reply.finish_reason,
                     }
                 ],
                 "usage": usage,

@@ -99,3 +99,34 @@ def test_a_corrupt_cache_file_warns_and_the_run_goes_on(
     openai_server.responder = lambda body: GOOD
     assert run() == 0
     assert "answer cache off" in capsys.readouterr().err
+
+
+def test_a_damaged_cache_entry_is_a_miss_not_an_error(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    db = sqlite3.connect(root / ".evals-cache" / "cache.sqlite")
+    with db:
+        db.execute("UPDATE answers SET reply = 'not json {'")
+    db.close()
+    assert run() == 0  # asked again: a damaged entry never becomes an error row
+    last = run_files(root)[-1]
+    assert all(r["status"] == "pass" and not r["cached"] for r in rows(last))
+    assert len(openai_server.chat_requests) == 4
+
+
+def test_a_cache_that_cannot_be_written_costs_requests_not_answers(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 3)
+    use(monkeypatch, root, openai_server.base_url)
+    (root / ".evals-cache").mkdir()
+    db = sqlite3.connect(root / ".evals-cache" / "cache.sqlite")
+    # A view by the table's name: reads work, every write fails.
+    db.execute("CREATE VIEW answers AS SELECT '' AS key, '' AS model, 0 AS created, '' AS reply")
+    db.close()
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    assert all(r["status"] == "pass" for r in rows(run_files(root)[0]))
+    assert capsys.readouterr().err.count("answer cache not written") == 1

@@ -320,3 +320,21 @@ def test_calibrate_judges_a_runs_drafts_now_with_judge(
     assert "Cohen's kappa: 1.000" in proc.stdout
     sent = [r.body["messages"][1]["content"] for r in openai_server.chat_requests]
     assert sorted("draft of a" in s for s in sent) == [False, True]
+
+
+def test_labels_saved_with_a_bom_windows_line_ends_and_capitals_are_read(
+    tmp_path: Path, calib: Callable[..., Result]
+) -> None:
+    make_project(tmp_path, [good_case()])
+    run = write_run(tmp_path / "runs", {"a": v(5), "b": v(2, ok=False)})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_bytes(
+        b'\xef\xbb\xbf{"case": "a", "label": "PASS"}\r\n{"case": "b", "label": " Fail "}\r\n'
+    )
+    proc = calib(run=str(run), labels=str(labels))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "agreement: 100.0% (2/2)" in proc.stdout and "Cohen's kappa: 1.000" in proc.stdout
+    labels.write_bytes(b'{"case": "a", "label": "pass"}\n\xff\xfe broken\n')
+    proc = calib(run=str(run), labels=str(labels))
+    assert proc.returncode == 2 and "not UTF-8 text" in proc.stderr
+    assert "Traceback" not in proc.stderr

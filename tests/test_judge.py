@@ -133,7 +133,7 @@ def test_a_timeout_is_an_error_after_the_sdk_retries_and_never_scored(
     openai_server.enqueue(Fault.slow(2.0), Fault.slow(2.0))
     result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
     assert result.status == "error" and result.score is None
-    assert "timed out" in result.detail
+    assert "timed out" in result.detail and "after 1 retries" in result.detail
     assert len(openai_server.chat_requests) == 2  # first try + one SDK retry
     assert extra["judge"]["verdict"] is None and extra["needs_review"] is True
 
@@ -160,6 +160,76 @@ def test_a_malformed_body_or_no_choices_is_asked_again_unchanged(
 
 
 # -- valid verdicts ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "score"),
+    [
+        ("```json\n" + verdict(score=4) + "\n```", 4),  # one fenced block, nothing else
+        ("```\r\n" + verdict(score=2) + "\r\n```\n", 2),
+        ("\n\n   " + json.dumps(json.loads(verdict(score=5)), indent=4) + "  \n", 5),
+        ('{"score": 4.0, "grounded": true, "rubric_met": true, "reasoning": "ok"}', 4),
+    ],
+)
+def test_a_fenced_or_padded_verdict_and_an_integral_float_score_are_valid(
+    project: Path,
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    reply: str,
+    score: int,
+) -> None:
+    openai_server.responder = lambda body: reply
+    result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
+    assert result.status in ("pass", "fail") and result.score == (score - 1) / 4
+    assert extra["judge"]["verdict"]["score"] == score
+    assert isinstance(extra["judge"]["verdict"]["score"], int)
+    assert extra["judge"]["attempts"] == 1
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Here is my verdict:\n```json\n" + verdict(score=4) + "\n```",  # prose around it
+        "```json\n" + verdict(score=7) + "\n```",  # fenced but out of range
+        "```json\n" + verdict(score=4) + "\n```\n```json\n" + verdict(score=1) + "\n```",
+        '{"score": 4.5, "grounded": true, "rubric_met": true, "reasoning": "ok"}',
+        '{"score": true, "grounded": true, "rubric_met": true, "reasoning": "ok"}',
+        '{"score": NaN, "grounded": true, "rubric_met": true, "reasoning": "ok"}',
+        '{"score": 4, "grounded": "yes", "rubric_met": true, "reasoning": "ok"}',
+        '{"score": 4, "grounded": true, "rubric_met": true, "reasoning": ""}',
+        "[" + verdict(score=4) + "]",
+    ],
+)
+def test_nothing_outside_the_schema_is_ever_scored(
+    project: Path,
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    reply: str,
+) -> None:
+    openai_server.responder = lambda body: reply
+    result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
+    assert (result.status, result.score) == ("error", None)
+    assert extra["judge"]["verdict"] is None and extra["needs_review"] is True
+
+
+def test_a_server_echoing_the_key_gets_it_masked_in_verdicts_and_errors(
+    project: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-test-not-a-secret"
+    openai_server.enqueue(
+        f"not json, your key is {key}",
+        f"still not json {key}",
+        verdict(score=4, reasoning=f"Authorization: Bearer {key}"),
+    )
+    result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
+    assert result.status == "pass"
+    assert key not in json.dumps(extra) and "Bearer ***" in extra["judge"]["verdict"]["reasoning"]
+    openai_server.reset()
+    openai_server.responder = lambda body: f"never json {key}"
+    result, extra = grade(
+        make(project, openai_server, monkeypatch, cache=False), load_case(project)
+    )
+    assert result.status == "error" and key not in result.detail and "***" in result.detail
 
 
 def test_a_long_reasoning_is_accepted_and_scored(
@@ -502,3 +572,51 @@ def test_a_case_file_with_a_rubric_but_no_judge_prompt_is_refused_up_front(
     assert "judge_prompt.txt is missing" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not openai_server.chat_requests
+
+
+def test_a_broken_verdict_cache_warns_and_the_judge_still_judges(
+    project: Path,
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cache = load_settings(project.parent).cache_path
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(b"not a database " * 100)
+    openai_server.responder = lambda body: verdict(score=4)
+    result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
+    assert (result.status, result.score) == ("pass", 0.75)
+    assert "judge verdict cache off" in capsys.readouterr().err
+
+
+def test_a_damaged_cached_verdict_is_asked_again_not_an_error(
+    project: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    openai_server.responder = lambda body: verdict(score=4)
+    grade(make(project, openai_server, monkeypatch), load_case(project))
+    db = sqlite3.connect(load_settings(project.parent).cache_path)
+    with db:
+        db.execute("UPDATE judge_verdicts SET verdict = 'not json'")
+    db.close()
+    result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
+    assert (result.status, result.score) == ("pass", 0.75) and extra["judge"]["cached"] is False
+    assert len(openai_server.chat_requests) == 2
+
+
+def test_a_verdict_sent_as_text_parts_is_read_and_a_non_text_content_is_retried(
+    project: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = verdict(score=5)
+    parts = [{"type": "text", "text": text[:10]}, {"type": "text", "text": text[10:]}]
+    openai_server.enqueue(Scripted(parts))
+    result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
+    assert (result.status, result.score) == ("pass", 1.0)
+    openai_server.reset()
+    openai_server.responder = lambda body: Scripted({"score": 5})  # type: ignore[arg-type]
+    result, extra = grade(
+        make(project, openai_server, monkeypatch, cache=False), load_case(project)
+    )
+    assert (result.status, result.score) == ("error", None)
+    assert "not text" in result.detail and extra["judge"]["attempts"] == 3

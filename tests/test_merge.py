@@ -83,10 +83,31 @@ def test_merge_refuses_different_stamps_missing_shards_and_overwrites(
         raise AssertionError("merged a shard with itself")
     except InputError as exc:
         text = "\n".join(exc.lines())
-        assert "given twice" in text and "2/2 missing" in text and "also in" in text
+        assert "the same file is given twice" in text and "2/2 missing" in text
+        assert "also in" not in text  # one line for the repeated file, not one per case
     (root / "taken.jsonl").write_text("x\n")
     try:
         merge_runs([a, b], root / "taken.jsonl")
         raise AssertionError("overwrote a file")
     except InputError as exc:
         assert "already exists" in "\n".join(exc.lines())
+
+
+def test_two_runs_of_the_same_shard_name_a_few_clashing_cases_and_count_the_rest(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 14)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    run(shard="1/1", label="first")
+    run(shard="1/1", label="again")
+    a, b = run_files(root)
+    try:
+        merge_runs([a, b], root / "m.jsonl")
+        raise AssertionError("merged two runs of the same shard")
+    except InputError as exc:
+        lines = exc.lines()
+    assert sum("given twice" in x for x in lines) == 1
+    assert sum(": also in " in x for x in lines) == 5
+    assert any("and 9 more case(s) also in" in x for x in lines)
+    assert not (root / "m.jsonl").exists()

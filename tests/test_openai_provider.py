@@ -191,3 +191,138 @@ def test_timeout_and_retries_flags_override_the_project_settings(
     assert len(openai_server.chat_requests) == 1
     stamp = records(run_files(root)[0])[0]["settings"]["provider"]
     assert stamp["timeout_s"] == 0.3 and stamp["max_retries"] == 0
+
+
+def test_a_malformed_body_that_clears_is_asked_again_and_the_case_scored(
+    tmp_path, monkeypatch, openai_server
+):
+    # The SDK retries failed HTTP exchanges only; a 200 that is not a chat completion
+    # (a proxy's error page, a truncated body) is asked again within the same retry budget.
+    root = make_project(tmp_path, 1, max_retries=2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.enqueue(Fault.malformed(), Fault.no_choices(), GOOD)
+    assert run() == 0
+    (row,) = rows(run_files(root)[0])
+    assert row["status"] == "pass" and row["error"] is None
+    assert len(openai_server.chat_requests) == 3
+
+
+def test_a_malformed_body_that_persists_is_an_error_after_the_retries(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 1, max_retries=1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.enqueue(Fault.malformed(), Fault.malformed(), GOOD)
+    assert run() == 3
+    (row,) = rows(run_files(root)[0])
+    assert row["status"] == "error" and row["score"] is None
+    assert "not JSON" in row["error"] and "after 1 retries" in row["error"]
+    assert len(openai_server.chat_requests) == 2
+
+
+def test_a_server_echoing_the_key_in_its_answer_gets_it_masked_in_every_file(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: Scripted(
+        f"{GOOD} (auth: Bearer {API_KEY})", model=f"proxy-{API_KEY}"
+    )
+    run()
+    out = capsys.readouterr()
+    files = [*run_files(root), *(root / ".evals-cache").glob("*")]
+    for f in files:
+        assert API_KEY.encode() not in f.read_bytes(), f
+    assert API_KEY not in out.out and API_KEY not in out.err
+    (row,) = rows(run_files(root)[0])
+    assert "Bearer ***" in row["draft"] and row["resolved_model"] == "proxy-***"
+
+
+def test_an_answer_cut_at_the_token_limit_is_scored_with_one_warning(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: Scripted(GOOD[:25], finish_reason="length")
+    assert run() in (0, 1)
+    assert all(r["status"] in ("pass", "fail") for r in rows(run_files(root)[0]))
+    assert capsys.readouterr().err.count('finish_reason "length"') == 1
+
+
+def test_a_null_content_is_an_error_row_naming_the_finish_reason(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 1, max_retries=3)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: Scripted(None, finish_reason="content_filter")
+    assert run() == 3
+    (row,) = rows(run_files(root)[0])
+    assert row["score"] is None and "(finish_reason: content_filter)" in row["error"]
+    assert len(openai_server.chat_requests) == 1  # a deliberate empty answer is not asked again
+
+
+def test_bad_bodies_and_http_faults_share_one_retry_budget(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 1, max_retries=2)
+    use(monkeypatch, root, openai_server.base_url)
+    # try 1: a bad body; try 2: a 500 retried by the SDK (try 3), which is the last one.
+    openai_server.enqueue(
+        Fault.malformed(), Fault.server_error(), Fault.server_error(), Fault.server_error(), GOOD
+    )
+    assert run() == 3
+    (row,) = rows(run_files(root)[0])
+    assert row["status"] == "error" and "HTTP 500" in row["error"]
+    assert len(openai_server.chat_requests) == 3
+
+
+def test_a_refused_request_is_not_said_to_be_retried(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 1, max_retries=3)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.enqueue(Fault.http(404, "no such model"), GOOD)
+    assert run() == 3
+    (row,) = rows(run_files(root)[0])
+    assert row["error"].startswith("HTTP 404: ") and "retries" not in row["error"]
+    assert len(openai_server.chat_requests) == 1  # the SDK does not retry a 404
+
+
+def test_token_counts_that_are_not_counts_give_no_usage_and_no_cost(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 1, price=(1.0, 2.0))
+    use(monkeypatch, root, openai_server.base_url)
+    bad = {"prompt_tokens": -50, "completion_tokens": True, "total_tokens": "7"}
+    openai_server.responder = lambda body: Scripted(GOOD, usage=bad)
+    assert run() == 0
+    (row,) = rows(run_files(root)[0])
+    assert row["usage"] is None and row["cost_usd"] is None
+
+
+def test_credentials_in_the_endpoint_url_never_reach_the_run_header():
+    from evals.providers.openai_compat import redact_url
+
+    assert redact_url("https://u:pw@gw.example/v1") == "https://gw.example/v1"
+    assert redact_url("https://gw.example:8443/v1?api-key=s3cret&x=1") == (
+        "https://gw.example:8443/v1?api-key=***&x=***"
+    )
+    assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+
+
+def test_content_given_as_text_parts_is_joined_into_the_answer():
+    from evals.providers.openai_compat import parse_completion
+
+    body = {
+        "model": "m",
+        "choices": [
+            {
+                "message": {
+                    "content": [
+                        {"type": "text", "text": "One more seat "},
+                        {"type": "image_url", "image_url": {"url": "x"}},
+                        {"type": "text", "text": "costs 45 EUR."},
+                    ]
+                },
+                "finish_reason": "stop",
+            }
+        ],
+    }
+    content, usage, model, finish = parse_completion(json.dumps(body).encode())
+    assert (content, usage, model, finish) == ("One more seat costs 45 EUR.", None, "m", "stop")

@@ -167,3 +167,20 @@ def test_resume_refuses_a_changed_case_that_had_no_row_yet(
     write_case(root, case(2, question="Changed before it ever ran?"))
     assert run(resume=str(path), models=[]) == 2
     assert "/suite_digest: the selected cases differ" in capsys.readouterr().err
+
+
+def test_a_run_started_with_no_cache_stays_uncached_when_resumed(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 6, concurrency=1, price=(1000.0, 1000.0))
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0  # fills the cache with every answer
+    assert run(no_cache=True, max_cost=0.12) == 3  # fresh answers, stopped by the budget
+    path = run_files(root)[-1]
+    kept = len(rows(path))
+    before = len(openai_server.chat_requests)
+    assert run(resume=str(path), models=[]) == 0
+    assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(6)]
+    assert not any(r["cached"] for r in rows(path))
+    assert len(openai_server.chat_requests) - before == 6 - kept

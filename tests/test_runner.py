@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import jsonschema
-from openai_server import OpenAIServer
+from openai_server import OpenAIServer, Scripted
 from runkit import API_KEY, GOOD, MODEL, WRONG, make_project, records, rows, run, run_files, use
 
 from evals.progress import RunProgress
@@ -187,3 +187,48 @@ def test_invoke_run_takes_model_twice_and_epochs_from_the_command_line(tmp_path,
         timeout=60,
     )
     assert bad.returncode == 2 and "not date-pinned" in bad.stderr
+
+
+def test_max_cost_charges_replies_without_usage_at_the_mean_and_still_stops(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 8, concurrency=1, price=(1000.0, 1000.0))
+    use(monkeypatch, root, openai_server.base_url)
+    # The first reply reports its tokens (~$0.05); the rest report none, as some servers do.
+    openai_server.enqueue(GOOD)
+    openai_server.responder = lambda body: Scripted(GOOD, usage={})
+    assert run(max_cost=0.12) == 3
+    (path,) = run_files(root)
+    s = records(path)[-1]
+    assert s["completed"] is False and "without token usage" in s["stopped_reason"]
+    assert 2 <= len(rows(path)) <= 3
+    assert s["cost_usd"] is None  # the true cost is unknown: never a silent undercount
+    assert s["n_no_usage"] == len(rows(path)) - 1
+    out = capsys.readouterr().out
+    assert "came without token usage" in out and "no price" not in out
+
+
+def test_an_answer_without_usage_whose_check_errored_still_makes_the_cost_unknown():
+    from evals.summary import summarise
+
+    def row(status, usage, cost, checks):
+        return {
+            "case": "c",
+            "status": status,
+            "score": None if status == "error" else 1.0,
+            "usage": usage,
+            "cost_usd": cost,
+            "checks": checks,
+        }
+
+    usage = {"prompt_tokens": 10, "completion_tokens": 5}
+    judged_error = {"judge": {"status": "error", "score": None, "detail": "no verdict"}}
+    rows_ = [
+        row("pass", usage, 0.01, {"x": {"status": "pass", "score": 1.0, "detail": ""}}),
+        row("error", None, None, judged_error),  # answered (no usage reported), judge failed
+        row("error", None, None, {}),  # the endpoint failed: nothing was answered
+    ]
+    s = summarise(rows_, completed=True)
+    assert s["cost_usd"] is None and s["n_no_usage"] == 1
+    s = summarise([rows_[0], rows_[2]], completed=True)
+    assert s["cost_usd"] == 0.01 and s["n_no_usage"] == 0

@@ -130,3 +130,25 @@ def test_a_sync_target_runs_as_many_calls_at_once_as_the_concurrency(tmp_path, m
     import app_slow_e
 
     assert app_slow_e.PEAK[0] == 12  # not capped by asyncio's small default thread pool
+
+
+def test_a_target_calling_sys_exit_is_that_cases_error_and_the_run_goes_on(tmp_path, monkeypatch):
+    root = make_project(tmp_path, 2, concurrency=1)
+    _module(
+        root,
+        "app_exit_d",
+        """
+        import sys
+
+        def answer(case):
+            if case["id"] == "case-000":
+                sys.exit(4)
+            return {"answer": "x", "retrieved": [], "cited": [], "abstained": False}
+        """,
+    )
+    use(monkeypatch, root, None)
+    assert run(target="app_exit_d:answer") == 3
+    got = {r["case"]: r for r in rows(run_files(root)[0])}
+    assert got["case-000"]["status"] == "error" and got["case-000"]["score"] is None
+    assert "SystemExit: 4" in got["case-000"]["error"]
+    assert got["case-001"]["status"] in ("pass", "fail")

@@ -6,6 +6,7 @@ is a ProviderError whose reason never contains the API key.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -24,13 +25,22 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def redact_url(url: str) -> str:
-    """The URL without any user:password part."""
+    """The URL without any user:password part, and with every query value masked.
+
+    Some gateways take the key in the query string (`?api-key=...`); it must not reach a
+    run header or a cache key.
+    """
     parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
+    query = "&".join(
+        f"{item.partition('=')[0]}=***" if "=" in item else item
+        for item in parts.query.split("&")
+        if item
+    )
+    if parts.username is None and parts.password is None and query == parts.query:
         return url
     host = parts.hostname or ""
     netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _value(v: Any) -> str:
@@ -74,30 +84,43 @@ def same_model(pinned: str, resolved: str) -> bool:
     return False
 
 
-def parse_completion(raw: bytes) -> tuple[str, dict[str, int] | None, str | None]:
-    """Content, usage and reported model of a chat completion; ProviderError when malformed."""
+class MalformedBody(ProviderError):
+    """A body that is not a chat completion at all (garbage, no choices): worth asking again."""
+
+
+def parse_completion(raw: bytes) -> tuple[str, dict[str, int] | None, str | None, str | None]:
+    """Content, usage, reported model and finish reason; ProviderError when malformed."""
     try:
         data = json.loads(raw)
     except ValueError:
         snippet = raw[:80].decode("utf-8", "replace")
-        raise ProviderError(f"malformed reply: the body is not JSON ({snippet!r})") from None
+        raise MalformedBody(f"malformed reply: the body is not JSON ({snippet!r})") from None
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices:
-        raise ProviderError("malformed reply: no choices in the response")
-    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+        raise MalformedBody("malformed reply: no choices in the response")
+    first = choices[0] if isinstance(choices[0], dict) else {}
+    message = first.get("message")
     content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        # Some gateways return content as parts: [{"type": "text", "text": "..."}].
+        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        content = "".join(t for t in texts if isinstance(t, str)) if texts else None
+    finish = first.get("finish_reason")
+    finish = finish if isinstance(finish, str) else None
     if not isinstance(content, str):
-        raise ProviderError("malformed reply: the first choice has no text content")
+        why = f" (finish_reason: {finish})" if finish else ""
+        raise ProviderError(f"malformed reply: the first choice has no text content{why}")
     u = data.get("usage")
     usage = None
     if isinstance(u, dict):
         usage = {
             k: u[k]
             for k in ("prompt_tokens", "completion_tokens", "total_tokens")
-            if isinstance(u.get(k), int)
+            # true/false and negative counts are not token counts (a cost is never made up)
+            if isinstance(u.get(k), int) and not isinstance(u[k], bool) and u[k] >= 0
         }
     model = data.get("model")
-    return content, usage or None, model if isinstance(model, str) else None
+    return content, usage or None, model if isinstance(model, str) else None, finish
 
 
 class OpenAICompatProvider:
@@ -124,6 +147,7 @@ class OpenAICompatProvider:
         self.max_retries = max_retries
         self._warn = warn or (lambda msg: print(msg, file=sys.stderr, flush=True))
         self._warned: set[str] = set()
+        self._warned_length = False
         self._client: Any = None
 
     def generation(self) -> dict[str, Any]:
@@ -177,7 +201,12 @@ class OpenAICompatProvider:
             cause = exc.__cause__ or exc.__context__
             why = f"connection failed {tries}: {cause or exc}"
         elif isinstance(exc, openai.APIStatusError):
-            why = f"HTTP {exc.status_code} {tries}: {exc.message}"
+            # The SDK retries 408, 409, 429 and 5xx only; a 401 or 404 was asked once.
+            code = exc.status_code
+            retried = code in (408, 409, 429) or code >= 500
+            why = (
+                f"HTTP {code} {tries}: {exc.message}" if retried else f"HTTP {code}: {exc.message}"
+            )
         elif isinstance(exc, openai.APIResponseValidationError | ValueError):
             why = f"malformed reply (not the chat completion format): {exc}"
         else:
@@ -192,22 +221,48 @@ class OpenAICompatProvider:
 
         The SDK's generic `post` with raw bytes skips its per-request parameter
         transformation and model construction, about a third of its CPU time per request;
-        the reply is parsed and checked here instead.
+        the reply is parsed and checked here instead. The SDK retries only failed HTTP
+        exchanges, so a 200 whose body is not a chat completion (a proxy's error page, a
+        truncated body) is asked again here, within the same retry budget.
         """
         client = self._get_client()
-        start = time.perf_counter()
-        try:
-            raw = await client.post("/chat/completions", body=request["body"], cast_to=bytes)
-        except Exception as exc:  # every SDK failure, after its retries, is this case's error
-            raise ProviderError(self._reason(exc)) from None
-        latency = (time.perf_counter() - start) * 1000
-        content, usage, resolved = parse_completion(raw)
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                # The retries left are shared with the SDK, so a flaky body cannot multiply them.
+                client = self._get_client().with_options(max_retries=self.max_retries - attempt)
+            start = time.perf_counter()
+            try:
+                raw = await client.post("/chat/completions", body=request["body"], cast_to=bytes)
+            except Exception as exc:  # every SDK failure, after its retries, is this case's error
+                raise ProviderError(self._reason(exc)) from None
+            latency = (time.perf_counter() - start) * 1000
+            try:
+                content, usage, resolved, finish = parse_completion(raw)
+                break
+            except MalformedBody as exc:
+                if attempt == self.max_retries:
+                    tries = f" (after {attempt} retries)" if attempt else ""
+                    raise ProviderError(self._redact(f"{exc}{tries}")) from None
+                await asyncio.sleep(min(0.25 * 2**attempt, 8.0))
+        resolved = self._redact(resolved) if resolved else None
         if resolved and resolved not in self._warned and not same_model(self.model, resolved):
             self._warned.add(resolved)
             self._warn(
                 f"warning: the endpoint reports model {resolved!r}, not the pinned {self.model!r}"
             )
-        return Reply(answer=content, usage=usage, latency_ms=latency, resolved_model=resolved)
+        if finish == "length" and not self._warned_length:
+            self._warned_length = True
+            self._warn(
+                "warning: the endpoint cut an answer at its token limit (finish_reason "
+                '"length"); such answers are scored as they are: raise max_tokens if unintended'
+            )
+        # A server that echoes the request's headers must not put the key in a run file.
+        return Reply(
+            answer=self._redact(content),
+            usage=usage,
+            latency_ms=latency,
+            resolved_model=resolved,
+        )
 
     async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
         return await self.send(self.request_for(case, prompt))

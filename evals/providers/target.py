@@ -139,7 +139,9 @@ class TargetProvider:
                 result = await loop.run_in_executor(self._pool, functools.partial(self.fn, payload))
                 if inspect.isawaitable(result):
                     result = await result
-        except Exception as exc:  # the application raising is this case's error, run goes on
+        except (Exception, SystemExit) as exc:
+            # The application raising (even sys.exit from deep inside it) is this case's
+            # error; the run goes on. Ctrl-C still stops the run.
             raise ProviderError(f"target raised {type(exc).__name__}: {exc}"[:500]) from None
         return reply_from(result, (time.perf_counter() - start) * 1000)
 
