@@ -187,7 +187,7 @@ def install_hooks(c, force=False):
 )
 def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  # noqa: A002
     """Run each case's checks on known-wrong variants of its good answers; exit 1 on a survivor."""
-    from evals.mutate import cmd_mutate
+    from evals.mutate_command import cmd_mutate
 
     _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge)))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,8 +60,13 @@ def canonical_json(data: dict[str, Any]) -> str:
 
 
 def content_sha(data: dict[str, Any]) -> str:
-    """SHA-256 of the canonical text: formatting changes do not change it, content changes do."""
-    return hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
+    """SHA-256 of the canonical text: formatting changes do not change it, content changes do.
+
+    `revealed` is provenance, not part of the test: an unsealed case still pairs with the
+    runs made before it was sealed.
+    """
+    test = {k: v for k, v in data.items() if k != "revealed"}
+    return hashlib.sha256(canonical_json(test).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -112,9 +118,54 @@ class Case:
         return sources[0] if sources else None
 
 
-def read_json_file(path: Path) -> Any:
-    """Parse a JSON file; raises ValueError with a readable reason (encoding, line, column)."""
-    raw = path.read_bytes()
+# Byte-order marks of the encodings people most often save JSON in by mistake.
+_BOMS = [
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\xfe\xff", "UTF-16"),
+    (b"\xff\xfe", "UTF-16"),
+]
+# A `\uD800`-style escape: JSON allows it, but it is no character and cannot be saved as UTF-8.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object hook that refuses a repeated key: the first copy would be silently lost."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def parse_json_text(raw: bytes) -> Any:
+    """Parse the bytes of a JSON file; raises ValueError with a readable reason."""
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            raise ValueError(f"{name} text (byte-order mark); save it as UTF-8 without BOM")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -123,9 +174,33 @@ def read_json_file(path: Path) -> Any:
         ) from None
     if text.startswith("\ufeff"):
         raise ValueError("starts with a byte-order mark; save as UTF-8 without BOM")
+    if not text.strip():
+        raise ValueError("empty file: expected a JSON object")
+    return parse_json_value(text)
+
+
+def parse_json_value(text: str) -> Any:
+    """Parse JSON text strictly: no NaN, no repeated key, no half characters, no crash."""
     try:
-        return json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply") from None
+    except _DuplicateKey as exc:
+        raise ValueError(f"invalid JSON: key {exc.args[0]!r} appears twice in one object") from None
+    except ValueError as exc:  # NaN, or an integer with thousands of digits
+        reason = str(exc).split(";")[0].split(":")[0]
+        raise ValueError(f"invalid JSON: {reason}") from None
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+        raise ValueError("invalid JSON: a \\u escape encodes half a character (lone surrogate)")
+    return data
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON file; raises ValueError with a readable reason (encoding, line, column)."""
+    if path.is_dir():
+        raise ValueError("is a directory, not a case file")
+    return parse_json_text(path.read_bytes())

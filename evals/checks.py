@@ -105,24 +105,45 @@ def check(
     return register
 
 
+# Typographic variants mapped to their plain form, and invisible characters dropped:
+# an answer typed with smart quotes, a non-breaking hyphen or a soft hyphen says the same.
+_PLAIN = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u00ad": None,
+        "\u200b": None,
+        "\u200c": None,
+        "\u200d": None,
+        "\u2060": None,
+        "\ufeff": None,
+    }
+)
+# "45 €" and "45€", "€ 45" and "€45", "15 %" and "15%" are one figure.
+_SYMBOL_GAP = regex.compile(r"(?<=\d) (?=[€$£%])|(?<=[€$£]) (?=\d)")
+
+
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """NFKC, case-folded, typographic quotes and dashes unified, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = text.translate(
-        str.maketrans(
-            {
-                "\u2019": "'",
-                "\u2018": "'",
-                "\u201c": '"',
-                "\u201d": '"',
-                "\u2013": "-",
-                "\u2014": "-",
-                "\u00a0": " ",
-            }
-        )
-    )
-    return " ".join(text.split())
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_PLAIN)
+    return _SYMBOL_GAP.sub("", " ".join(text.split()))
 
 
 def contains_phrase(text: str, phrase: str) -> bool:
@@ -142,10 +163,16 @@ def contains_phrase(text: str, phrase: str) -> bool:
 
 def cited_refs(answer: str, pattern: str) -> list[str]:
     """Refs cited in the text, in order, without repeats."""
+    return list(_cited(answer, pattern))
+
+
+@lru_cache(maxsize=8192)
+def _cited(answer: str, pattern: str) -> tuple[str, ...]:
+    # Cached: several checks read the citations of the same answer.
     seen: dict[str, None] = {}
     for m in patterns.compile_pattern(pattern).finditer(answer, timeout=patterns.MATCH_TIMEOUT_S):
         seen.setdefault(m.group(1) if m.groups() else m.group(0), None)
-    return list(seen)
+    return tuple(seen)
 
 
 def is_refusal(inp: CheckInput) -> bool:
@@ -222,17 +249,24 @@ def citations_resolve(inp: CheckInput) -> CheckResult:
     return passed(f"{len(cited)} citations, all retrieved")
 
 
-# An amount of money, a percentage, a time of day, or a number with a unit.
+# An amount of money, a percentage, a time of day, or a number with a unit, in the
+# languages the suites are written in. Money may lead with its symbol or code ("€45",
+# "EUR 45") or trail it ("45,00 €"); a unit may be joined by a hyphen ("30-day trial").
 _UNITS = (
-    r"€|eur|euros?|usd|\$|£|gbp|chf|%|percent|per ?cent|"
-    r"days?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|weeks?|months?|years?|"
+    r"€|eur|euros?|usd|dollars?|\$|£|gbp|chf|%|percent|per ?cent|prozent|pour ?cent|"
+    r"por ?ciento|days?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|weeks?|months?|years?|"
     r"seats?|users?|licen[cs]es?|gb|mb|tb|kb|km|kg|items?|shifts?|employees?|locations?|"
-    r"tage?n?|stunden?|monate?n?|jahre?n?|wochen?|plätze?n?|mitarbeiter(?:innen)?"
+    r"tage?n?|stunden?|minuten?|monate?n?|jahre?n?|wochen?|plätze?n?|mitarbeiter(?:innen)?|"
+    r"jours?|heures?|mois|ans|semaines?|días?|dias?|horas?|meses|mes|años?|semanas?"
 )
+# Digits with thousands or decimal separators; a group of three after a space ("2 000")
+# belongs to the same number.
+_NUM = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d(?:[\d.,']*\d)?"
 FIGURE = regex.compile(
-    rf"(?:[€$£]\s?\d[\d.,']*\d?)"
+    rf"(?:[€$£]\s?(?:{_NUM}))"
+    rf"|(?:\b(?:eur|usd|gbp|chf)\s?(?:{_NUM}))"
     rf"|(?:\b\d{{1,2}}:\d{{2}}\b)"
-    rf"|(?:\b\d[\d.,']*(?:\s?(?:{_UNITS}))(?![\w]))",
+    rf"|(?:\b(?:{_NUM})(?:\s?|-)(?:{_UNITS})(?!\w))",
     regex.IGNORECASE,
 )
 
@@ -242,8 +276,29 @@ def figures(text: str) -> list[regex.Match[str]]:
     return list(FIGURE.finditer(text))
 
 
-def _digits(s: str) -> str:
-    return "".join(ch for ch in s if ch.isdigit())
+_NUMBER = regex.compile(r"\d(?:[\d.,':\u00a0\u202f ]*\d)?")
+_BARE_NUMBER = regex.compile(r"\d(?:[\d.,':]*\d)?")
+_ZERO_DECIMALS = regex.compile(r"[.,]0{1,2}$")
+
+
+def _value(s: str) -> str:
+    """A figure's number as bare digits, zero decimals dropped: "45,00 €" and "€45" agree."""
+    m = _NUMBER.search(s)
+    return "".join(ch for ch in _ZERO_DECIMALS.sub("", m.group(0)) if ch.isdigit()) if m else ""
+
+
+def _given_values(case: Case) -> frozenset[str]:
+    """Every number the ticket or its context states: the customer's own figures need no source."""
+    return _numbers_in((case.question, *(str(v) for v in case.context.values() if v is not None)))
+
+
+@lru_cache(maxsize=4096)
+def _numbers_in(texts: tuple[str, ...]) -> frozenset[str]:
+    out: set[str] = set()
+    for text in texts:
+        out |= {_value(m.group(0)) for m in figures(text)}
+        out |= {_value(m.group(0)) for m in _BARE_NUMBER.finditer(text)}
+    return frozenset(out)
 
 
 _SENTENCE_END = regex.compile(r"[.!?](?=\s|$)|\n")
@@ -269,11 +324,10 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     if not found:
         return passed("no figures to source")
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
-    question_numbers = {_digits(m.group(0)) for m in figures(inp.case.question)}
-    question_numbers |= {_digits(str(v)) for v in inp.case.context.values() if v is not None}
+    given = _given_values(inp.case)
     unsourced = []
     for m in found:
-        if _digits(m.group(0)) in question_numbers:
+        if _value(m.group(0)) in given:
             continue
         window = inp.answer[m.end() : m.end() + inp.settings.figure_window]
         if not _cited_in_sentence(window, cite):

@@ -32,12 +32,24 @@ def _p(p: float | None) -> str:
     return "n/a" if p is None else (f"{p:.4f}" if p >= 0.0001 else f"{p:.2e}")
 
 
-def _cell(text: str, width: int = QUESTION_WIDTH) -> str:
-    """One table cell: one line, pipes escaped, long text shortened."""
+# Characters that GitHub Markdown would read as markup: a table cell split (|), emphasis,
+# code spans, links, and raw HTML (`<!--` in a question would hide the rest of the report).
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def _line(text: str, width: int) -> str:
+    """One line, long text shortened."""
     text = " ".join(str(text).split())
-    if len(text) > width:
-        text = text[: width - 1] + "…"
-    return text.replace("|", "\\|")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# `@name` and `#123` in a pasted report would notify people and link issues; as code they do not.
+_GH_REFS = re.compile(r"(?<![\w/])([@#][A-Za-z0-9][\w-]*)")
+
+
+def _cell(text: str, width: int = QUESTION_WIDTH) -> str:
+    """One Markdown table cell: one line, shortened, then every markup character escaped."""
+    return _GH_REFS.sub(r"`\1`", _MD_SPECIAL.sub(r"\\\1", _line(text, width)))
 
 
 _HEX = re.compile(r"\b([0-9a-f]{12})[0-9a-f]{28,52}\b")
@@ -256,7 +268,7 @@ def render_text(cmp: Comparison, show_all: bool = False) -> str:
     for h in cmp.header:
         mark = "  *" if h.differs else ""
         lines.append(
-            f"  {h.name:<{width}}  A: {_cell(_short(h.a), 50)}  B: {_cell(_short(h.b), 50)}{mark}"
+            f"  {h.name:<{width}}  A: {_line(_short(h.a), 50)}  B: {_line(_short(h.b), 50)}{mark}"
         )
     summary = ", ".join(f"{n[k]} {k}" for k in CHANGE_ORDER)
     lines += ["", f"cases: {s.n_paired} paired ({summary})"]

@@ -16,7 +16,8 @@ HOOK = f"""#!/bin/sh
 {MARKER}
 # Blocks a commit whose staged case files are invalid or not in canonical form.
 # Skip once with `git commit --no-verify`; remove this file to uninstall.
-staged=$(git diff --cached --name-only --diff-filter=ACMR | grep -E '(^|/)cases/[^/]+\\.json$')
+# -z and quotePath off: a name with non-ASCII letters must not be quoted past the match.
+staged=$(git -c core.quotePath=false diff --cached --name-only -z --diff-filter=ACMR | tr '\\000' '\\n' | grep -E '(^|/)cases/[^/]+\\.json$')
 [ -z "$staged" ] && exit 0
 if [ -x .venv/bin/invoke ]; then INVOKE=.venv/bin/invoke; else INVOKE=invoke; fi
 if ! command -v "$INVOKE" >/dev/null 2>&1; then

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import unicodedata
@@ -20,6 +18,9 @@ from evals.import_formats import (
     MAPPERS,
     Mapped,
     map_csv_row,
+    read_csv,
+    read_jsonl,
+    read_text,
     unknown_note,
 )
 from evals.suite import Suite, load_suite_checks
@@ -30,12 +31,34 @@ GOLDEN_KEYS = {"expected_facts", "must_not_contain", "source_id"}
 RUBRIC_KEYS = {"rubric", "expected_destinations"}
 
 
+# Letters NFKD does not decompose into ASCII, spelled the way their languages transliterate.
+SPELLED = str.maketrans(
+    {"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "đ": "d",
+     "Đ": "D", "ł": "l", "Ł": "L", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D", "ı": "i"}
+)  # fmt: skip
+
+
 def slugify(raw: str) -> str:
     """The case-id rule: lower-case ASCII letters, digits, '.', '_', '-', starting alphanumeric."""
-    s = unicodedata.normalize("NFKD", raw).encode("ascii", "ignore").decode("ascii").lower()
+    s = unicodedata.normalize("NFKD", raw.translate(SPELLED))
+    s = s.encode("ascii", "ignore").decode("ascii").lower()
     s = re.sub(r"[^a-z0-9._-]+", "-", s)
     s = re.sub(r"^[^a-z0-9]+", "", s)
     return s.rstrip("-")[:120]
+
+
+def listed(items: list[str], limit: int = 20) -> str:
+    """Comma-separated, the first `limit` items and how many more: a report line stays readable."""
+    more = f", ... and {len(items) - limit} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
+def usable_id(raw: str) -> str:
+    """The slug of `raw`, or "" when its letters are all lost (an id in a non-Latin script)."""
+    cid = slugify(raw)
+    if not re.search(r"[a-z]", cid) and re.search(r"[^\W\d_]", raw):
+        return ""  # "質問 1" would become "1": a generated id is clearer
+    return cid
 
 
 @dataclass
@@ -47,64 +70,9 @@ class Plan:
     answers: list[dict[str, Any]] = field(default_factory=list)
     answers_path: Path | None = None
     changed_ids: list[tuple[str, str]] = field(default_factory=list)
-    generated_ids: list[tuple[int, str]] = field(default_factory=list)
+    generated_ids: list[tuple[int, str, str | None]] = field(default_factory=list)
     unknown: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     remarks: list[str] = field(default_factory=list)
-
-
-def read_jsonl(path: Path, text: str, problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(str(path), f"line {n}", f"invalid JSON at column {exc.colno}: {exc.msg}")
-            )
-            continue
-        if not isinstance(rec, dict):
-            problems.append(Problem(str(path), f"line {n}", "not a JSON object"))
-            continue
-        out.append((n, rec))
-    return out
-
-
-def read_csv(
-    path: Path, text: str, problems: list[Problem]
-) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
-    """Rows keyed by header; a duplicate header or a row with extra cells is a problem."""
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in reader.fieldnames or []]
-    if not header:
-        problems.append(Problem(str(path), "line 1", "no header row"))
-        return [], []
-    reader.fieldnames = header
-    dupes = sorted({h for h in header if header.count(h) > 1})
-    if dupes:
-        problems.append(Problem(str(path), "line 1", f"duplicate column(s): {', '.join(dupes)}"))
-    rows = []
-    for row in reader:
-        n = reader.line_num
-        if None in row:
-            problems.append(
-                Problem(str(path), f"line {n}", f"{len(row[None])} cell(s) beyond the header")
-            )
-            continue
-        if all(v in (None, "") for v in row.values()):
-            continue
-        rows.append((n, {k: ("" if v is None else v) for k, v in row.items()}))
-    return header, rows
-
-
-def read_text(path: Path) -> str:
-    if not path.is_file():
-        raise InputError([Problem(str(path), "", "file does not exist")])
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(path), "", f"not UTF-8 (byte {exc.start})")]) from None
 
 
 def looks_like_csv(path: Path, text: str) -> bool:
@@ -112,7 +80,7 @@ def looks_like_csv(path: Path, text: str) -> bool:
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         return True
-    return suffix not in (".jsonl", ".ndjson", ".json") and not text.lstrip().startswith("{")
+    return suffix not in (".jsonl", ".ndjson", ".json") and not text.lstrip().startswith(("{", "["))
 
 
 def detect(path: Path, records: list[tuple[int, dict[str, Any]]]) -> str:
@@ -182,6 +150,8 @@ def plan_import(
     if is_csv:
         missing = [c for c in ("question",) if header and c not in header]
         problems += [Problem(str(file), "line 1", f"missing column {c!r}") for c in missing]
+    if chunks_file and not is_csv:
+        raise InputError(f"--chunks is for CSV evaluation sets; {file} is read as {plan.fmt} JSONL")
     chunks = read_chunks(chunks_file, plan) if chunks_file else None
     mapped: list[Mapped] = []
     for n, rec in records:
@@ -221,18 +191,13 @@ def _name_and_check(
             problems.append(Problem(str(file), f"{where}/{name}", msg))
         if m.problems:  # already reported against the input; validating would repeat it
             continue
-        if m.raw_id is None:
+        cid = usable_id(m.raw_id) if m.raw_id is not None else ""
+        if not cid:
+            # No id, or one with no Latin letter or digit (e.g. "質問 1"): number it, and say so.
             cid = f"{slugify(file.stem) or 'case'}-{i:04d}"
-            plan.generated_ids.append((m.line, cid))
-        else:
-            cid = slugify(m.raw_id)
-            if not cid:
-                problems.append(
-                    Problem(str(file), f"{where}/id", f"id {m.raw_id!r} has no usable character")
-                )
-                continue
-            if cid != m.raw_id:
-                plan.changed_ids.append((m.raw_id, cid))
+            plan.generated_ids.append((m.line, cid, m.raw_id))
+        elif cid != m.raw_id:
+            plan.changed_ids.append((m.raw_id, cid))
         if cid in taken:
             problems.append(
                 Problem(str(file), f"{where}/id", f"id {cid!r} also on line {taken[cid]}")
@@ -240,8 +205,11 @@ def _name_and_check(
             continue
         taken[cid] = m.line
         data = {"id": cid, **m.data}
+        # The original id stays in the note, so results map back to the team's own records.
+        kept = ({"id": m.raw_id} if m.raw_id not in (None, cid) else {}) | m.unknown
+        if kept:
+            data["note"] = unknown_note(data.get("note"), kept)
         if m.unknown:
-            data["note"] = unknown_note(data.get("note"), m.unknown)
             # A known field with an unusable value (e.g. difficulty) is reported in remarks.
             for key in m.unknown.keys() - COMMON:
                 plan.unknown[key].append(cid)
@@ -261,6 +229,29 @@ def _name_and_check(
         if m.answer is not None:
             plan.answers.append({**m.answer, "case": cid})
     problems += conflicts
+    judged_only = [cid for cid, d in ((p.stem, d) for p, d in plan.cases) if _judge_only(d)]
+    if judged_only:
+        plan.remarks.append(
+            f"{len(judged_only)} case(s) have only a rubric, so only the judge grades them "
+            f"(run with --judge MODEL; without it they error): {listed(judged_only)}"
+        )
+    if plan.answers:
+        answered = {a["case"] for a in plan.answers}
+        unanswered = [p.stem for p, _ in plan.cases if p.stem not in answered]
+        if unanswered:
+            plan.remarks.append(
+                f"{len(unanswered)} case(s) have no saved answer; a replay run reports them "
+                f"as errors: {listed(unanswered)}"
+            )
+
+
+def _judge_only(data: dict[str, Any]) -> bool:
+    """A case only the LLM judge grades: no deterministic check applies to it."""
+    from evals.case import Case
+    from evals.grading import checks_for, deterministic_checks
+
+    case = Case(data)
+    return bool(checks_for(case)) and not deterministic_checks(case)
 
 
 def write_plan(plan: Plan) -> None:
@@ -281,11 +272,16 @@ def report(file: Path, suite: Suite, plan: Plan) -> list[str]:
         f"imported {len(plan.cases)} case(s) from {file} (format: {plan.fmt}) into {suite.cases_dir}"
     ]
     if plan.changed_ids:
-        pairs = ", ".join(f"{a!r} -> {b}" for a, b in plan.changed_ids)
-        out.append(f"  ids changed to the case-id rule: {pairs}")
+        pairs = listed([f"{a!r} -> {b}" for a, b in plan.changed_ids])
+        out.append(f"  ids changed to the case-id rule (the note keeps the original): {pairs}")
     if plan.generated_ids:
-        pairs = ", ".join(f"line {n} -> {cid}" for n, cid in plan.generated_ids)
-        out.append(f"  ids generated (the record had none): {pairs}")
+        pairs = listed(
+            [
+                f"line {n} ({'no id' if raw is None else repr(raw)}) -> {cid}"
+                for n, cid, raw in plan.generated_ids
+            ]
+        )
+        out.append(f"  ids generated (no id, or none usable): {pairs}")
     for key, ids in sorted(plan.unknown.items()):
         out.append(f"  field {key!r} has no case field: kept in the note of {len(ids)} case(s)")
     out += [f"  {r}" for r in plan.remarks]

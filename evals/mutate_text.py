@@ -16,13 +16,15 @@ MONTHS = (
     r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|"
     r"januar|februar|märz|mai|juni|juli|oktober|dezember"
 )
-_NUM = r"\d+(?:[.,']\d+)*"
+# A group of three after a space belongs to the same number: "2 000 €".
+_NUM = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,']\d+)*"
 _CURRENCY = r"€|\$|£|eur\b|euros?\b|usd\b|gbp\b|chf\b|dollars?\b"
 _UNITS = (
     r"days?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|weeks?|months?|years?|"
     r"seats?|users?|licen[cs]es?|gb|mb|tb|kb|km|kg|items?|shifts?|employees?|locations?|"
     r"admins?|projects?|accounts?|devices?|calls?|requests?|credits?|"
-    r"tage?n?|stunden?|monate?n?|jahre?n?|wochen?|plätze?n?|mitarbeiter(?:innen)?"
+    r"tage?n?|stunden?|monate?n?|jahre?n?|wochen?|plätze?n?|mitarbeiter(?:innen)?|"
+    r"jours?|heures?|mois|ans|semaines?|días?|dias?|horas?|meses|mes|años?|semanas?"
 )
 _FIGURE = regex.compile(
     rf"(?P<date>\b\d{{4}}-\d{{2}}-\d{{2}}\b"
@@ -31,10 +33,12 @@ _FIGURE = regex.compile(
     rf"|\b(?:{MONTHS})\.?\s\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s\d{{4}}\b)?"
     rf"|\b(?:{MONTHS})\s\d{{4}}\b)"
     rf"|(?P<time>\b\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\b\.?)?(?!\d)|\b\d{{1,2}}\s?[ap]\.?m\b\.?)"
-    rf"|(?P<money>(?:[€$£]\s?{_NUM})|(?:\b{_NUM}\s?(?:{_CURRENCY})))"
-    rf"|(?P<percent>\b{_NUM}\s?(?:%|percent\b|per\scent\b|prozent\b))"
-    rf"|(?P<qty>\b{_NUM}\s?(?P<unit>{_UNITS})\b)"
-    rf"|(?P<number>\b{_NUM}\b)",
+    rf"|(?P<money>(?:[€$£]\s?(?:{_NUM}))|(?:\b(?:eur|usd|gbp|chf)\s?(?:{_NUM}))"
+    rf"|(?:\b(?:{_NUM})\s?(?:{_CURRENCY})))"
+    rf"|(?P<percent>\b(?:{_NUM})\s?(?:%|percent\b|per\scent\b|prozent\b|pour\s?cent\b|"
+    rf"por\s?ciento\b))"
+    rf"|(?P<qty>\b(?:{_NUM})(?:\s?|-)(?P<unit>{_UNITS})\b)"
+    rf"|(?P<number>\b(?:{_NUM})\b)",
     regex.IGNORECASE,
 )
 _NUM_RE = regex.compile(_NUM)
@@ -53,7 +57,7 @@ class Figure:
 
 def figure_value(text: str) -> str:
     nums = _NUM_RE.findall(text)
-    joined = " ".join(re.sub(r"[.,]0+$", "", n) for n in nums)
+    joined = " ".join(re.sub(r"[.,]0+$", "", re.sub(r"[ \u00a0\u202f]", "", n)) for n in nums)
     return "".join(ch for ch in joined if ch.isdigit() or ch == " ")
 
 
@@ -240,6 +244,30 @@ SEQUENCE = re.compile(
 )
 
 
+# What `checks.normalise` treats as one character, so a fact the check finds is found here.
+_SAME = {
+    "'": "'\u2018\u2019\u201a\u201b\u2032",
+    '"': '"\u201c\u201d\u201e\u201f\u00ab\u00bb',
+    "-": "-\u2010\u2011\u2012\u2013\u2014\u2212",
+}
+_CLASS = {ch: f"[{re.escape(group)}]" for group in _SAME.values() for ch in group}
+_INVISIBLE = "[\u00ad\u200b\u200c\u200d\u2060\ufeff]*"
+
+
+@lru_cache(maxsize=4096)
 def phrase_regex(phrase: str) -> re.Pattern[str]:
-    """A loose regex for locating a fact phrase in raw text (whitespace and case tolerant)."""
-    return re.compile(r"\s+".join(re.escape(t) for t in phrase.split()), re.IGNORECASE)
+    """A loose regex for locating a fact phrase in raw text, as tolerant as the facts check:
+    case, whitespace, typographic quotes and dashes, invisible characters, "45 €" as "45€"."""
+    text = " ".join(phrase.split())
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if ch == " ":
+            tight = (text[i - 1].isdigit() and text[i + 1] in "€$£%") or (
+                text[i - 1] in "€$£" and text[i + 1].isdigit()
+            )
+            out.append(r"\s*" if tight else r"\s+")
+        elif ch in _CLASS:
+            out.append(_CLASS[ch])
+        else:
+            out.append(re.escape(ch) + (_INVISIBLE if ch.isalnum() else ""))
+    return re.compile("".join(out), re.IGNORECASE)

@@ -58,6 +58,14 @@ def _remove_negation(sentence: str, m: re.Match[str]) -> str:
     return sentence[: m.start()] + sentence[m.end() :]
 
 
+def _does_not(sentence: str, v: re.Match[str]) -> str:
+    """Negate a main verb: "costs" becomes "does not cost", "applies" "does not apply"."""
+    word = v.group(0)
+    base = word[:-3] + "y" if word.lower().endswith("ies") else word[:-1]
+    aux_word = "Does" if word[0].isupper() else "does"
+    return sentence[: v.start()] + f"{aux_word} not {base}" + sentence[v.end() :]
+
+
 def negate(sentence: str, anchor: int) -> str:
     """Flip the sentence's polarity: drop a negation it has, else add one near `anchor`."""
     m = _NEGATION.search(sentence)
@@ -83,11 +91,7 @@ def negate(sentence: str, anchor: int) -> str:
         at = plain[-1].start("verb")  # "you get" -> "you do not get"
         return sentence[:at] + "do not " + sentence[at:]
     if verbs and (pick is None or verbs[-1].start() > pick.start()):
-        v = verbs[-1]
-        word = v.group(0)
-        base = word[:-3] + "y" if word.lower().endswith("ies") else word[:-1]
-        aux_word = "Does" if word[0].isupper() else "does"
-        return sentence[: v.start()] + f"{aux_word} not {base}" + sentence[v.end() :]
+        return _does_not(sentence, verbs[-1])
     if pick is not None:
         how, word = _SLOTS[pick.group(0).lower()]
         s, e = pick.start(), pick.end()
@@ -97,6 +101,9 @@ def negate(sentence: str, anchor: int) -> str:
             return sentence[:s] + word + sentence[s:]
         ne = "n'" if pick.group(0)[0].lower() in "aeiouéè" else "ne "
         return sentence[:s] + ne + pick.group(0) + " pas" + sentence[e:]
+    later = [v for v in _MAIN_VERB.finditer(sentence) if v.start() > anchor]
+    if later:  # the fact names its subject first: "Pro costs 45 €" -> "Pro does not cost 45 €"
+        return _does_not(sentence, later[0])
     polite = re.match(r"\s*(please|por favor)\s+", sentence, re.I)
     if polite:  # an imperative: "Please ask ..." -> "Please do not ask ..."
         word = {"please": "do not ", "por favor": "no "}[polite.group(1).lower()]

@@ -262,6 +262,14 @@ def _whole_word(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])")
 
 
+@lru_cache(maxsize=4096)
+def _doubled(name: str) -> re.Pattern[str]:
+    """The name listed beside itself: what swapping one list member for another leaves."""
+    w = re.escape(name)
+    gap = r"\s*(?:,|/|&|\b(?:and|or|und|oder|y|o|et|ou)\b)\s*"
+    return re.compile(rf"(?<![\w-]){w}{gap}{w}(?![\w-])", re.IGNORECASE)
+
+
 @operator("entity_swap", "mutant", "a name (plan, product, place) swapped for a similar one")
 def entity_swap(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
     names = ctx.names
@@ -283,6 +291,8 @@ def entity_swap(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
         if new is None:
             continue
         text = _splice(ans.text, [(s, e, new) for s, e in present[word]])
+        if _doubled(new).search(text) and not _doubled(new).search(ans.text):
+            continue  # "pro Platz und Monat" -> "pro Monat und Monat" says nothing wrong
         out.append(Variant("entity_swap", text, f"{word} -> {new}"))
         if len(out) >= MAX_PER_OPERATOR:
             break

@@ -104,6 +104,22 @@ def _literal_chars(node: list[tuple[Any, Any]], out: set[str]) -> None:
 
 def screen_pattern(pattern: str) -> None:
     """Raise PatternError when the pattern fails to compile or may backtrack catastrophically."""
+    problem = pattern_problem(pattern)
+    if problem:
+        raise PatternError(problem)
+
+
+@lru_cache(maxsize=8192)
+def pattern_problem(pattern: str) -> str | None:
+    """Why the pattern is refused (does not compile, can backtrack), or None; cached, it is pure."""
+    try:
+        _screen(pattern)
+    except PatternError as exc:
+        return str(exc)
+    return None
+
+
+def _screen(pattern: str) -> None:
     compiled = compile_pattern(pattern)
     chars = {"a", "1", " ", "x"}
     try:
@@ -118,7 +134,17 @@ def screen_pattern(pattern: str) -> None:
     # A probe with a timeout catches what the structural screen cannot see.
     for c in sorted(chars):
         for probe in (c * 64 + "\u0000!", (c + " ") * 32 + "\u0000"):
-            try:
-                compiled.search(probe, timeout=PROBE_TIMEOUT_S)
-            except TimeoutError:
-                raise PatternError("can backtrack catastrophically (probe timed out)") from None
+            if not _finishes(compiled, probe):
+                raise PatternError("can backtrack catastrophically (probe timed out)")
+
+
+def _finishes(compiled: regex.Pattern[str], probe: str) -> bool:
+    """Whether a search ends in time; a timeout is retried once with ten times the time, so
+    a busy machine pausing this process is not mistaken for backtracking."""
+    for timeout in (PROBE_TIMEOUT_S, PROBE_TIMEOUT_S * 10):
+        try:
+            compiled.search(probe, timeout=timeout)
+            return True
+        except TimeoutError:
+            continue
+    return False

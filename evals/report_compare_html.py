@@ -10,6 +10,7 @@ from typing import Any
 from evals.compare import CaseDiff, CheckRate, Comparison, Unpaired, compare_runs
 from evals.diff_render import _ci, _p, _pts, comparison_data, stats_lines, verdict_line
 from evals.report_data import is_sealed, pct
+from evals.report_detail import fmt_num
 from evals.report_page import Pair, esc, json_script, kv_table, page, paired_chart
 from evals.runfile import RunFile
 
@@ -190,7 +191,8 @@ def side_html(label: str, row: dict[str, Any], marked: str, failed: list[str]) -
     return (
         f'<div class="side"><div class="side-head"><b>{label}</b> · '
         f'<span class="pill {esc(row.get("status"))}">{esc(row.get("status"))}</span> score '
-        f'{esc(row.get("score"))} · {chk}</div><div class="answer diff">{marked}</div></div>'
+        f"{esc(fmt_num(row.get('score')))} · {chk}</div>"
+        f'<div class="answer diff">{marked}</div></div>'
     )
 
 
@@ -289,7 +291,12 @@ def render_compare_html(a: RunFile, b: RunFile) -> str:
     top = (
         f'<header class="top"><h1>Comparison <span class="runid">A {esc(cmp.a.run_id)} → B {esc(cmp.b.run_id)}</span></h1>'
         + kv_table(
-            [("A", f"{cmp.a.model} · {cmp.a.created}"), ("B", f"{cmp.b.model} · {cmp.b.created}")]
+            [
+                ("A", f"{cmp.a.model} · {cmp.a.created}"),
+                ("B", f"{cmp.b.model} · {cmp.b.created}"),
+                # Said up front: a reader must know whether the prompt, model or suite changed.
+                ("differs", ", ".join(h.name for h in cmp.header if h.differs) or "nothing"),
+            ]
         )
         + f"{warn}</header>"
     )

@@ -103,7 +103,8 @@ def resolve_base(ref: str | None, top: Path) -> Base:
         if commit is None:
             raise InputError(
                 f"unknown ref {ref!r}: not a commit in this repository "
-                f"(in a shallow CI checkout, fetch it first: git fetch --depth 1 origin BRANCH)"
+                "(in a shallow CI checkout, fetch it first: "
+                "git fetch --depth 1 origin BRANCH:refs/remotes/origin/BRANCH)"
             )
         head = rev_parse("HEAD", top)
         mb = merge_base("HEAD", commit, top) if head else None

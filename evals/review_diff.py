@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from evals.case import EXPECT_ORDER, KEY_ORDER, Case, content_sha
+from evals.case import EXPECT_ORDER, KEY_ORDER, Case, canonical_json, content_sha
 from evals.grading import checks_for
 
 # expect fields whose items are each a requirement: removing one loosens the case.
@@ -174,6 +175,8 @@ def weakenings_of_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     gone = [k for k in ok if k not in nk]
     if gone:
         out.append(f"known_wrong: {len(gone)} draft(s) removed: {', '.join(map(q, gone))}")
+    if "revealed" in old and "revealed" not in new:
+        out.append("revealed marker removed: a case once unsealed must never be sealed again")
     ox = _keyed(old.get("mutation_exempt"), "operator")
     nx = _keyed(new.get("mutation_exempt"), "operator")
     came = [k for k in nx if k not in ox]
@@ -247,7 +250,8 @@ def compare_cases(
                 note = f"base: {oerr}" if od is None else f"now: {nerr}"
                 changes.append(CaseChange("changed", cid, path, note=note))
                 continue
-            if content_sha(od) == content_sha(nd):
+            # Every field counts here, `revealed` too: removing that marker is a change to review.
+            if canonical_json(od) == canonical_json(nd):
                 changes.append(CaseChange("reformatted", cid, path))
                 continue
             changes.append(CaseChange("changed", cid, path, fields=diff_case(od, nd)))
@@ -268,18 +272,52 @@ def compare_cases(
         weak += [(_stem(apath), w) for w in weakenings_of_change(od, nd)]
     paired_r = {r for r, _ in renamed}
     paired_a = {a for _, a in renamed}
+    moved = _moved_and_edited(
+        [p for p in removed if p not in paired_r], [p for p in added if p not in paired_a], old, new
+    )
     for path in removed:
         if path in paired_r:
             continue
         od, err = parse_case(old[path])
-        changes.append(CaseChange("removed", _stem(path), path, note=err))
+        hint = f"moved and edited? see {_stem(moved[path])}" if path in moved else ""
+        changes.append(CaseChange("removed", _stem(path), path, note=err or hint))
         weak.append((_stem(path), weakenings_of_removal(od)))
+    back = {a: r for r, a in moved.items()}
     for path in added:
         if path not in paired_a:
             _, err = parse_case(new[path])
-            changes.append(CaseChange("added", _stem(path), path, note=err))
+            hint = f"like removed {_stem(back[path])}" if path in back else ""
+            changes.append(CaseChange("added", _stem(path), path, note=err or hint))
     changes.sort(key=lambda c: (c.kind, c.id))
     return changes, weak
+
+
+def _moved_and_edited(
+    removed: list[str], added: list[str], old: dict[str, bytes | None], new: dict[str, bytes | None]
+) -> dict[str, str]:
+    """Removed path -> the added path asking (nearly) the same question: a hint for the reader.
+
+    They stay removed plus added (the edit must be read as one), but the reader sees the link.
+    """
+
+    def questions(paths: list[str], side: dict[str, bytes | None]) -> dict[str, str]:
+        found = {p: (parse_case(side[p])[0] or {}).get("question") for p in paths}
+        return {p: q for p, q in found.items() if isinstance(q, str)}
+
+    olds, news = questions(removed, old), questions(added, new)
+    fuzzy = len(olds) * len(news) <= 10_000  # similarity is quadratic: exact matches only beyond
+    out: dict[str, str] = {}
+    for p, q in olds.items():
+        best, score = None, 0.8
+        for a, nq in news.items():
+            if a in out.values():
+                continue
+            r = 1.0 if nq == q else (SequenceMatcher(None, q, nq).ratio() if fuzzy else 0.0)
+            if r >= score:
+                best, score = a, r
+        if best is not None:
+            out[p] = best
+    return out
 
 
 def _pair_renames(

@@ -88,6 +88,17 @@ def _file_line(fc: FileChange, with_sha: bool = False) -> str:
     return line
 
 
+def _ledger_note(fc: FileChange) -> str:
+    """The query ledger is append-only: appended runs are expected, anything else resets it."""
+    if not fc.path.endswith("/LEDGER.jsonl") and fc.path != "LEDGER.jsonl":
+        return ""
+    old, new = fc.old or b"", fc.new or b""
+    if new.startswith(old):
+        n = new[len(old) :].count(b"\n")
+        return f": {n} sealed run(s) recorded (appended)"
+    return ": **ledger records removed or rewritten: the pile's query budget was reset**"
+
+
 def _case_section(review: Review) -> list[str]:
     out = ["### Cases", ""]
     added, removed = review.of_kind("added"), review.of_kind("removed")
@@ -144,7 +155,7 @@ def render_markdown(review: Review) -> str:
         out += [f"### ALARM: the sealed pile changed ({len(review.sealed)} file(s))", ""]
         out.append("Sealed cases are held out; nobody edits them by hand or tunes against them.")
         out.append("")
-        out += [_file_line(fc, with_sha=True) for fc in review.sealed]
+        out += [_file_line(fc, with_sha=True) + _ledger_note(fc) for fc in review.sealed]
         out.append("")
     out += _case_section(review)
     if review.prompts:

@@ -18,6 +18,9 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+_STAMPED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}")
+
+
 def run_file_name(created: dt.datetime, prompt_sha: str, label: str | None = None) -> str:
     """`<UTC timestamp>_<prompt sha 7>[_<label>].jsonl`."""
     stamp = created.strftime("%Y-%m-%dT%H-%M-%S-%fZ")
@@ -100,9 +103,25 @@ def read_run(path: Path) -> RunFile:
                 truncated = True
                 warnings.append(f"{path}: line {n}: truncated last line ignored (interrupted run)")
                 continue
+            if header is None:
+                # Not a run file at all (a README, a CSV): one line says so, not one per line.
+                raise InputError(
+                    [Problem(str(path), f"line {n}", "not a run file (no JSON run header)")]
+                ) from None
             problems.append(Problem(str(path), f"line {n}", f"invalid JSON: {exc.msg}"))
+            if len(problems) >= 20:
+                problems.append(Problem(str(path), "", "more problems not shown"))
+                break
             continue
         kind = rec.get("kind") if isinstance(rec, dict) else None
+        if header is None and kind != "run":
+            raise InputError(
+                [
+                    Problem(
+                        str(path), f"line {n}", "not a run file (its first record is no run header)"
+                    )
+                ]
+            )
         if kind == "run":
             if header is not None:
                 problems.append(Problem(str(path), f"line {n}", "second header record"))
@@ -130,14 +149,21 @@ def resolve_run(ref: str, runs_dir: Path) -> Path:
         files = sorted(runs_dir.glob("*.jsonl"))
         if not files:
             raise InputError(f"no run files in {runs_dir}")
-        return files[-1]
+        # Run files are named by their UTC start; a hand-named file (merged.jsonl) must not
+        # shadow them just because its name sorts last.
+        stamped = [f for f in files if _STAMPED.match(f.name)]
+        return (stamped or files)[-1]
     if ref == "baseline":
         pointer_file = runs_dir / "BASELINE"
         if not pointer_file.is_file():
             raise InputError(f"no baseline set: {pointer_file} is missing (see `invoke baseline`)")
         target = pointer_file.read_text("utf-8").strip()
-        return resolve_run(
-            str(runs_dir / target) if not Path(target).is_file() else target, runs_dir
+        for candidate in (Path(target), runs_dir / target):
+            if target and candidate.is_file():
+                return candidate
+        raise InputError(
+            f"{pointer_file} points at {target!r}, which does not exist "
+            "(restore that run file or set another with `invoke baseline RUN`)"
         )
     candidate = runs_dir / (ref if ref.endswith(".jsonl") else ref + ".jsonl")
     if candidate.is_file():

@@ -264,7 +264,7 @@ def cmd_seal(
                     "",
                     f"{len(exposed)} chosen case(s) are already readable in these files, so they "
                     "would not be held out: seal other cases, delete those files, or pass "
-                    "--allow-exposed",
+                    "--allow-exposed to seal anyway (the files keep the text)",
                 )
             ]
         )
@@ -290,15 +290,17 @@ def cmd_seal(
     print(f"budget: {budget} sealed run(s); canary {manifest['canary']}")
     print(f"digest: {manifest['digest']}")
     if exposed:
+        files = sorted({str(p) for ps in exposed.values() for p in ps})
         print(
-            f"warning: {len(exposed)} sealed case(s) are readable in other files (--allow-exposed); "
-            "the manifest records it",
+            f"warning: {len(exposed)} sealed case(s) are readable in other files (--allow-exposed; "
+            f"the manifest records it); delete them to hold the pile out: {', '.join(files)}",
             file=sys.stderr,
         )
     if history:
         print(
             f"warning: {history} sealed case(s) were committed before; their text stays readable in "
-            "git history. Seal cases that were never committed, or rewrite that history.",
+            "git history (`git log -p`). Seal cases that were never committed, or rewrite that "
+            "history.",
             file=sys.stderr,
         )
     return EXIT_OK

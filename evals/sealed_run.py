@@ -12,9 +12,15 @@ from typing import Any
 
 from evals.cli import settings as load_settings
 from evals.cli import suite_at
-from evals.errors import InputError
+from evals.errors import InputError, Problem
 from evals.seal import load_key
-from evals.seal_ledger import append_ledger, budget_used, sealed_run_files
+from evals.seal_ledger import (
+    append_ledger,
+    budget_used,
+    ledger_problems,
+    read_ledger,
+    sealed_run_files,
+)
 from evals.seal_manifest import Pile, open_pile, pile_exists
 from evals.stats import mcnemar_exact
 from evals.suite import Suite
@@ -156,9 +162,9 @@ def _complete(path: Path) -> bool:
 
 
 def latest_visible(
-    runs_dir: Path, model: str, prompt_sha: str
+    runs_dir: Path, model: str, prompt_sha: str, suite: str | None = None
 ) -> tuple[dict[str, Any], Path] | None:
-    """The latest complete non-sealed run of the same model; one with the same prompt wins."""
+    """The latest complete non-sealed run of the same model and suite; the same prompt wins."""
     found = []
     for path in sorted(runs_dir.glob("*.jsonl")) if runs_dir.is_dir() else []:
         try:
@@ -168,6 +174,8 @@ def latest_visible(
             continue
         if not isinstance(header, dict) or header.get("sealed") or header.get("model") != model:
             continue
+        if suite is not None and not _same_suite(header.get("suite"), suite):
+            continue
         if _complete(path):
             same = header.get("prompt_sha") == prompt_sha
             found.append((same, header.get("created") or "", path, header))
@@ -175,6 +183,11 @@ def latest_visible(
         return None
     _, _, path, header = max(found, key=lambda t: (t[0], t[1], t[2].name))
     return header, path
+
+
+def _same_suite(a: str | None, b: str) -> bool:
+    """Runs of another suite say nothing about this pile's overfitting gap."""
+    return a is not None and Path(a).resolve() == Path(b).resolve()
 
 
 # --- the command ------------------------------------------------------------------------
@@ -224,7 +237,7 @@ def _print_aggregates(pile: Pile, result: Any, used: int, forced: bool, runs_dir
             f"paired with {paired.run_id}: {pct(bk / bn if bn else None)} -> {pct(k / n if n else None)}; "
             f"{paired.n_pairs} pairs, {paired.fixed} fixed, {paired.broke} broke, McNemar exact p={p}"
         )
-    visible = latest_visible(runs_dir, header["model"], header["prompt_sha"])
+    visible = latest_visible(runs_dir, header["model"], header["prompt_sha"], header.get("suite"))
     if visible is None:
         print("gap: no visible-suite run of this model to compare with (run `invoke run` first)")
     else:
@@ -300,7 +313,22 @@ def cmd_run_sealed(opts: Any) -> int:
     if not pile_exists(suite):
         raise InputError(f"{suite.sealed_dir}: no sealed pile (`invoke seal` makes one)")
     pile = open_pile(suite, load_key(suite, getattr(opts, "key_file", None)))
+    ledger_bad = ledger_problems(suite)
+    if ledger_bad:
+        # An altered ledger is a tampered pile: the runs it counts can no longer be trusted.
+        where = ledger_bad[0].path
+        hint = f"refused: restore the ledger from git (`git checkout -- {where}`) to run the pile"
+        raise InputError([*ledger_bad, Problem(where, "", hint)])
     used = budget_used(suite, pile.pile_id, cfg.runs_path)
+    in_ledger = sum(1 for e in read_ledger(suite) if e.get("pile_id") == pile.pile_id)
+    if in_ledger < used:
+        # Lines cut from the end keep the chain intact; the run files still count them.
+        print(
+            f"warning: {used - in_ledger} sealed run(s) of this pile are in runs/ but not in the "
+            "ledger (lines removed, or a run was killed before it could record itself); "
+            "they still count against the budget",
+            file=sys.stderr,
+        )
     budget = pile.manifest["budget"]
     force = bool(getattr(opts, "force", False))
     if used >= budget and not force:

@@ -97,26 +97,59 @@ def load_suite_settings(path: Path) -> SuiteSettings:
         raise InputError([Problem(str(file), "", f"cannot parse: {exc}")]) from None
     problems: list[Problem] = []
     kwargs: dict[str, Any] = {}
-    expected = {
-        "citation_pattern": str,
-        "refusal_phrases": list,
-        "figure_window": int,
-        "judge_scale": list,
-        "judge_threshold": int,
-        "judge_on_facts": bool,
-    }
     extra = {}
+    where = str(file)
     for key, value in table.items():
-        if key not in expected:
+        if key in EXTRA_KEYS:
+            if not isinstance(value, dict):
+                problems.append(Problem(where, f"/{key}", "must be a table: [checks]"))
             extra[key] = value
             continue
-        if not isinstance(value, expected[key]):
-            problems.append(Problem(str(file), f"/{key}", f"must be {expected[key].__name__}"))
+        if key not in _EXPECTED:
+            known = ", ".join([*_EXPECTED, *EXTRA_KEYS])
+            problems.append(Problem(where, f"/{key}", f"unknown setting (known: {known})"))
+            continue
+        kind = _EXPECTED[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            problems.append(Problem(where, f"/{key}", f"must be {kind.__name__}"))
+            continue
+        problem = _value_problem(key, value)
+        if problem:
+            problems.append(Problem(where, f"/{key}", problem))
             continue
         kwargs[key] = tuple(value) if isinstance(value, list) else value
     if problems:
         raise InputError(problems)
     return SuiteSettings(extra=extra, **kwargs)
+
+
+_EXPECTED: dict[str, type] = {
+    "citation_pattern": str,
+    "refusal_phrases": list,
+    "figure_window": int,
+    "judge_scale": list,
+    "judge_threshold": int,
+    "judge_on_facts": bool,
+}
+# A table of settings for the suite's own checks, which read `settings.extra["checks"]`.
+EXTRA_KEYS = ("checks",)
+
+
+def _value_problem(key: str, value: Any) -> str | None:
+    """What is wrong with a setting of the right type, or None."""
+    if key == "refusal_phrases" and not all(isinstance(v, str) and v.strip() for v in value):
+        return "must be a list of non-empty strings"
+    if key == "figure_window" and value < 0:
+        return "must be 0 or more (characters after a figure)"
+    if key == "citation_pattern":
+        from evals.patterns import compile_pattern, pattern_problem
+
+        problem = pattern_problem(value)
+        if problem:
+            return f"regex {value!r} {problem}"
+        if compile_pattern(value).groups > 1:
+            return "must have at most one group: the cited ref"
+    return None
 
 
 def open_suite(path: str | Path) -> Suite:

@@ -62,7 +62,7 @@ def test_baseline_refuses_a_file_that_is_not_a_run_file(proj: Path) -> None:
     broken = proj / "runs" / "broken.jsonl"
     broken.write_text("not json at all\n", encoding="utf-8")
     res = invoke(proj, "baseline", str(broken))
-    assert res.returncode == 2 and "invalid JSON" in res.stderr
+    assert res.returncode == 2 and "not a run file" in res.stderr
     assert not (proj / "runs" / "BASELINE").exists()
 
 

@@ -26,6 +26,11 @@ def test_content_sha_ignores_formatting_but_not_content() -> None:
     assert content_sha(a) != content_sha({**a, "question": a["question"] + "?"})
 
 
+def test_content_sha_ignores_the_revealed_marker_so_unsealed_cases_still_pair() -> None:
+    a = good_case()
+    assert content_sha({**a, "revealed": "2026-11-29"}) == content_sha(a)
+
+
 def test_fmt_check_reports_and_changes_nothing_then_fmt_fixes(tmp_path: Path) -> None:
     suite = make_project(tmp_path)
     path = suite / "cases" / "price-pro.json"
@@ -68,3 +73,54 @@ def test_new_refuses_a_bad_id(tmp_path: Path) -> None:
     make_project(tmp_path, [])
     res = invoke(tmp_path, "new", "Refund Window")
     assert res.returncode == 2 and "lower-case" in res.stderr
+
+
+def test_fmt_lists_every_unreadable_file_and_rewrites_none_of_them(tmp_path: Path) -> None:
+    suite = make_project(tmp_path)
+    cases = suite / "cases"
+    raws = {
+        "empty": b"",
+        "utf16": json.dumps(good_case("utf16")).encode("utf-16"),
+        "deep": b"[" * 100_000 + b"]" * 100_000,
+        "surrogate": b'{"id": "surrogate", "question": "\\ud800"}',
+        "twice": b'{"id": "twice", "id": "twice", "question": "q"}',
+        "array": b"[]",
+    }
+    for name, raw in raws.items():
+        (cases / f"{name}.json").write_bytes(raw)
+    (cases / "folder.json").mkdir()
+    res = invoke(tmp_path, "fmt")
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr
+    for name in [*raws, "folder"]:
+        assert f"{name}.json: /" in res.stderr, name
+    assert {n: (cases / f"{n}.json").read_bytes() for n in raws} == raws
+
+
+def test_fmt_rewrites_windows_line_endings_to_the_canonical_form(tmp_path: Path) -> None:
+    suite = make_project(tmp_path, [])
+    path = suite / "cases" / "crlf.json"
+    path.write_bytes(json.dumps(good_case("crlf"), indent=2).replace("\n", "\r\n").encode())
+    assert invoke(tmp_path, "fmt", "--check").returncode == 1
+    assert invoke(tmp_path, "fmt").returncode == 0
+    assert path.read_text("utf-8") == canonical_json(good_case("crlf"))
+    assert [p.name for p in path.parent.iterdir()] == ["crlf.json"]  # no temporary left
+
+
+def test_fmt_that_cannot_write_reports_it_with_exit_2(tmp_path: Path) -> None:
+    suite = make_project(tmp_path, [])
+    path = suite / "cases" / "ugly.json"
+    path.write_text(json.dumps(good_case("ugly")))
+    before = path.read_bytes()
+    (suite / "cases" / "ugly.json.tmp").mkdir()  # where the new text would be written first
+    res = invoke(tmp_path, "fmt")
+    assert res.returncode == 2 and "ugly.json: /: cannot write" in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr
+    assert path.read_bytes() == before
+
+
+def test_new_refuses_an_id_too_long_for_a_file_name(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    res = invoke(tmp_path, "new", "a" * 300)
+    assert res.returncode == 2 and "at most 120 characters" in res.stderr
+    assert "Traceback" not in res.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -168,3 +169,62 @@ def test_custom_citation_pattern_is_used() -> None:
 
 def test_no_unsourced_number_accepts_a_citation_right_after_the_full_stop() -> None:
     assert run("no_unsourced_number", "A Pro seat costs 45 €. [doc:pricing#plans]").status == "pass"
+
+
+@pytest.mark.parametrize(
+    "figure",
+    [
+        "€39",
+        "39,00 €",
+        "EUR 39",
+        "39 EUR",
+        "$12.50",
+        "12.5 %",
+        "30 days",
+        "30 Tage",
+        "30-day",
+        "2 000 €",
+        "CHF 9.90",
+        "15 Prozent",
+        "30 jours",
+        "30 días",
+    ],
+)
+def test_no_unsourced_number_recognises_money_percentages_and_units_in_any_form(
+    figure: str,
+) -> None:
+    r = run("no_unsourced_number", f"It is {figure} for you.")
+    assert r.status == "fail" and f'"{figure}"' in r.detail, r.detail
+    assert run("no_unsourced_number", f"It is {figure} [doc:pricing#plans].").status == "pass"
+
+
+def test_an_amount_the_question_quotes_needs_no_citation_in_any_spelling() -> None:
+    case = good_case(question="Is Pro still €45? We need 6 more seats for the 21:45 shift.")
+    for answer in ("Yes, 45 € still holds.", "Yes, 45,00 €.", "Yes, EUR 45.", "6 seats, yes."):
+        assert run("no_unsourced_number", answer, case).status == "pass", answer
+    assert run("no_unsourced_number", "No, it is 39 €.", case).status == "fail"
+
+
+def test_facts_match_through_typography_and_invisible_characters() -> None:
+    case = good_case(expect={"facts": ["don't need a card", "non-profit", "45 €", "pro rata"]})
+    answer = "You DON\u2019T need a card; non\u2011profit, 45\u00a0€ or 45€; pro\u00ad rata."
+    assert run("facts_present", answer, case).status == "pass"
+    assert contains_phrase("It is € 45 a month.", "€45") and contains_phrase("€45", "€ 45")
+    assert run("facts_present", "You do need a card; profit, 145 €; prorata.", case).score == 0.0
+
+
+def test_refusal_is_recognised_with_smart_quotes_and_the_example_suites_phrases() -> None:
+    from evals.suite import open_suite
+
+    settings = open_suite(Path(__file__).resolve().parent.parent / "evals").settings
+    case = Case(good_case(expect={"abstain": True}))
+    for answer in (
+        "I\u2019ll HAND this over to our billing team.",
+        "Ich leite Ihre\u00a0Anfrage an das Team weiter.",
+        "Je transmets votre demande à l’équipe.",
+        "Paso su consulta al equipo de facturación.",
+    ):
+        inp = CheckInput(case, Reply(answer=answer), settings)
+        assert REGISTRY["abstention"].fn(inp).status == "pass", answer
+    inp = CheckInput(case, Reply(answer="Pro costs 45 € [doc:pricing#plans]."), settings)
+    assert REGISTRY["abstention"].fn(inp).status == "fail"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -297,7 +298,7 @@ def test_unreadable_or_incompatible_files_exit_2_with_the_reason(runs, tmp_path:
     bad.write_text("{not json\n{}\n", encoding="utf-8")
     res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(bad))
     assert res.returncode == 2
-    assert "bad.jsonl" in res.stderr and "invalid JSON" in res.stderr
+    assert "bad.jsonl" in res.stderr and "not a run file" in res.stderr
     assert "Traceback" not in res.stderr
     missing = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 2 and "nope.jsonl" in missing.stderr
@@ -348,3 +349,28 @@ def test_a_run_whose_every_case_errored_is_never_a_silent_pass(tmp_path: Path) -
     assert res.returncode == 2
     assert "nothing to compare" in res.stderr
     assert "3 left out for errors" in res.stdout and "AuthenticationError" in res.stdout
+
+
+def test_markdown_cells_escape_markup_so_a_question_cannot_break_the_pr_table(
+    tmp_path: Path,
+) -> None:
+    nasty = "@jan #12 j@x.de a | b\r\nc <!-- d --> <img src=x> `e|f` *g* _h_ [i](j) &amp; ~k \\"
+    a = [row("A", "c00", "pass"), row("A", "c01", "fail")]
+    b = [row("B", "c00", "fail"), row("B", "c01", "pass")]
+    for r in (*a, *b):
+        r["question"] = nasty if r["case"] == "c00" else "x" * 200
+    pa = write_run(tmp_path / "a.jsonl", "A", a)
+    pb = write_run(tmp_path / "b.jsonl", "B", b)
+    md = render_markdown(compare_runs(read_run(pa), read_run(pb)))
+    table = [ln for ln in md.splitlines() if ln.startswith("| `c")]
+    assert len(table) == 2
+    # Unescaped pipes split cells: each row must have exactly the five columns of the header.
+    for line in table:
+        unescaped = len(re.findall(r"(?<!\\)(?:\\\\)*\|", line))
+        assert unescaped == 6, line
+    c00 = table[0]
+    assert "| `@jan` `#12` j@x.de a \\| b c \\<!-- d --\\> \\<img src=x\\>" in c00
+    assert "\\`e\\|f\\` \\*g\\* \\_h\\_ \\[i\\](j) \\&amp; \\~k \\\\ |" in c00
+    question = c00.split("|", 2)[2].rsplit("|", 4)[0].replace("`@jan` `#12`", "")
+    assert not re.search(r"(?<!\\)[<>`*_]", question)
+    assert "x" * 79 + "…" in table[1] and "x" * 80 not in table[1]

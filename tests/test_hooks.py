@@ -137,3 +137,17 @@ def test_pre_commit_config_runs_validate_and_fmt_check_on_case_files():
         assert not files.search("evals/sealed/MANIFEST.json")
         assert not files.search("evals/cases/sub/x.json")
         assert not files.search("runs/x.jsonl")
+
+
+def test_a_staged_case_with_a_non_ascii_file_name_is_checked_too(tmp_path):
+    repo, suite = scratch_repo(tmp_path)
+    assert invoke(repo, "install-hooks").returncode == 0
+    before = head(repo)
+    # git quotes such names ("gr\303\266\303\237e.json") unless told not to.
+    broken = suite / "cases" / "größe.json"
+    broken.write_text(json.dumps({"id": "größe", "question": "Q?"}, indent=2) + "\n")
+    git(repo, "add", str(broken))
+    proc = git(repo, "commit", "-m", "unicode name", check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "pre-commit: checking suite suite" in proc.stdout + proc.stderr
+    assert head(repo) == before

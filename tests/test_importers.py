@@ -60,7 +60,8 @@ def test_golden_jsonl_maps_every_field_and_keeps_unknown_ones_in_the_note(tmp_pa
             "sources": ["policy-refunds"],
         },
         "reference": "You have 30 days [doc:policy-refunds].",
-        "note": 'imported fields with no case field: {"owner": "sam"}',
+        "note": "imported as given (no case field, or changed on import): "
+        '{"id": "Refund Window", "owner": "sam"}',
     }
     assert case_file(suite, "shipping.eu")["expect"] == {"facts": ["EU"], "sources": ["shipping"]}
     assert invoke(tmp_path, "validate").returncode == 0
@@ -89,7 +90,7 @@ def test_rubric_jsonl_maps_destinations_to_facts_and_reports_unknown_difficulty(
     )
     proc = invoke(tmp_path, "import", str(src))
     assert proc.returncode == 0, proc.stderr
-    assert "line 1 -> trips-0001, line 2 -> trips-0002" in proc.stdout
+    assert "line 1 (no id) -> trips-0001, line 2 (no id) -> trips-0002" in proc.stdout
     assert "trips-0002: difficulty 'insane' is not easy|medium|hard: kept in note" in proc.stdout
     first = case_file(suite, "trips-0001")
     assert first["difficulty"] == "medium" and first["category"] == "travel"
@@ -248,3 +249,151 @@ def test_slugify_follows_the_case_id_rule():
     assert slugify("  Café/Crème #2 ") == "cafe-creme-2"
     assert slugify("__x.y_z") == "x.y_z"
     assert slugify("???") == ""
+    assert slugify("Größe-Tabelle") == "grosse-tabelle"
+    assert slugify("Ærø Œuvre") == "aero-oeuvre"
+
+
+MESSY_CSV = (
+    "\ufeffCASE_ID,Question,expected_chunk_ids,required_points,should_abstain,"
+    "candidate_answer,cited_chunk_ids,candidate_abstains,Reviewer,empty_col\r\n"
+    'Q-001,"Refund window, and is it ""no questions asked""?",c1,30 days | full refund |  ,'
+    'No,"Within 30 days, full refund [doc:c1].",c1,FALSE,anna,\r\n'
+    '"Größe 2","Two-line\r\nquestion?",c1|c2, 9–17 Uhr|Montag bis Freitag,0,,,,,\r\n'
+    "質問 3,Legal advice?,c1,,TRUE,I can't help with legal advice.,,yes,bob,\r\n"
+    "q-004,Empty abstain cell,c2,point one,,,,,,\r\n"
+)
+MESSY_CHUNKS = (
+    "\ufeffchunk_id,Text,source_url\r\n"
+    'c1,"Refunds: 30 days, full refund.",http://x/1\r\n'
+    'c2,"Support: Montag bis Freitag,\r\n9–17 Uhr.",\r\n'
+)
+
+
+def test_messy_csv_bom_crlf_quotes_multiline_cells_and_odd_ids_import_and_run(tmp_path):
+    suite = project(tmp_path)
+    (tmp_path / "evalset.csv").write_bytes(MESSY_CSV.encode("utf-8"))
+    (tmp_path / "chunks.csv").write_bytes(MESSY_CHUNKS.encode("utf-8"))
+    proc = invoke(tmp_path, "import", "evalset.csv", "--chunks", "chunks.csv")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "'Q-001' -> q-001, 'Größe 2' -> grosse-2" in out
+    assert "line 5 ('質問 3') -> evalset-0003" in out  # no usable letter: a generated id
+    assert "field 'Reviewer' has no case field: kept in the note of 2 case(s)" in out
+    assert "empty in every row: empty_col" in out
+    assert "not imported: source_url" in out
+    assert "2 case(s) have no saved answer; a replay run reports them as errors" in out
+    first = case_file(suite, "q-001")
+    assert first["question"] == 'Refund window, and is it "no questions asked"?'
+    assert first["expect"] == {
+        "facts": ["30 days", "full refund"],
+        "sources": ["c1"],
+        "abstain": False,
+    }
+    second = case_file(suite, "grosse-2")
+    assert second["question"] == "Two-line\nquestion?"
+    assert [r["ref"] for r in second["retrieved"]] == ["c1", "c2"]
+    assert second["retrieved"][1]["text"] == "Support: Montag bis Freitag,\n9–17 Uhr."
+    assert second["expect"]["facts"] == ["9–17 Uhr", "Montag bis Freitag"]
+    assert case_file(suite, "evalset-0003")["expect"] == {"abstain": True}
+    assert "abstain" not in case_file(suite, "q-004")["expect"]
+    assert invoke(tmp_path, "validate").returncode == 0
+    answers = tmp_path / "evalset.answers.jsonl"
+    assert [a["case"] for a in read_jsonl(answers)] == ["q-001", "evalset-0003"]
+    run = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/rag@2026-01-01")
+    rows = [r for r in read_jsonl(next((tmp_path / "runs").glob("*.jsonl"))) if r["kind"] == "case"]
+    status = {r["case"]: r["status"] for r in rows}
+    assert status == {
+        "q-001": "pass",
+        "evalset-0003": "pass",
+        "grosse-2": "error",
+        "q-004": "error",
+    }
+    assert run.returncode == 3
+
+
+def test_a_multi_line_record_is_reported_at_the_line_it_starts_on(tmp_path):
+    project(tmp_path)
+    (tmp_path / "e.csv").write_text(
+        'case_id,question,should_abstain\na,"one\ntwo\nthree",maybe\nb,fine?,perhaps\n', "utf-8"
+    )
+    proc = invoke(tmp_path, "import", "e.csv")
+    assert proc.returncode == 2
+    assert "e.csv: line 2/should_abstain: 'maybe' is not" in proc.stderr
+    assert "e.csv: line 5/should_abstain: 'perhaps' is not" in proc.stderr
+
+
+def test_semicolon_and_tab_separated_files_and_localised_yes_no(tmp_path):
+    suite = project(tmp_path)
+    (tmp_path / "semi.csv").write_text(
+        'case_id;question;required_points;should_abstain\nde-1;"Preis; pro Monat?";45 €;nein\n'
+        "de-2;Rechtsberatung?;;ja\n",
+        "utf-8",
+    )
+    (tmp_path / "tabs.tsv").write_text(
+        "case_id\tquestion\trequired_points\nt-1\tHello, world?\thello | world\n", "utf-8"
+    )
+    assert invoke(tmp_path, "import", "semi.csv").returncode == 0
+    assert invoke(tmp_path, "import", "tabs.tsv").returncode == 0
+    assert case_file(suite, "de-1")["question"] == "Preis; pro Monat?"
+    assert case_file(suite, "de-1")["expect"] == {"facts": ["45 €"], "abstain": False}
+    assert case_file(suite, "de-2")["expect"] == {"abstain": True}
+    assert case_file(suite, "t-1")["expect"] == {"facts": ["hello", "world"]}
+
+
+def test_a_json_array_file_imports_like_jsonl_with_lines(tmp_path):
+    suite = project(tmp_path)
+    records = [
+        {"id": "a1", "question": "One?", "expected_facts": ["x"]},
+        {"id": "a2", "question": "", "expected_facts": ["y"]},
+    ]
+    (tmp_path / "golden.json").write_text(json.dumps(records, indent=2), "utf-8")
+    proc = invoke(tmp_path, "import", "golden.json")
+    assert proc.returncode == 2
+    assert "golden.json: line 9/question: required" in proc.stderr
+    records[1]["question"] = "Two?"
+    (tmp_path / "golden.json").write_text(json.dumps(records, indent=2), "utf-8")
+    assert invoke(tmp_path, "import", "golden.json").returncode == 0
+    assert case_file(suite, "a2")["expect"] == {"facts": ["y"]}
+
+
+def test_rubric_only_cases_are_named_and_chunks_with_jsonl_is_bad_input(tmp_path):
+    project(tmp_path)
+    src = write_jsonl(
+        tmp_path / "trips.jsonl",
+        [
+            {"id": "t1", "question": "Weekend?", "rubric": "Asks where from"},
+            {"id": "t2", "question": "Lisbon?", "rubric": "r", "expected_destinations": ["Sintra"]},
+        ],
+    )
+    (tmp_path / "chunks.csv").write_text("chunk_id,text\nc,t\n", "utf-8")
+    proc = invoke(tmp_path, "import", str(src), "--chunks", "chunks.csv")
+    assert proc.returncode == 2 and "--chunks is for CSV" in proc.stderr
+    proc = invoke(tmp_path, "import", str(src))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 case(s) have only a rubric, so only the judge grades them" in proc.stdout
+    assert proc.stdout.rstrip().endswith("t1")
+
+
+def test_the_original_id_stays_in_the_note_and_long_id_lists_are_capped(tmp_path):
+    suite = project(tmp_path)
+    records = [
+        {"id": f"Case {i}", "question": f"Q{i}?", "expected_facts": ["x"]} for i in range(25)
+    ]
+    records.append({"id": "質問", "question": "Why?", "expected_facts": ["y"]})
+    proc = invoke(tmp_path, "import", str(write_jsonl(tmp_path / "g.jsonl", records)))
+    assert proc.returncode == 0, proc.stderr
+    changed = next(line for line in proc.stdout.splitlines() if "ids changed" in line)
+    assert "'Case 19' -> case-19, ... and 5 more" in changed and "case-20" not in changed
+    assert '"id": "Case 7"' in case_file(suite, "case-7")["note"]
+    assert '"id": "質問"' in case_file(suite, "g-0026")["note"]
+
+
+def test_a_utf16_spreadsheet_export_imports_and_a_folder_is_bad_input(tmp_path):
+    suite = project(tmp_path)
+    text = "case_id\tquestion\trequired_points\r\nu-1\tGrüße?\tHallo\r\n"
+    (tmp_path / "unicode.tsv").write_bytes(text.encode("utf-16"))  # with its BOM
+    proc = invoke(tmp_path, "import", "unicode.tsv")
+    assert proc.returncode == 0, proc.stderr
+    assert case_file(suite, "u-1")["question"] == "Grüße?"
+    proc = invoke(tmp_path, "import", str(tmp_path))
+    assert proc.returncode == 2 and "is a directory, not a file" in proc.stderr

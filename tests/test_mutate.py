@@ -375,3 +375,55 @@ def test_an_extra_grader_that_raises_gives_errors_not_kills() -> None:
     assert [g.status for g in report.good] == ["error"]
     assert report.good[0].failed == ["broken"]
     assert [k.status for k in report.known_wrong] == ["error"]
+
+
+def test_each_deliberately_weak_check_is_found_by_the_operator_that_exposes_it(
+    tmp_path: Path,
+) -> None:
+    trial = [
+        {"ref": "trial#length", "text": "The trial lasts 14 days. Refunds take 30 days."},
+        {"ref": "billing#invoices", "text": "Invoices are issued on the first of the month."},
+    ]
+    generic_fact = {
+        "id": "generic-fact",
+        "question": "How long is the trial?",
+        "retrieved": trial,
+        "expect": {"facts": ["days"], "sources": ["trial#length"]},
+        "reference": "The trial lasts 14 days [doc:trial#length].",
+    }
+    no_sources = {
+        "id": "no-sources",
+        "question": "How long is the trial?",
+        "retrieved": trial,
+        "expect": {"facts": ["lasts 14 days"]},
+        "reference": "The trial lasts 14 days [doc:trial#length].",
+    }
+    unchecked_abstain = {
+        "id": "unchecked-abstain",
+        "question": "Can you refund invoice RB-1234?",
+        "retrieved": trial,
+        "checks": ["max_words"],
+        "expect": {"abstain": True, "max_words": 60},
+        "reference": "I'll hand this over to our billing team.",
+    }
+    loose_name = strong_case("loose-name", expect={"facts": ["45 €"], "sources": ["pricing#plans"]})
+    loose_name["retrieved"][0]["text"] = (
+        "The Starter plan costs 45 € per location. The Pro plan costs 45 € per month."
+    )
+    report = report_for(tmp_path, generic_fact, no_sources, unchecked_abstain, loose_name)
+    found = {
+        c.case_id: {
+            op
+            for op in ("number_swap", "citation_moved", "confident_answer", "entity_swap")
+            if c.operator_status(op) == "survived"
+        }
+        for c in report.cases
+    }
+    assert found["generic-fact"] == {"number_swap"}
+    assert found["no-sources"] == {"citation_moved"}
+    assert found["unchecked-abstain"] == {"confident_answer"}
+    assert found["loose-name"] == {"entity_swap"}
+    assert report.exit_code == 1
+    (tmp_path / "strong").mkdir()
+    strong = report_for(tmp_path / "strong", strong_case())
+    assert strong.exit_code == 0 and not any(v.is_problem for v in strong.variants)

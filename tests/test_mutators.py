@@ -324,3 +324,64 @@ def test_negate_speaks_the_answers_language() -> None:
     )
     assert negate("Il ne peut pas pointer.", 10) == "Il peut pointer."
     assert negate("Please ask an admin.", 10) == "Please do not ask an admin."
+
+
+def test_negation_of_a_fact_that_names_its_subject_first_goes_to_the_verb() -> None:
+    case = make_case(
+        expect={"mentions": [r"(?i)\bpro\b[^.]*\bcosts\s+45\s?€"]},
+        reference="An extra Pro seat costs 45 € per month [doc:pricing#plans].",
+    )
+    [v] = run_op("negation", case)
+    assert v.text == "An extra Pro seat does not cost 45 € per month [doc:pricing#plans]."
+
+
+def test_entity_swap_never_lists_a_name_beside_itself() -> None:
+    retrieved = [
+        {"ref": "p", "text": "Im Tarif Starter kostet ein Platz 29 € pro Platz und Monat."},
+        {"ref": "q", "text": "Im Tarif Pro kostet ein Platz 45 € pro Platz und Monat."},
+    ]
+    case = make_case(
+        retrieved=retrieved,
+        expect={"mentions": [r"\b45\s?€"], "sources": ["q"]},
+        reference="Im Tarif Pro kostet ein Platz 45 € pro Platz und Monat [doc:q].",
+    )
+    notes = [v.note for v in run_op("entity_swap", case)]
+    assert "Platz -> Monat" not in notes and "Monat -> Platz" not in notes
+    assert notes == ["Tarif Pro -> Tarif Starter"]
+
+
+def test_a_fact_written_with_other_typography_is_still_located_and_deleted() -> None:
+    case = make_case(
+        expect={"facts": ["45 €", "don't need a card"], "sources": ["pricing#plans"]},
+        reference="The Pro plan costs 45€ per month [doc:pricing#plans]. "
+        "You don\u2019t need a card [doc:pricing#trial].",
+    )
+    variants = run_op("fact_sentence_deleted", case)
+    assert [v.text for v in variants] == [
+        "You don\u2019t need a card [doc:pricing#trial].",
+        "The Pro plan costs 45€ per month [doc:pricing#plans].",
+    ]
+    assert all(status_of(case, v.text) == "fail" for v in variants)
+
+
+def test_currency_codes_hyphens_and_spaced_thousands_keep_their_kind() -> None:
+    kinds = {
+        f.text: (f.kind, f.value)
+        for f in find_figures("EUR 45, a 30-day trial, 2 000 € a year, 30 jours, 15 pour cent")
+    }
+    assert kinds == {
+        "EUR 45": ("money", "45"),
+        "30-day": ("qty:day", "30"),
+        "2 000 €": ("money", "2000"),
+        "30 jours": ("qty:jour", "30"),
+        "15 pour cent": ("percent", "15"),
+    }
+    case = make_case(
+        retrieved=[
+            {"ref": "p", "text": "Starter costs EUR 29 per seat. Pro costs EUR 45 per seat."}
+        ],
+        expect={"mentions": [r"\bEUR 45\b"], "sources": ["p"]},
+        reference="Pro costs EUR 45 per seat [doc:p].",
+    )
+    [v] = run_op("number_swap", case)
+    assert v.text == "Pro costs EUR 29 per seat [doc:p]." and "money" in v.note

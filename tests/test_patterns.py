@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from evals.patterns import PatternError, screen_pattern, search
+from evals.patterns import PatternError, pattern_problem, screen_pattern, search
 
 
-@pytest.mark.parametrize("pattern", [r"(a+)+$", r"(a|aa)+$", r"(\w+\s?)*$", r"(x+x+)+y"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(a+)+$",
+        r"(a|aa)+$",
+        r"(\w+\s?)*$",
+        r"(x+x+)+y",
+        r"(\d+)*x",
+        r"(\s*,?\s*)*$",
+        r"(?:a*)*b",
+        r"(a|a?)+$",
+        r"([a-z]+)*$",
+    ],
+)
 def test_catastrophic_patterns_are_refused(pattern: str) -> None:
     with pytest.raises(PatternError, match="catastrophic"):
         screen_pattern(pattern)
@@ -36,3 +49,13 @@ def test_pattern_that_does_not_compile_is_refused() -> None:
 def test_search_times_out_instead_of_hanging() -> None:
     with pytest.raises(TimeoutError):
         search(r"(a|aa)+$", "a" * 40 + "!", timeout=0.05)
+
+
+def test_screening_is_cached_per_pattern_and_still_raises_every_time() -> None:
+    pattern_problem.cache_clear()
+    for _ in range(3):
+        with pytest.raises(PatternError, match="catastrophic"):
+            screen_pattern(r"(a+)+$")
+        screen_pattern(r"\b45\s?€")
+    info = pattern_problem.cache_info()
+    assert (info.misses, info.hits) == (2, 4)

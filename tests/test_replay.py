@@ -110,3 +110,87 @@ def test_floating_model_alias_is_refused(tmp_path: Path) -> None:
     answers = write_answers(tmp_path / "a.jsonl", [{"case": "price-pro", "answer": "x"}])
     res = invoke(tmp_path, "run", "--answers", str(answers), "--model", "gpt-4o")
     assert res.returncode == 2 and "not date-pinned" in res.stderr
+
+
+def test_answers_that_would_crash_a_run_are_refused_line_by_line(tmp_path: Path) -> None:
+    import pytest
+
+    from evals.errors import InputError
+    from evals.providers.replay import load_answers
+
+    bad = tmp_path / "a.jsonl"
+    bad.write_text(
+        '{"case": "a", "answer": "45 \\ud800"}\n'
+        + "[" * 100_000
+        + "]" * 100_000
+        + "\n"
+        + '{"case": "c", "answer": "x", "latency_ms": NaN}\n'
+        + '{"case": "d", "answer": "x", "latency_ms": "fast", "usage": "lots"}\n'
+        + '{"case": "e", "answer": "x", "usage": {"prompt_tokens": -5}}\n'
+        + '{"case": "f", "case": "g", "answer": "x"}\n',
+        "utf-8",
+    )
+    with pytest.raises(InputError) as err:
+        load_answers(bad)
+    lines = err.value.lines()
+    for n, text in [
+        (1, "lone surrogate"),
+        (2, "nested too deeply"),
+        (3, "NaN"),
+        (4, "/latency_ms: must be a number"),
+        (4, "/usage: must be an object"),
+        (5, "/usage: must be an object"),
+        (6, "key 'case' appears twice"),
+    ]:
+        assert any(f"line {n}" in ln and text in ln for ln in lines), (n, text, lines)
+
+
+def test_answers_file_with_a_byte_order_mark_and_windows_line_ends_is_read(
+    tmp_path: Path,
+) -> None:
+    from evals.providers.replay import load_answers
+
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + json.dumps({"case": "a", "answer": "x", "usage": {"prompt_tokens": 3}}).encode()
+        + b"\r\n"
+        + json.dumps({"case": "b", "answer": "y"}).encode()
+        + b"\r\n"
+    )
+    assert sorted(load_answers(path)) == ["a", "b"]
+
+
+def test_wrong_prices_on_the_example_pricing_cases_fail_only_mentions(tmp_path: Path) -> None:
+    from casekit import ROOT
+
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.evals]\nsuite = "{ROOT / "evals"}"\nruns_dir = "runs"\n', "utf-8"
+    )
+    wrong = {"45 €": "42 €", "29 €": "27 €", "20 %": "25 %", "15 %": "12 %", "50 seats": "40 seats"}
+    records = []
+    for path in sorted((ROOT / "evals" / "cases").glob("pricing-*.json")):
+        answer = json.loads(path.read_text("utf-8"))["reference"]
+        for right, bad in wrong.items():
+            answer = answer.replace(right, bad)
+        records.append({"case": path.stem, "answer": answer})
+    answers = write_answers(tmp_path / "wrong.jsonl", records)
+    res = invoke(
+        tmp_path,
+        "run",
+        "--answers",
+        str(answers),
+        "--model",
+        "acme/bot@2026-10-01",
+        "--case",
+        "pricing-*",
+    )
+    assert res.returncode == 1, res.stderr
+    rows = [r for r in read_jsonl(only_run_file(tmp_path)) if r["kind"] == "case"]
+    assert len(rows) == len(records) >= 7
+    for row in rows:
+        checks = row["checks"]
+        assert row["failed_checks"] == ["mentions_expected"], (row["case"], row["failed_checks"])
+        assert checks["mentions_expected"]["detail"].startswith("pattern not found: ")
+        assert checks["citations_resolve"]["status"] == "pass"
+        assert checks["no_unsourced_number"]["status"] == "pass"

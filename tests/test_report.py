@@ -354,3 +354,23 @@ def test_a_sealed_run_shows_aggregates_only(project: Project, tmp_path: Path) ->
 def test_xss_fixture_is_really_in_the_run(project: Project) -> None:
     rows = [r for r in read_jsonl(project.run_a) if r.get("case") == "xss-note"]
     assert XSS in rows[0]["question"] and XSS in rows[0]["draft"]
+
+
+def test_comparison_sides_show_each_score_rounded_like_the_card_heading(project: Project) -> None:
+    a, b = read_run(project.run_a), read_run(project.run_b)
+    page = render_compare_html(a, b)
+    heads = re.findall(r'<div class="side-head">(.*?)</div>', page, re.S)
+    assert heads
+    scores = [re.search(r"</span> score (\S+) ·", h).group(1) for h in heads]
+    assert all(re.fullmatch(r"\d\.\d{3}|n/a", s) for s in scores), scores
+    shown = {f"{r['score']:.3f}" for r in a.rows + b.rows if r.get("score") is not None}
+    assert set(scores) - {"n/a"} <= shown
+
+
+def test_comparison_says_up_front_what_differs_between_the_runs(project: Project) -> None:
+    a, b = read_run(project.run_a), read_run(project.run_b)
+    cmp = compare_runs(a, b)
+    names = [h.name for h in cmp.header if h.differs]
+    assert names
+    top = render_compare_html(a, b).split('<header class="top">')[1].split("</header>")[0]
+    assert f'<th scope="row">differs</th><td><code>{html.escape(", ".join(names))}</code>' in top

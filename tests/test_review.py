@@ -397,3 +397,52 @@ def test_field_level_diff_of_question_retrieval_checks_reference_and_drafts(tmp_
         "check(s) dropped from `checks`: retrieval_recall, citation_precision, no_unsourced_number"
         in weak
     )
+
+
+def test_sealed_ledger_appends_are_told_apart_from_a_reset_budget(tmp_path):
+    repo, suite = new_repo(tmp_path, [simple("a")])
+    ledger = suite / "sealed" / "LEDGER.jsonl"
+    ledger.parent.mkdir()
+    ledger.write_text('{"run": 1}\n')
+    commit(repo, "one sealed run")
+    ledger.write_text('{"run": 1}\n{"run": 2}\n{"run": 3}\n')
+    commit(repo, "two more")
+    md = review(repo, "--base", "HEAD~1").stdout
+    (line,) = sections(md)[heading(md, "ALARM")][1:]
+    assert line.endswith(": 2 sealed run(s) recorded (appended)")
+    ledger.write_text('{"run": 3}\n')
+    commit(repo, "forget two runs")
+    md = review(repo, "--base", "HEAD~1").stdout
+    (line,) = sections(md)[heading(md, "ALARM")][1:]
+    assert "ledger records removed or rewritten: the pile's query budget was reset" in line
+
+
+def test_a_moved_and_edited_case_points_to_its_new_id_without_becoming_a_rename(tmp_path):
+    repo, suite = new_repo(tmp_path, [simple("old", facts=["a", "b"]), simple("other")])
+    (suite / "cases" / "old.json").unlink()
+    moved = simple("fresh", facts=["a"])
+    moved["question"] = "Question for old? Thanks!"
+    write_case(suite, moved)
+    commit(repo, "move and loosen")
+    md = review(repo, "--base", "HEAD~1").stdout
+    assert "- **Removed (1)**: `old` (moved and edited? see fresh)" in md
+    assert "- **Added (1)**: `fresh` (like removed old)" in md
+    assert "Renamed" not in md
+
+
+def test_unknown_base_tells_how_to_fetch_it_into_a_single_branch_clone(tmp_path):
+    repo, _ = new_repo(tmp_path, [simple("a")])
+    proc = review(repo, "--base", "origin/main")
+    assert proc.returncode == 2
+    assert "git fetch --depth 1 origin BRANCH:refs/remotes/origin/BRANCH" in proc.stderr
+
+
+def test_removing_the_revealed_marker_is_a_weakening(tmp_path):
+    repo, suite = new_repo(tmp_path, [{**simple("once-sealed"), "revealed": "2026-10-01"}])
+    write_case(suite, simple("once-sealed"))
+    commit(repo, "forget it was sealed")
+    md = review(repo, "--base", "HEAD~1").stdout
+    weak = sections(md)[heading(md, "WEAKENED")]
+    assert weak[-1] == (
+        "- `once-sealed`: `revealed marker removed: a case once unsealed must never be sealed again`"
+    )

@@ -230,3 +230,43 @@ def test_pairing_counts_cases_that_broke_and_error_text_stays_withheld(sealed) -
         assert c["question"] not in out
         assert all(c["question"].encode() not in raw for _, raw in files)
     assert [e["errors"] for e in ledger(proj)] == [0, 0, len(CHOSEN)]
+
+
+def test_an_altered_ledger_refuses_the_run_and_writes_nothing(sealed) -> None:
+    proj, key, _ = sealed
+    assert run_sealed(proj, key).returncode in (0, 1)
+    path = proj / "suite" / "sealed" / "LEDGER.jsonl"
+    first = path.read_text()
+    for altered, reason in (
+        (first.replace('"forced":false', '"forced":true') + first, "ledger altered"),
+        ('{"date":"2026-01-01T00:00:00Z"}\n', "'pile_id' is a required property"),
+    ):
+        path.write_text(altered)
+        r = run_sealed(proj, key)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert reason in r.stderr and "restore the ledger from git" in r.stderr
+        assert r.stdout == "" and "Traceback" not in r.stderr
+        assert len(run_files(proj)) == 1 and path.read_text() == altered
+
+
+def test_ledger_lines_cut_from_the_end_are_warned_about_and_still_counted(sealed) -> None:
+    proj, key, _ = sealed
+    for _ in range(2):
+        assert run_sealed(proj, key).returncode in (0, 1)
+    path = proj / "suite" / "sealed" / "LEDGER.jsonl"
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+    r = run_sealed(proj, key)
+    assert r.returncode in (0, 1), r.stderr
+    assert "warning: 1 sealed run(s) of this pile are in runs/ but not in the ledger" in r.stderr
+    assert "budget: 3 of 10" in r.stdout and len(ledger(proj)) == 2
+
+
+def test_gap_ignores_visible_runs_of_another_suite(sealed) -> None:
+    proj, key, _ = sealed
+    other = proj / "other-suite"
+    shutil.copytree(proj / "suite", other, ignore=shutil.ignore_patterns("sealed"))
+    visible = invoke(proj, "run", "--suite", str(other))
+    assert visible.returncode in (0, 1), visible.stderr
+    r = run_sealed(proj, key)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    assert "gap: no visible-suite run of this model" in r.stdout

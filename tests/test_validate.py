@@ -163,3 +163,126 @@ def test_missing_prompt_is_reported(tmp_path: Path) -> None:
     suite = make_project(tmp_path)
     (suite / "prompt.txt").unlink()
     assert any("prompt.txt is missing" in p for p in problems_of(suite))
+
+
+def test_broken_files_of_every_kind_are_each_reported_once_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    suite = make_project(tmp_path, [good_case("ok-case")])
+    cases = suite / "cases"
+    broken = {
+        "empty": b"",
+        "blank": b"  \n",
+        "array": b"[1, 2]",
+        "null": b"null",
+        "utf16": json.dumps(good_case("utf16")).encode("utf-16"),
+        "bom": b"\xef\xbb\xbf" + json.dumps(good_case("bom")).encode(),
+        "deep": b"[" * 100_000 + b"]" * 100_000,
+        "nan": b'{"id": "nan", "question": "q", "expect": {"max_words": NaN}}',
+        "huge-int": b'{"id": "huge-int", "question": "q", "expect": {"max_words": '
+        + b"9" * 5000
+        + b"}}",
+        "twice": b'{"id": "twice", "id": "twice", "question": "q", "expect": {"facts": ["a"]}}',
+        "surrogate": b'{"id": "surrogate", "question": "\\ud800", "expect": {"facts": ["a"]}}',
+        "bad-items": json.dumps(
+            {"id": "bad-items", "question": "q", "retrieved": ["x", {"ref": 1}], "expect": "a"}
+        ).encode(),
+        "bad-lists": json.dumps(
+            {
+                "id": "bad-lists",
+                "question": "q",
+                "checks": "facts_present",
+                "expect": {"mentions": 5},
+            }
+        ).encode(),
+    }
+    for name, raw in broken.items():
+        (cases / f"{name}.json").write_bytes(raw)
+    (cases / "folder.json").mkdir()
+    before = {p.name: p.read_bytes() for p in cases.iterdir() if p.is_file()}
+    res = invoke(tmp_path, "validate")
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr and "Error:" not in res.stderr
+    for name in [*broken, "folder"]:
+        assert f"{name}.json: /" in res.stderr, name
+    assert "ok-case.json" not in res.stderr
+    assert f"in {len(broken) + 1} file(s)" in res.stderr
+    assert {p.name: p.read_bytes() for p in cases.iterdir() if p.is_file()} == before
+    lines = res.stderr.splitlines()
+    expected = {
+        "empty": "empty file",
+        "array": "expected a JSON object, found an array",
+        "null": "expected a JSON object, found null",
+        "utf16": "UTF-16 text (byte-order mark)",
+        "bom": "byte-order mark",
+        "deep": "nested too deeply",
+        "nan": "NaN is not a JSON value",
+        "huge-int": "invalid JSON",
+        "twice": "key 'id' appears twice",
+        "surrogate": "lone surrogate",
+        "folder": "is a directory",
+    }
+    for name, reason in expected.items():
+        assert any(f"{name}.json: /" in ln and reason in ln for ln in lines), (name, lines)
+
+
+def test_a_case_of_wrong_shapes_gets_schema_problems_not_a_crash(tmp_path: Path) -> None:
+    data = {"id": "shapes", "question": "q", "retrieved": ["x"], "expect": {"mentions": [5]}}
+    suite = make_project(tmp_path, [data])
+    out = problems_of(suite)
+    assert any("/retrieved/0: 'x' is not of type 'object'" in p for p in out), out
+    assert any("/expect/mentions/0: 5 is not of type 'string'" in p for p in out), out
+
+
+def test_an_expect_that_is_not_an_object_is_one_problem_not_two(tmp_path: Path) -> None:
+    suite = make_project(tmp_path, [{"id": "flat", "question": "q", "expect": "45 €"}])
+    out = problems_of(suite)
+    assert len(out) == 1 and "/expect: '45 €' is not of type 'object'" in out[0], out
+
+
+def test_more_catastrophic_regexes_are_refused_each_with_its_pointer(tmp_path: Path) -> None:
+    pats = ["(a|aa)+$", r"(\d+)*x", r"(\s*,?\s*)*$", "(?:a*)*b"]
+    suite = make_project(tmp_path, [good_case(expect={"mentions": pats})])
+    out = problems_of(suite)
+    for i, pat in enumerate(pats):
+        assert any(f"/expect/mentions/{i}: regex {pat!r} can backtrack" in p for p in out), out
+
+
+def test_loaded_case_carries_its_content_sha(tmp_path: Path) -> None:
+    from evals.case import content_sha
+
+    data = good_case()
+    [case], problems = load_cases(open_suite(make_project(tmp_path, [data])))
+    assert problems == [] and case.sha == content_sha(data)
+
+
+def test_suite_settings_that_would_break_or_silently_change_checks_are_refused(
+    tmp_path: Path,
+) -> None:
+    suite = make_project(tmp_path)
+    (suite / "suite.toml").write_text(
+        "refusal_phrase = ['i cannot say']\n"  # a typo: the defaults would silently apply
+        "refusal_phrases = ['ok', 3]\n"
+        "citation_pattern = '(a+)+$'\n"
+        "figure_window = -1\n"
+        "judge_threshold = true\n",
+        "utf-8",
+    )
+    res = invoke(tmp_path, "validate")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    for pointer, text in [
+        ("/refusal_phrase", "unknown setting"),
+        ("/refusal_phrases", "must be a list of non-empty strings"),
+        ("/citation_pattern", "regex '(a+)+$' can backtrack catastrophically"),
+        ("/figure_window", "must be 0 or more"),
+        ("/judge_threshold", "must be int"),
+    ]:
+        assert f"suite.toml: {pointer}: {text}" in res.stderr, (pointer, res.stderr)
+
+
+def test_a_table_of_settings_for_the_suites_own_checks_is_accepted(tmp_path: Path) -> None:
+    suite = make_project(tmp_path)
+    (suite / "suite.toml").write_text("figure_window = 80\n[checks]\ntone = 'formal'\n", "utf-8")
+    settings = open_suite(suite).settings
+    assert settings.figure_window == 80
+    assert settings.extra == {"checks": {"tone": "formal"}}

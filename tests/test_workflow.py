@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -174,3 +175,75 @@ def test_review_step_writes_the_summary_against_the_pr_base(tmp_path):
     assert code == 0
     assert summary == "output of review\n"
     assert calls.strip() == "review --base origin/main"
+
+
+def _run_files(tmp_path: Path, base_model: str, run_model: str) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name, model in (("2026-01-01_release", base_model), ("2026-02-01_pr-7", run_model)):
+        header = {"kind": "run", "run_id": name, "model": model}
+        (runs / f"{name}.jsonl").write_text(json.dumps(header) + "\n", "utf-8")
+    (runs / "BASELINE").write_text("2026-01-01_release.jsonl\n")
+
+
+def test_a_fork_without_the_key_is_shown_the_diff_but_not_gated_on_another_models_baseline(
+    tmp_path,
+):
+    _run_files(tmp_path, "openai/gpt-4o-mini@2024-07-18", "local/extractive@2026-11-01")
+    code, summary, _ = run_step(tmp_path, "Compare with the committed baseline", stub_exit=1)
+    assert code == 0
+    assert summary.startswith("output of diff\n")
+    assert "Not gated: this job had no OPENAI_API_KEY" in summary
+    assert "`openai/gpt-4o-mini@2024-07-18`" in summary
+    # Unreadable run files still fail the job.
+    code, _, _ = run_step(tmp_path, "Compare with the committed baseline", stub_exit=2)
+    assert code == 2
+
+
+def test_a_regression_on_the_baselines_own_model_or_with_the_key_set_gates(tmp_path):
+    model = "local/extractive@2026-11-01"
+    _run_files(tmp_path, model, model)
+    code, summary, _ = run_step(tmp_path, "Compare with the committed baseline", stub_exit=1)
+    assert code == 1 and "Not gated" not in summary
+    (tmp_path / "runs" / "2026-02-01_pr-7.jsonl").write_text('{"model": "openai/x@2025-01-01"}\n')
+    code, summary, _ = run_step(
+        tmp_path, "Compare with the committed baseline", stub_exit=1, OPENAI_API_KEY="sk-test"
+    )
+    assert code == 1 and "Not gated" not in summary  # a model change in a PR is gated
+
+
+def test_review_step_leaves_this_jobs_own_run_file_out_of_the_review(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    code, _, _ = run_step(tmp_path, "Review the change to the eval")
+    assert code == 0
+    exclude = (tmp_path / ".git" / "info" / "exclude").read_text()
+    assert exclude.splitlines()[-1] == "runs/*_pr-7.jsonl"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "2026-02-01T00-00-00-000000Z_0744be0_pr-7.jsonl").write_text("{}\n")
+    (runs / "mine.jsonl").write_text("{}\n")
+    listed = subprocess.run(
+        ["git", "ls-files", "-o", "--exclude-standard", "runs"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert listed == ["runs/mine.jsonl"]
+
+
+def test_mutate_step_gates_and_puts_a_failing_report_in_the_summary(tmp_path):
+    code, summary, calls = run_step(tmp_path, "Checks go red on known-wrong answers", stub_exit=1)
+    assert code == 1 and summary == "output of mutate\n"
+    assert calls.strip() == "mutate"
+    code, summary, _ = run_step(tmp_path, "Checks go red on known-wrong answers", stub_exit=0)
+    assert code == 0 and summary == ""
+
+
+def test_diff_step_compares_this_jobs_run_file_not_the_last_name_in_runs(tmp_path):
+    model = "local/extractive@2026-11-01"
+    _run_files(tmp_path, model, model)
+    (tmp_path / "runs" / "v1.0-release.jsonl").write_text('{"model": "x"}\n')  # sorts last
+    code, _, calls = run_step(tmp_path, "Compare with the committed baseline")
+    assert code == 0
+    assert calls.strip() == "diff --a baseline --b runs/2026-02-01_pr-7.jsonl --format md"

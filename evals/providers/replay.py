@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from evals.case import Case
+from evals.case import Case, parse_json_value
 from evals.errors import InputError, Problem
 from evals.reply import ProviderError, Reply
 
+_TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 _FIELDS = {"case", "answer", "retrieved", "cited", "abstained", "latency_ms", "usage"}
 
 
 def _ref_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _usage(value: Any) -> bool:
+    """Token usage as endpoints report it: known counts are non-negative integers."""
+    if not isinstance(value, dict):
+        return False
+    return all(
+        isinstance(value[k], int) and not isinstance(value[k], bool) and value[k] >= 0
+        for k in _TOKEN_KEYS
+        if k in value and value[k] is not None
+    )
 
 
 def load_answers(path: Path) -> dict[str, dict[str, Any]]:
@@ -23,19 +38,23 @@ def load_answers(path: Path) -> dict[str, dict[str, Any]]:
         raise InputError([Problem(str(path), "", "answers file does not exist")])
     answers: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
+    raw = path.read_bytes()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError([Problem(str(path), "", "UTF-16 text; save it as UTF-8")])
     try:
-        lines = path.read_text("utf-8").splitlines()
+        # A byte-order mark, as some Windows tools write, is tolerated.
+        lines = raw.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(path), "", f"not UTF-8: {exc}")]) from None
+        raise InputError([Problem(str(path), "", f"not UTF-8 (byte {exc.start})")]) from None
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         where = f"line {n}"
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
+            rec = parse_json_value(line)
+        except ValueError as exc:
             problems.append(
-                Problem(str(path), where, f"invalid JSON at column {exc.colno}: {exc.msg}")
+                Problem(str(path), where, str(exc).replace(" at line 1, column", " at column"))
             )
             continue
         if not isinstance(rec, dict):
@@ -58,6 +77,18 @@ def load_answers(path: Path) -> dict[str, dict[str, Any]]:
             and not isinstance(rec["abstained"], bool)
         ):
             problems.append(Problem(str(path), f"{where}/abstained", "must be true or false"))
+        latency = rec.get("latency_ms")
+        if latency is not None and (not _number(latency) or latency < 0):
+            problems.append(Problem(str(path), f"{where}/latency_ms", "must be a number >= 0"))
+        usage = rec.get("usage")
+        if usage is not None and not _usage(usage):
+            problems.append(
+                Problem(
+                    str(path),
+                    f"{where}/usage",
+                    "must be an object whose token counts are whole numbers >= 0",
+                )
+            )
         if rec["case"] in answers:
             problems.append(
                 Problem(str(path), f"{where}/case", f"duplicate answer for {rec['case']!r}")
