@@ -98,6 +98,15 @@ class RunResult:
 RowCallback = Callable[[dict[str, Any]], None]
 
 
+def project_path(path: Path, root: Path) -> str:
+    """A path relative to the project when it lies inside it: committed run files must not
+    carry one machine's checkout location."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
 def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
     stamp = plan.provider.stamp()
     return {
@@ -109,7 +118,7 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
         "provider": stamp.get("kind", "unknown"),
         "target": stamp.get("target"),
         "prompt_sha": plan.suite.prompt_sha(),
-        "suite": str(plan.suite.path),
+        "suite": project_path(plan.suite.path, plan.root),
         "suite_digest": suite_digest(plan.cases),
         "n_cases": len(plan.cases),
         "label": plan.label,

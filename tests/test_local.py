@@ -57,4 +57,6 @@ def test_offline_run_writes_a_schema_valid_stamped_run_file(tmp_path: Path) -> N
         assert row["model"] == MODEL
         assert row["prompt_sha"] == header["prompt_sha"]
     assert path.name.endswith(f"_{header['prompt_sha'][:7]}.jsonl")
+    # Relative to the project, so a committed run file does not name one machine's checkout.
+    assert header["suite"] == "suite"
     assert "run file:" in res.stdout and "mean score" in res.stdout
