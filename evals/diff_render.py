@@ -16,7 +16,7 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
-def _pts(x: float | None) -> str:
+def fmt_pts(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:+.1f} pts"
 
 
@@ -28,7 +28,7 @@ def _signed(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:+.{digits}f}"
 
 
-def _p(p: float | None) -> str:
+def fmt_p(p: float | None) -> str:
     return "n/a" if p is None else (f"{p:.4f}" if p >= 0.0001 else f"{p:.2e}")
 
 
@@ -92,7 +92,7 @@ def _rate_text(cmp: Comparison, side: str) -> str:
     return f"{_pct(rate)} (mean over epochs, n={s.n_paired} cases)"
 
 
-def _ci(ci: Any, scale: float, fmt: str) -> str:
+def fmt_ci(ci: Any, scale: float, fmt: str) -> str:
     if ci is None:
         return "n/a"
     lo, hi = ci.low * scale, ci.high * scale
@@ -111,14 +111,14 @@ def stats_lines(cmp: Comparison) -> list[str]:
     else:
         out.append(
             f"Pass → fail b = {mc.b}, fail → pass c = {mc.c}: "
-            f"McNemar exact two-sided p = {_p(mc.p_value)} (n = {mc.n_discordant} discordant pairs)."
+            f"McNemar exact two-sided p = {fmt_p(mc.p_value)} (n = {mc.n_discordant} discordant pairs)."
         )
     if sign.p_value is None:
         out.append(f"Sign test on scores: all {sign.n_ties} score differences are ties; no test.")
     else:
         out.append(
             f"Sign test on scores: {sign.n_up} up, {sign.n_down} down, {sign.n_ties} tied: "
-            f"two-sided p = {_p(sign.p_value)}."
+            f"two-sided p = {fmt_p(sign.p_value)}."
         )
     for name, cl, scale, unit_fmt in (
         ("score", s.score_clustered, 1.0, ".3f"),
@@ -236,7 +236,7 @@ def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
             ):
                 cells.append(f"{_pct(rate)} ({passed}/{total})" + (f", {err} error" if err else ""))
             diff = None if r.rate_a is None or r.rate_b is None else r.rate_b - r.rate_a
-            lines.append(f"| {r.name} | {cells[0]} | {cells[1]} | {_pts(diff)} |")
+            lines.append(f"| {r.name} | {cells[0]} | {cells[1]} | {fmt_pts(diff)} |")
     lines += ["", f"### Paired statistics ({s.n_paired} paired cases)", ""]
     if s.n_paired:
         rate_diff = None if s.rate_a is None or s.rate_b is None else s.rate_b - s.rate_a
@@ -244,11 +244,11 @@ def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
         lines += ["| | A | B | B − A |", "|---|---|---|---|"]
         lines.append(
             f"| pass rate | {_rate_text(cmp, 'a')} | {_rate_text(cmp, 'b')} | "
-            f"{_pts(rate_diff)}, {_ci(s.rate_ci, 100, '+.1f')} |"
+            f"{fmt_pts(rate_diff)}, {fmt_ci(s.rate_ci, 100, '+.1f')} |"
         )
         lines.append(
             f"| mean score | {_num(s.score_a)} (n={s.n_paired}) | {_num(s.score_b)} (n={s.n_paired}) | "
-            f"{_signed(score_diff)}, {_ci(s.score_ci, 1, '+.3f')} |"
+            f"{_signed(score_diff)}, {fmt_ci(s.score_ci, 1, '+.3f')} |"
         )
         lines.append("")
         lines += [f"- {line}" for line in stats_lines(cmp)]
@@ -292,16 +292,16 @@ def render_text(cmp: Comparison, show_all: bool = False) -> str:
             diff = None if r.rate_a is None or r.rate_b is None else r.rate_b - r.rate_a
             lines.append(
                 f"  {r.name:<{name_w}}  {_pct(r.rate_a)} ({r.a_pass}/{r.a_n}) -> "
-                f"{_pct(r.rate_b)} ({r.b_pass}/{r.b_n})  {_pts(diff)}"
+                f"{_pct(r.rate_b)} ({r.b_pass}/{r.b_n})  {fmt_pts(diff)}"
             )
     if s.n_paired:
         lines += ["", "statistics:"]
         lines.append(
-            f"  pass rate   A {_rate_text(cmp, 'a')}  B {_rate_text(cmp, 'b')}  {_ci(s.rate_ci, 100, '+.1f')} pts"
+            f"  pass rate   A {_rate_text(cmp, 'a')}  B {_rate_text(cmp, 'b')}  {fmt_ci(s.rate_ci, 100, '+.1f')} pts"
         )
         lines.append(
             f"  mean score  A {_num(s.score_a)} (n={s.n_paired})  B {_num(s.score_b)} (n={s.n_paired})  "
-            f"{_ci(s.score_ci, 1, '+.3f')}"
+            f"{fmt_ci(s.score_ci, 1, '+.3f')}"
         )
         lines += [f"  {line}" for line in stats_lines(cmp)]
     return "\n".join(lines) + "\n"

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from evals.compare import CaseDiff, CheckRate, Comparison, Unpaired, compare_runs
-from evals.diff_render import _ci, _p, _pts, comparison_data, stats_lines, verdict_line
+from evals.diff_render import comparison_data, fmt_ci, fmt_p, fmt_pts, stats_lines, verdict_line
 from evals.report_data import is_sealed, pct
 from evals.report_detail import fmt_num
 from evals.report_page import Pair, esc, json_script, kv_table, page, paired_chart
@@ -89,13 +89,13 @@ def stats_section(cmp: Comparison, nav: str = "") -> str:
             "pass rate A → B",
             f"{pct(s.rate_a)} → {pct(s.rate_b)}",
             f"{s.passed_a}/{s.n_paired} → {s.passed_b}/{s.n_paired}; "
-            f"{_pts(rate_d)}, {_ci(s.rate_ci, 100, '+.1f')}",
+            f"{fmt_pts(rate_d)}, {fmt_ci(s.rate_ci, 100, '+.1f')}",
             "st-rate",
             "bad" if (s.rate_b or 0) < (s.rate_a or 0) else "",
         ),
         stat_card(
             "McNemar exact",
-            "no discordant pairs" if mc.p_value is None else f"p = {_p(mc.p_value)}",
+            "no discordant pairs" if mc.p_value is None else f"p = {fmt_p(mc.p_value)}",
             f"b = {mc.b} (pass→fail), c = {mc.c} (fail→pass)",
             "st-mcnemar",
             "bad" if mc.b > mc.c else "",
@@ -107,7 +107,7 @@ def stats_section(cmp: Comparison, nav: str = "") -> str:
             stat_card(
                 "mean score difference",
                 fmt_signed(ci.mean),
-                f"{_ci(ci, 1, '+.3f')}; paired bootstrap",
+                f"{fmt_ci(ci, 1, '+.3f')}; paired bootstrap",
                 "st-score",
                 "bad" if ci.high < 0 else "",
             )
@@ -115,7 +115,7 @@ def stats_section(cmp: Comparison, nav: str = "") -> str:
     cards.append(
         stat_card(
             "sign test (scores)",
-            "all ties" if sign.p_value is None else f"p = {_p(sign.p_value)}",
+            "all ties" if sign.p_value is None else f"p = {fmt_p(sign.p_value)}",
             f"{sign.n_up} up, {sign.n_down} down, {sign.n_ties} ties",
             "st-sign",
         )
@@ -169,7 +169,7 @@ def checks_section(cmp: Comparison) -> str:
             f'<tr data-check="{esc(p.name)}"><td>{esc(p.name)}</td>'
             f"<td>{esc(pct(a.get('rate')))} ({a.get('pass')}/{a.get('n_scored')})</td>"
             f"<td>{esc(pct(b.get('rate')))} ({b.get('pass')}/{b.get('n_scored')})</td>"
-            f'<td class="{cls}">{esc(_pts(d))}</td></tr>'
+            f'<td class="{cls}">{esc(fmt_pts(d))}</td></tr>'
         )
     return (
         '<section class="charts"><div class="panel"><h2>Checks: pass rate, A (grey) vs B</h2>'
