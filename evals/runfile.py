@@ -30,6 +30,17 @@ def run_file_name(created: dt.datetime, prompt_sha: str, label: str | None = Non
     return name + ".jsonl"
 
 
+def record_line(record: dict[str, Any]) -> str:
+    """One JSONL line. Text that UTF-8 cannot hold (a lone surrogate from a model or an app)
+    is written as a JSON escape instead of crashing the run and losing the row."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
+    return line
+
+
 class RunWriter:
     """Appends records and flushes each one, so an interrupted run leaves a readable file."""
 
@@ -40,7 +51,7 @@ class RunWriter:
         self._fh: IO[str] = open(path, "a" if resume else "x", encoding="utf-8")  # noqa: SIM115
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._fh.write(record_line(record))
         self._fh.flush()
         os.fsync(self._fh.fileno())
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any
 
-from evals.runfile import RunWriter
+from evals.runfile import RunWriter, record_line
 
 
 class BatchedRunWriter(RunWriter):
@@ -24,7 +23,7 @@ class BatchedRunWriter(RunWriter):
         self._last_sync = time.monotonic()
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._fh.write(record_line(record))
         self._fh.flush()
         now = time.monotonic()
         if now - self._last_sync >= self._fsync_s:

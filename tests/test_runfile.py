@@ -66,3 +66,12 @@ def test_latest_ignores_a_hand_named_file_that_sorts_last(tmp_path: Path) -> Non
     for name in ("2026-01-01T10-00-00-000000Z_a.jsonl", "merged.jsonl"):
         (tmp_path / name).write_text(json.dumps(HEADER) + "\n")
     assert resolve_run("latest", tmp_path).name == "2026-01-01T10-00-00-000000Z_a.jsonl"
+
+
+def test_a_lone_surrogate_in_an_answer_is_escaped_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "r1.jsonl"
+    with RunWriter(path) as w:
+        w.write(HEADER)
+        w.write({**ROW, "draft": "45 € \ud800 [doc:pricing#plans]"})
+    run = read_run(path)
+    assert run.rows[0]["draft"] == "45 € \ud800 [doc:pricing#plans]"
