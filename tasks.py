@@ -58,7 +58,8 @@ def new(c, id, suite=None):  # noqa: A002 - the flag users type is `invoke new I
         "sealed": "run the sealed held-out pile (aggregates only)",
         "force": "with --sealed: run past the pile's budget (recorded)",
         "key_file": "with --sealed: the pile's key file",
-        "timeout": "seconds per request before it is retried (default [tool.evals] timeout_s)",
+        "timeout": "seconds per request (and per --target call) before it is retried or "
+        "abandoned (default [tool.evals] timeout_s)",
         "retries": "retries per request, with backoff (default [tool.evals] max_retries)",
     },
 )

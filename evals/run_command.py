@@ -21,7 +21,7 @@ from evals.cost import price_for
 from evals.errors import InputError
 from evals.modelid import check_pinned
 from evals.progress import RunProgress
-from evals.providers.base import Provider
+from evals.providers.base import REFUSED_PREFIX, Provider
 from evals.runner import Grader, RunPlan, RunResult, execute, exit_code
 from evals.suite import Suite, select_cases
 from evals.validate import load_cases
@@ -90,7 +90,7 @@ def make_provider(
 
         cfg = cfg or load_settings()
         fn, identity = load_target(opts.target, cfg.root)
-        return TargetProvider(fn, identity)
+        return TargetProvider(fn, identity, timeout_s=float(cfg.timeout_s))
     model = check_pinned(model or default_model)
     if model.startswith("local/extractive"):
         from evals.providers.local import ExtractiveModel
@@ -175,6 +175,14 @@ def _run_one(plan: RunPlan) -> RunResult:
         gc.set_threshold(*threshold)
         gc.unfreeze()
     print_summary(result.summary, str(result.path))
+    if str(result.summary.get("stopped_reason") or "").startswith(REFUSED_PREFIX):
+        print(
+            "the endpoint refused the run's first requests alike, so no further case was "
+            "started: check OPENAI_BASE_URL, OPENAI_API_KEY and the model name, then continue "
+            f"with `invoke run --resume {result.path.name}` (cases without a row, and error "
+            "rows, are run again)",
+            flush=True,
+        )
     return result
 
 

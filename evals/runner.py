@@ -16,7 +16,13 @@ from evals.case import Case
 from evals.checks import CheckResult
 from evals.cost import Budget, cost_usd, estimate_prompt_cost, price_for
 from evals.grading import grade, outcome, results_json
-from evals.providers.base import Provider, RequestProvider
+from evals.providers.base import (
+    REFUSAL_QUORUM,
+    EndpointRefused,
+    Provider,
+    RefusalWatch,
+    RequestProvider,
+)
 from evals.reply import ProviderError, Reply
 from evals.runfile import run_file_name, utc_now
 from evals.sink import BatchedRunWriter
@@ -237,6 +243,7 @@ class _Work:
         self.price = price_for(plan.provider.model, plan.prices)
         self.budget = Budget(plan.max_cost) if plan.max_cost is not None else None
         self.stopped: str | None = None
+        self.refusals = RefusalWatch(REFUSAL_QUORUM)
         p = plan.provider
         self.requester = p if isinstance(p, RequestProvider) else None
         self.cache: AnswerCache | None = None
@@ -252,7 +259,10 @@ class _Work:
         plan = self.plan
         try:
             if self.requester is None:
-                return await self._budgeted(plan.provider.answer(case, self.prompt, epoch), 0), None
+                reply = await self._budgeted(plan.provider.answer(case, self.prompt, epoch), 0)
+                if reply is not None:
+                    self.refusals.answered()
+                return reply, None
             request = self.requester.request_for(case, self.prompt)
             key = cache_key(request, epoch) if self.cache else ""
             if self.cache:
@@ -260,12 +270,22 @@ class _Work:
                 if hit is not None:
                     return hit, None
             reply = await self._budgeted(self.requester.send(request), _request_chars(request))
+            if reply is not None:
+                self.refusals.answered()
             if reply is not None and self.cache:
                 self.cache.put(key, plan.provider.model, reply)  # only successes reach here
             return reply, None
+        except EndpointRefused as exc:
+            reason = str(exc) or exc.signature
+            verdict = self.refusals.refused(exc.signature, reason, exc.hint)
+            if verdict and not self.stopped:
+                self.stopped = verdict
+            return None, reason
         except ProviderError as exc:
+            self.refusals.answered()
             return None, str(exc) or type(exc).__name__
         except Exception as exc:  # an unexpected provider failure is still only this case's error
+            self.refusals.answered()
             return None, f"{type(exc).__name__}: {exc}"
 
     async def _budgeted(self, coro: Any, chars: int) -> Reply | None:
@@ -317,15 +337,26 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
     done = {(r["case"], r.get("epoch", 0)) for r in rows}
     queue = [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
     work = _Work(plan, prompt)
+    # With fewer requests to make than the quorum, all of them decide.
+    work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
     started = time.perf_counter()
     completed = False
     pending = iter(queue)
+    in_flight = [0]
 
     async def worker() -> None:
         for case, epoch in pending:
+            while work.refusals.undecided() and in_flight[0] and not work.stopped:
+                # The first answer was a refusal: let the requests in flight say whether
+                # the endpoint refuses them all before another case is started.
+                await asyncio.sleep(0.02)
             if work.stopped:
                 return
-            reply, error = await work.answer(case, epoch)
+            in_flight[0] += 1
+            try:
+                reply, error = await work.answer(case, epoch)
+            finally:
+                in_flight[0] -= 1
             if reply is None and error is None:
                 return  # the budget stopped the run before this case started
             graded = await grade_reply(plan, case, reply) if reply is not None else None

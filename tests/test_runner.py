@@ -232,3 +232,117 @@ def test_an_answer_without_usage_whose_check_errored_still_makes_the_cost_unknow
     assert s["cost_usd"] is None and s["n_no_usage"] == 1
     s = summarise([rows_[0], rows_[2]], completed=True)
     assert s["cost_usd"] == 0.01 and s["n_no_usage"] == 0
+
+
+# -- an endpoint that refuses every request stops the run early -----------------------------
+
+REFUSED = "the endpoint refused every request: "
+
+
+def _refusing(server: OpenAIServer, status: int, n: int = 40, message: str = "nope") -> None:
+    from openai_server import Fault
+
+    server.enqueue(*[Fault.http(status, message) for _ in range(n)])
+
+
+def test_a_bad_key_stops_the_run_after_its_first_requests_and_resume_finishes_it(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 10, concurrency=1, max_retries=2)
+    use(monkeypatch, root, openai_server.base_url)
+    _refusing(
+        openai_server, 401, message=f"Incorrect API key provided: {API_KEY[:7]}***{API_KEY[-4:]}"
+    )
+    assert run() == 3
+    out = capsys.readouterr().out
+    path = run_files(root)[0]
+    s = records(path)[-1]
+    assert s["completed"] is False
+    assert s["stopped_reason"].startswith(REFUSED + "HTTP 401: ")
+    assert "OPENAI_API_KEY" in s["stopped_reason"]
+    assert API_KEY[:7] not in s["stopped_reason"] and API_KEY[-4:] not in s["stopped_reason"]
+    assert API_KEY[:7] not in path.read_text("utf-8")
+    assert len(openai_server.chat_requests) == 3  # a 401 is not retried; no 4th case started
+    assert [r["status"] for r in rows(path)] == ["error"] * 3  # the other 7 have no row
+    assert "check OPENAI_BASE_URL, OPENAI_API_KEY and the model name" in out
+    assert f"invoke run --resume {path.name}" in out
+    _valid(path)
+    # The key is fixed: the resumed run answers every case, each exactly once.
+    openai_server.reset()
+    openai_server.responder = lambda body: GOOD
+    assert run(resume=path.name, models=[]) == 0
+    got = rows(path)
+    assert sorted(r["case"] for r in got) == [f"case-{i:03d}" for i in range(10)]
+    assert {r["status"] for r in got} == {"pass"} and records(path)[-1]["completed"] is True
+
+
+def test_an_unknown_model_stops_the_run_with_in_flight_requests_accounted_for(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 20, concurrency=4)
+    use(monkeypatch, root, openai_server.base_url)
+    _refusing(openai_server, 404, message="The model does not exist")
+    assert run() == 3
+    path = run_files(root)[0]
+    s = records(path)[-1]
+    assert s["stopped_reason"].startswith(REFUSED + "HTTP 404: The model does not exist")
+    assert "check the model name ('chat-small')" in s["stopped_reason"]
+    got = rows(path)
+    # The requests in flight when the first refusal came (4 at most) finish as error rows;
+    # no other case starts while they decide, nor after.
+    assert 3 <= len(got) == len(openai_server.chat_requests) <= 4
+    assert s["counts"] == {"pass": 0, "fail": 0, "error": len(got), "total": len(got)}
+
+
+def test_a_closed_port_stops_the_run_after_the_sdk_retries(tmp_path, monkeypatch):
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now: every connection is refused
+    root = make_project(tmp_path, 12, concurrency=2, max_retries=1)
+    use(monkeypatch, root, f"http://127.0.0.1:{port}/v1")
+    started = time.monotonic()
+    assert run() == 3
+    assert time.monotonic() - started < 10
+    path = run_files(root)[0]
+    s = records(path)[-1]
+    assert s["completed"] is False
+    assert s["stopped_reason"].startswith(REFUSED + "connection failed after 1 retries")
+    assert f"connection refused (http://127.0.0.1:{port}/v1)" in s["stopped_reason"]
+    assert "check OPENAI_BASE_URL" in s["stopped_reason"]
+    assert len(rows(path)) == 3  # 2 in flight, then 1 more to make the quorum
+
+
+def test_a_run_with_fewer_cases_than_the_quorum_stops_when_all_are_refused(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    _refusing(openai_server, 403, message="This key may not use this model")
+    assert run() == 3
+    s = records(run_files(root)[0])[-1]
+    assert s["completed"] is False and s["stopped_reason"].startswith(REFUSED + "HTTP 403")
+
+
+def test_transient_mixed_or_partly_answered_failures_never_stop_the_run(
+    tmp_path, monkeypatch, openai_server
+):
+    from openai_server import Fault
+
+    root = make_project(tmp_path, 6, concurrency=1, max_retries=0)
+    use(monkeypatch, root, openai_server.base_url)
+    scripts = {
+        "5xx and 429": [Fault.server_error(), Fault.unavailable(), Fault.rate_limit()] * 2,
+        "an answer first": [GOOD, *[Fault.http(401, "bad key")] * 5],
+        "different refusals": [Fault.http(401), Fault.http(404), *[Fault.http(401)] * 4],
+    }
+    for what, script in scripts.items():
+        openai_server.reset()
+        openai_server.enqueue(*script)
+        assert run(no_cache=True) == 3, what
+        path = max(run_files(root), key=lambda p: p.stat().st_mtime_ns)
+        s = records(path)[-1]
+        assert s["completed"] is True and s["stopped_reason"] is None, what
+        assert len(rows(path)) == 6, what

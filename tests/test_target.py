@@ -152,3 +152,78 @@ def test_a_target_calling_sys_exit_is_that_cases_error_and_the_run_goes_on(tmp_p
     assert got["case-000"]["status"] == "error" and got["case-000"]["score"] is None
     assert "SystemExit: 4" in got["case-000"]["error"]
     assert got["case-001"]["status"] in ("pass", "fail")
+
+
+HANGING = """
+import asyncio, threading, time
+
+GOOD = {"answer": "45 EUR [doc:pricing#plans]", "retrieved": ["pricing#plans"],
+        "cited": ["pricing#plans"], "abstained": False}
+
+def answer(case):
+    if case["id"] == "case-000":
+        threading.Event().wait()  # never returns
+    return GOOD
+
+async def answer_async(case):
+    if case["id"] == "case-001":
+        await asyncio.Event().wait()  # never returns
+    return GOOD
+"""
+
+
+def test_a_hung_sync_or_async_target_times_out_as_an_error_row_and_the_run_goes_on(
+    tmp_path, monkeypatch
+):
+    import time
+
+    root = make_project(tmp_path, 4, timeout_s=1.0, concurrency=2)
+    _module(root, "app_hang_f", HANGING)
+    use(monkeypatch, root, None)
+    for fn, hung in (("answer", "case-000"), ("answer_async", "case-001")):
+        started = time.monotonic()
+        assert run(target=f"app_hang_f:{fn}") == 3
+        assert time.monotonic() - started < 5
+        path = max(run_files(root), key=lambda p: p.stat().st_mtime_ns)
+        got = {r["case"]: r for r in rows(path)}
+        assert len(got) == 4
+        assert got[hung]["status"] == "error" and got[hung]["score"] is None
+        assert got[hung]["error"] == "target timed out after 1 s"
+        assert all(r["status"] == "pass" for c, r in got.items() if c != hung)
+        recs = records(path)
+        assert recs[0]["settings"]["provider"]["timeout_s"] == 1.0
+        assert recs[-1]["completed"] is True and recs[-1]["counts"]["error"] == 1
+
+
+def test_a_targets_own_timeout_error_is_not_reported_as_the_harness_timeout(tmp_path, monkeypatch):
+    root = make_project(tmp_path, 1, timeout_s=5.0)
+    _module(
+        root,
+        "app_own_timeout_g",
+        """
+        def answer(case):
+            raise TimeoutError("vector store did not answer")
+        """,
+    )
+    use(monkeypatch, root, None)
+    assert run(target="app_own_timeout_g:answer") == 3
+    (row,) = rows(run_files(root)[0])
+    assert row["error"] == "target raised TimeoutError: vector store did not answer"
+
+
+def test_the_process_exits_promptly_after_a_run_whose_sync_target_hung(tmp_path):
+    import time
+
+    from casekit import invoke
+
+    root = make_project(tmp_path, 3, timeout_s=30.0)
+    _module(root, "app_hang_h", HANGING)
+    started = time.monotonic()
+    out = invoke(root, "run", "--target", "app_hang_h:answer", "--timeout", "1", timeout=60)
+    elapsed = time.monotonic() - started
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert elapsed < 15  # start-up plus the 1 s timeout; a joined thread would never end
+    assert "target timed out after 1 s" in out.stdout
+    recs = records(run_files(root)[0])
+    assert recs[0]["settings"]["provider"]["timeout_s"] == 1.0  # --timeout beats timeout_s
+    assert [r["status"] for r in recs if r["kind"] == "case"].count("pass") == 2

@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -18,10 +19,17 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evals.case import Case
 from evals.modelid import endpoint_name
+from evals.providers.base import EndpointRefused
 from evals.reply import ProviderError, Reply
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# Error messages may quote part of a key ("Incorrect API key provided: sk-ab***yz"); a
+# reason that may reach a run file keeps none of it.
+_KEYLIKE = re.compile(r"\bsk-[\w*-]+")
+_SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
+#: Statuses no retry can change: the key, its permissions or the model name is wrong.
+REFUSED_STATUSES = (401, 403, 404)
 
 
 def redact_url(url: str) -> str:
@@ -204,14 +212,59 @@ class OpenAICompatProvider:
             # The SDK retries 408, 409, 429 and 5xx only; a 401 or 404 was asked once.
             code = exc.status_code
             retried = code in (408, 409, 429) or code >= 500
-            why = (
-                f"HTTP {code} {tries}: {exc.message}" if retried else f"HTTP {code}: {exc.message}"
-            )
+            # The SDK prefixes the server's message with "Error code: 404 - ": said already.
+            msg = _SDK_PREFIX.sub("", exc.message)
+            why = f"HTTP {code} {tries}: {msg}" if retried else f"HTTP {code}: {msg}"
         elif isinstance(exc, openai.APIResponseValidationError | ValueError):
             why = f"malformed reply (not the chat completion format): {exc}"
         else:
             why = f"{type(exc).__name__}: {exc}"
-        return self._redact(why)[:500]
+        return _KEYLIKE.sub("sk-***", self._redact(why))[:500]
+
+    def _refusal(self, exc: BaseException) -> tuple[str, str] | None:
+        """(signature, what to check) when every request here would fail alike, else None.
+
+        Only failures no retry can change count: the refusing statuses, and a connection
+        that nothing accepts (refused, or a host name that does not resolve). Rate limits,
+        5xx, timeouts and dropped connections are transient and never count.
+        """
+        import openai
+
+        url = redact_url(self.base_url)
+        if isinstance(exc, openai.APIStatusError) and exc.status_code in REFUSED_STATUSES:
+            code = exc.status_code
+            if code == 404:
+                hint = f"check the model name ({endpoint_name(self.model)!r}) and OPENAI_BASE_URL"
+            else:
+                hint = "check OPENAI_API_KEY (and that the key may use this model)"
+            return f"HTTP {code}", f"{hint}; the endpoint is {url}"
+        if isinstance(exc, openai.APIConnectionError) and not isinstance(
+            exc, openai.APITimeoutError
+        ):
+            cause: BaseException | None = exc
+            seen = 0
+            while cause is not None and seen < 10:  # the chain is short; bound it anyway
+                if isinstance(cause, ConnectionRefusedError):
+                    return "connection refused", f"check OPENAI_BASE_URL (now {url})"
+                if isinstance(cause, socket.gaierror) and cause.errno != socket.EAI_AGAIN:
+                    return "unknown host", f"check OPENAI_BASE_URL (now {url})"
+                cause, seen = cause.__cause__ or cause.__context__, seen + 1
+        return None
+
+    def _failure(self, exc: BaseException) -> ProviderError:
+        """The case's error for an SDK failure that outlived its retries."""
+        reason = self._reason(exc)
+        refused = self._refusal(exc)
+        if refused is None:
+            return ProviderError(reason)
+        signature, hint = refused
+        if not signature.startswith("HTTP"):
+            # "All connection attempts failed" hides why; say it and where.
+            reason = self._redact(
+                f"connection failed after {self.max_retries} retries: {signature} "
+                f"({redact_url(self.base_url)})"
+            )
+        return EndpointRefused(reason, signature, hint)
 
     def _redact(self, text: str) -> str:
         return text.replace(self._api_key, "***") if len(self._api_key) >= 4 else text
@@ -234,7 +287,7 @@ class OpenAICompatProvider:
             try:
                 raw = await client.post("/chat/completions", body=request["body"], cast_to=bytes)
             except Exception as exc:  # every SDK failure, after its retries, is this case's error
-                raise ProviderError(self._reason(exc)) from None
+                raise self._failure(exc) from None
             latency = (time.perf_counter() - start) * 1000
             try:
                 content, usage, resolved, finish = parse_completion(raw)

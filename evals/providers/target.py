@@ -4,18 +4,22 @@ The callable gets the case as a dict with `id`, `question` and `context` (never 
 expected answer) and returns `{"answer", "retrieved", "cited", "abstained"}`; it may be
 sync (run in a worker thread, so concurrency still applies) or async. `retrieved` and
 `cited` are lists of refs (or of passages with a `ref`); `usage` may be added.
+
+Each call has the per-request timeout: an async target is cancelled after it; a sync one
+cannot be stopped, so it runs in a daemon thread that is abandoned (and cannot hold up the
+process's exit) while the case becomes an `error` row and the run goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
+import contextlib
 import importlib
 import inspect
 import sys
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -110,42 +114,80 @@ def reply_from(result: Any, latency_ms: float) -> Reply:
     )
 
 
+def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    if fut.done():  # timed out (cancelled) already: the late result has nowhere to go
+        return
+    if exc is None:
+        fut.set_result(result)
+    else:
+        fut.set_exception(exc)
+
+
+def call_in_daemon_thread(fn: Callable[..., Any], arg: Any) -> asyncio.Future[Any]:
+    """`fn(arg)` in a new daemon thread, its outcome delivered to a future on this loop.
+
+    Not an executor: executor threads are joined when the interpreter exits, so one hung
+    call would keep the finished run's process alive forever.
+    """
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Any] = loop.create_future()
+
+    def work() -> None:
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = fn(arg)
+        except BaseException as exc:  # delivered to the awaiting case, which reports it
+            error = exc
+        # RuntimeError: the run ended (its loop closed) while this call still ran.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle, fut, result, error)
+
+    threading.Thread(target=work, name="target", daemon=True).start()
+    return fut
+
+
 class TargetProvider:
     """Calls the application once per case; its own retrieval is what gets measured."""
 
-    def __init__(self, fn: Callable[..., Any], identity: dict[str, Any]) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], identity: dict[str, Any], timeout_s: float = 60.0
+    ) -> None:
         self.fn = fn
         self.identity = identity
         self.model = target_model_id(identity)
         self.is_async = inspect.iscoroutinefunction(fn)
-        # asyncio's default pool has min(32, CPUs + 4) threads, which would cap a sync
-        # target's concurrency below --concurrency; this one grows threads on demand and
-        # the runner's workers bound how many calls are in flight.
-        self._pool: ThreadPoolExecutor | None = None
+        self.timeout_s = timeout_s
 
     def stamp(self) -> dict[str, Any]:
-        return {"kind": "target", "target": self.identity}
+        return {"kind": "target", "target": self.identity, "timeout_s": self.timeout_s}
+
+    async def _call(self, payload: dict[str, Any]) -> Any:
+        # A thread per call rather than a pool: a sync target's calls in flight are bounded
+        # by the runner's workers (--concurrency), not by a pool's size.
+        result = await (
+            self.fn(payload) if self.is_async else call_in_daemon_thread(self.fn, payload)
+        )
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
     async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
         payload = {"id": case.id, "question": case.question, "context": dict(case.context)}
         start = time.perf_counter()
+        # asyncio.timeout, unlike wait_for before 3.12, awaits in this task: a SystemExit
+        # from the target is caught below instead of escaping another task to the loop.
+        deadline = asyncio.timeout(self.timeout_s)
         try:
-            if self.is_async:
-                result = await self.fn(payload)
-            else:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="target")
-                loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(self._pool, functools.partial(self.fn, payload))
-                if inspect.isawaitable(result):
-                    result = await result
+            async with deadline:
+                result = await self._call(payload)
         except (Exception, SystemExit) as exc:
-            # The application raising (even sys.exit from deep inside it) is this case's
-            # error; the run goes on. Ctrl-C still stops the run.
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                raise ProviderError(f"target timed out after {self.timeout_s:g} s") from None
+            # The application raising (even sys.exit from deep inside it, or a timeout of
+            # its own) is this case's error; the run goes on. Ctrl-C still stops the run.
             raise ProviderError(f"target raised {type(exc).__name__}: {exc}"[:500]) from None
         return reply_from(result, (time.perf_counter() - start) * 1000)
 
     async def aclose(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-            self._pool = None
+        """Nothing to release: a call still running in its thread is abandoned."""
