@@ -36,6 +36,7 @@ def set_baseline(ref: str, runs_dir: Path) -> Path:
 
 
 def cmd_baseline(ref: str) -> int:
+    """The `invoke baseline` command: point runs/BASELINE at RUN and say what to commit."""
     runs_dir = settings().runs_path
     path = set_baseline(ref, runs_dir)
     print(f"{runs_dir / POINTER} -> {path.name}; commit both files so reviewers see the change")

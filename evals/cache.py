@@ -37,18 +37,20 @@ _FIELDS = ("answer", "retrieved", "cited", "abstained", "usage", "latency_ms", "
 
 
 def _reply_json(reply: Reply) -> str:
-    return json.dumps(
-        {
-            "answer": reply.answer,
-            "retrieved": reply.retrieved,
-            "cited": reply.cited,
-            "abstained": reply.abstained,
-            "usage": reply.usage,
-            "latency_ms": reply.latency_ms,
-            "resolved_model": reply.resolved_model,
-        },
-        ensure_ascii=False,
-    )
+    return json.dumps({k: getattr(reply, k) for k in _FIELDS}, ensure_ascii=False)
+
+
+def open_cache_db(path: Path) -> sqlite3.Connection:
+    """The harness's SQLite cache file in WAL mode, its folder created and git-ignored."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # A .gitignore inside the folder keeps it out of git even in a project that forgot to.
+    ignore = path.parent / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
+    db = sqlite3.connect(path, timeout=30, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
 
 
 class AnswerCache:
@@ -56,14 +58,7 @@ class AnswerCache:
 
     def __init__(self, path: Path, *, batch_s: float = 1.0) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # A .gitignore inside the folder keeps it out of git even in a project that forgot to.
-        ignore = path.parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("*\n", encoding="utf-8")
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db = open_cache_db(path)
         self._db.execute(_SCHEMA)
         self._pending: list[tuple[str, str, float, str]] = []
         self._last_flush = time.monotonic()

@@ -171,6 +171,7 @@ async def _judge_all(
 
 
 def judge_now(judge: Judge, work: list[tuple[Case, Reply, str]], cfg: Settings) -> list[Item]:
+    """Judge each (case, reply, human label) now, concurrently, one Item per input in order."""
     outs = asyncio.run(_judge_all(judge, [(c, r) for c, r, _ in work], cfg.concurrency))
     return [Item(c.id, h, o.verdict, o.error) for (c, _, h), o in zip(work, outs, strict=True)]
 

@@ -86,20 +86,19 @@ CheckFn = Callable[[CheckInput], CheckResult]
 class CheckSpec:
     name: str
     fn: CheckFn
-    # Which expect field switches the check on when a case lists no checks.
-    implied_by: tuple[str, ...] = ()
 
 
 REGISTRY: dict[str, CheckSpec] = {}
 
 
-def check(
-    name: str | None = None, *, implied_by: tuple[str, ...] = ()
-) -> Callable[[CheckFn], CheckFn]:
-    """Register a check under `name` (default: the function's name)."""
+def check(name: str | None = None) -> Callable[[CheckFn], CheckFn]:
+    """Register a check under `name` (default: the function's name).
+
+    Which checks a case runs when it lists none is decided in `grading.implied_checks`.
+    """
 
     def register(fn: CheckFn) -> CheckFn:
-        REGISTRY[name or fn.__name__] = CheckSpec(name or fn.__name__, fn, implied_by)
+        REGISTRY[name or fn.__name__] = CheckSpec(name or fn.__name__, fn)
         return fn
 
     return register
@@ -186,7 +185,7 @@ def _quote(items: list[str]) -> str:
     return ", ".join(f'"{s}"' for s in items)
 
 
-@check(implied_by=("facts",))
+@check()
 def facts_present(inp: CheckInput) -> CheckResult:
     facts = inp.case.expect.get("facts") or []
     if not facts:
@@ -197,7 +196,7 @@ def facts_present(inp: CheckInput) -> CheckResult:
     return ratio(len(facts), len(facts), f"all {len(facts)} facts present")
 
 
-@check(implied_by=("mentions",))
+@check()
 def mentions_expected(inp: CheckInput) -> CheckResult:
     pats = inp.case.expect.get("mentions") or []
     if not pats:
@@ -214,7 +213,7 @@ def mentions_expected(inp: CheckInput) -> CheckResult:
     return ratio(len(pats), len(pats), f"all {len(pats)} patterns match")
 
 
-@check(implied_by=("must_not_contain",))
+@check()
 def no_forbidden(inp: CheckInput) -> CheckResult:
     phrases = inp.case.expect.get("must_not_contain") or []
     if not phrases:
@@ -225,7 +224,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
     return passed(f"none of {len(phrases)} forbidden phrases")
 
 
-@check(implied_by=("sources",))
+@check()
 def sources_cited(inp: CheckInput) -> CheckResult:
     sources = inp.case.expect.get("sources") or []
     if not sources:
@@ -237,7 +236,7 @@ def sources_cited(inp: CheckInput) -> CheckResult:
     return ratio(len(sources), len(sources), f"all {len(sources)} sources cited")
 
 
-@check(implied_by=("retrieved",))
+@check()
 def citations_resolve(inp: CheckInput) -> CheckResult:
     cited = inp.cited
     if not cited:
@@ -318,7 +317,7 @@ def _cited_in_sentence(window: str, cite: regex.Pattern[str]) -> bool:
     return cite.match(window[end.end() :].lstrip(), timeout=patterns.MATCH_TIMEOUT_S) is not None
 
 
-@check(implied_by=("retrieved",))
+@check()
 def no_unsourced_number(inp: CheckInput) -> CheckResult:
     found = figures(inp.answer)
     if not found:
@@ -338,7 +337,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     return ratio(n, n, f"{n} figures, each sourced or from the question")
 
 
-@check(implied_by=("sources",))
+@check()
 def retrieval_recall(inp: CheckInput) -> CheckResult:
     sources = inp.case.expect.get("sources") or []
     if not sources:
@@ -350,7 +349,7 @@ def retrieval_recall(inp: CheckInput) -> CheckResult:
     return ratio(len(sources), len(sources), f"all {len(sources)} sources retrieved")
 
 
-@check(implied_by=("sources",))
+@check()
 def citation_precision(inp: CheckInput) -> CheckResult:
     sources = set(inp.case.expect.get("sources") or [])
     cited = inp.cited
@@ -364,7 +363,7 @@ def citation_precision(inp: CheckInput) -> CheckResult:
     return ratio(good, len(cited), f"all {len(cited)} citations expected and retrieved")
 
 
-@check(implied_by=("abstain",))
+@check()
 def abstention(inp: CheckInput) -> CheckResult:
     should = bool(inp.case.expect.get("abstain", False))
     did = is_refusal(inp)
@@ -376,7 +375,7 @@ def abstention(inp: CheckInput) -> CheckResult:
     return failed(f"declined, but the question is answerable ({how})")
 
 
-@check(implied_by=("max_words",))
+@check()
 def max_words(inp: CheckInput) -> CheckResult:
     limit = inp.case.expect.get("max_words")
     if not limit:

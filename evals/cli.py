@@ -22,6 +22,7 @@ T = TypeVar("T")
 
 
 def settings() -> Settings:
+    """The [tool.evals] settings of the project around the working directory."""
     return load_settings(Path.cwd())
 
 

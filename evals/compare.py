@@ -134,10 +134,6 @@ class Comparison:
         found = Counter(c.change for c in self.cases)
         return {k: found.get(k, 0) for k in CHANGE_ORDER}
 
-    @property
-    def regressions(self) -> list[CaseDiff]:
-        return [c for c in self.cases if c.change in ("broken", "DOWN")]
-
     def verdict(self) -> str | None:
         """Why this diff fails under `fail_on`, or None when it passes."""
         if self.fail_on == "regression":

@@ -24,6 +24,7 @@ def case_line(row: dict[str, Any]) -> str:
 
 
 def fmt_rate(rate: dict[str, Any]) -> str:
+    """`83.3%  (5/6 of 7)`: the rate with passed/scored of total, or `n/a` with its n."""
     if rate["rate"] is None:
         return f"n/a ({rate['n_scored']}/{rate['n_total']})"
     return f"{rate['rate'] * 100:5.1f}%  ({rate['pass']}/{rate['n_scored']} of {rate['n_total']})"

@@ -51,6 +51,7 @@ def check_pairable(a: RunFile, b: RunFile) -> None:
 
 
 def run_info(run: RunFile) -> RunInfo:
+    """What the diff shows about one run: id, model, epochs, error rows, completeness."""
     epochs = max((int(r.get("epoch") or 0) + 1 for r in run.rows), default=1)
     return RunInfo(
         path=str(run.path),

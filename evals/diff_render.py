@@ -8,27 +8,18 @@ import re
 from typing import Any
 
 from evals.compare import CHANGE_ORDER, CaseDiff, Comparison, SideCase, Unpaired
+from evals.numfmt import fmt_num, fmt_signed, pct
 
 QUESTION_WIDTH = 80
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
-
-
 def fmt_pts(x: float | None) -> str:
+    """A difference of rates in percentage points, signed, or `n/a`."""
     return "n/a" if x is None else f"{100 * x:+.1f} pts"
 
 
-def _num(x: float | None, digits: int = 3) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
-
-
-def _signed(x: float | None, digits: int = 3) -> str:
-    return "n/a" if x is None else f"{x:+.{digits}f}"
-
-
 def fmt_p(p: float | None) -> str:
+    """A p-value: four decimals, scientific notation below 0.0001."""
     return "n/a" if p is None else (f"{p:.4f}" if p >= 0.0001 else f"{p:.2e}")
 
 
@@ -64,9 +55,9 @@ def side_label(s: SideCase) -> str:
     """`pass 1.00` for one epoch; `2/3 pass 0.71` over epochs; errors appended."""
     verdict = "pass" if s.passed else "fail"
     text = (
-        f"{verdict} {_num(s.score, 2)}"
+        f"{verdict} {fmt_num(s.score, 2)}"
         if s.n_scored == 1
-        else f"{s.n_pass}/{s.n_scored} {verdict} {_num(s.score, 2)}"
+        else f"{s.n_pass}/{s.n_scored} {verdict} {fmt_num(s.score, 2)}"
     )
     if s.n_epochs > s.n_scored:
         text += f" ({s.n_epochs - s.n_scored} error)"
@@ -74,12 +65,14 @@ def side_label(s: SideCase) -> str:
 
 
 def change_label(c: CaseDiff) -> str:
+    """The case's change, with the checks B failed when it broke."""
     if c.change == "broken" and c.b.failed_checks:
         return f"broken: {', '.join(c.b.failed_checks)}"
     return c.change
 
 
 def shown_cases(cmp: Comparison, show_all: bool) -> list[CaseDiff]:
+    """The cases the table lists (changed ones unless `show_all`), worst change first."""
     rows = cmp.cases if show_all else [c for c in cmp.cases if c.change != "same"]
     return sorted(rows, key=lambda c: (CHANGE_ORDER[c.change], c.id))
 
@@ -88,11 +81,12 @@ def _rate_text(cmp: Comparison, side: str) -> str:
     s = cmp.stats
     rate, passed = (s.rate_a, s.passed_a) if side == "a" else (s.rate_b, s.passed_b)
     if cmp.a.epochs == 1 and cmp.b.epochs == 1:
-        return f"{_pct(rate)} ({passed}/{s.n_paired})"
-    return f"{_pct(rate)} (mean over epochs, n={s.n_paired} cases)"
+        return f"{pct(rate)} ({passed}/{s.n_paired})"
+    return f"{pct(rate)} (mean over epochs, n={s.n_paired} cases)"
 
 
 def fmt_ci(ci: Any, scale: float, fmt: str) -> str:
+    """`95% CI [lo, hi]` with the bounds multiplied by `scale`, or `n/a`."""
     if ci is None:
         return "n/a"
     lo, hi = ci.low * scale, ci.high * scale
@@ -158,6 +152,7 @@ def mde_sentence(cmp: Comparison) -> str:
 
 
 def verdict_line(cmp: Comparison) -> str:
+    """OK / FAIL / NOTHING COMPARED, with what was left out of the pairing."""
     why = cmp.verdict()
     if cmp.stats.n_paired == 0:
         line = "NOTHING COMPARED (no case was scored in both runs)"
@@ -196,6 +191,7 @@ def _run_notes(cmp: Comparison) -> list[str]:
 
 
 def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
+    """The diff as Markdown to paste into a pull request."""
     s, n = cmp.stats, cmp.counts()
     lines = [f"## Eval diff: `{cmp.a.run_id}` → `{cmp.b.run_id}`", ""]
     lines += [f"**Verdict** (`--fail-on {cmp.fail_on}`): {verdict_line(cmp)}", ""]
@@ -234,7 +230,7 @@ def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
                 (r.rate_a, r.a_pass, r.a_n, r.a_error),
                 (r.rate_b, r.b_pass, r.b_n, r.b_error),
             ):
-                cells.append(f"{_pct(rate)} ({passed}/{total})" + (f", {err} error" if err else ""))
+                cells.append(f"{pct(rate)} ({passed}/{total})" + (f", {err} error" if err else ""))
             diff = None if r.rate_a is None or r.rate_b is None else r.rate_b - r.rate_a
             lines.append(f"| {r.name} | {cells[0]} | {cells[1]} | {fmt_pts(diff)} |")
     lines += ["", f"### Paired statistics ({s.n_paired} paired cases)", ""]
@@ -247,8 +243,8 @@ def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
             f"{fmt_pts(rate_diff)}, {fmt_ci(s.rate_ci, 100, '+.1f')} |"
         )
         lines.append(
-            f"| mean score | {_num(s.score_a)} (n={s.n_paired}) | {_num(s.score_b)} (n={s.n_paired}) | "
-            f"{_signed(score_diff)}, {fmt_ci(s.score_ci, 1, '+.3f')} |"
+            f"| mean score | {fmt_num(s.score_a)} (n={s.n_paired}) | {fmt_num(s.score_b)} (n={s.n_paired}) | "
+            f"{fmt_signed(score_diff)}, {fmt_ci(s.score_ci, 1, '+.3f')} |"
         )
         lines.append("")
         lines += [f"- {line}" for line in stats_lines(cmp)]
@@ -258,6 +254,7 @@ def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
 
 
 def render_text(cmp: Comparison, show_all: bool = False) -> str:
+    """The diff as plain text for a terminal."""
     s, n = cmp.stats, cmp.counts()
     lines = [
         f"diff {cmp.a.run_id} -> {cmp.b.run_id}",
@@ -291,8 +288,8 @@ def render_text(cmp: Comparison, show_all: bool = False) -> str:
         for r in cmp.checks:
             diff = None if r.rate_a is None or r.rate_b is None else r.rate_b - r.rate_a
             lines.append(
-                f"  {r.name:<{name_w}}  {_pct(r.rate_a)} ({r.a_pass}/{r.a_n}) -> "
-                f"{_pct(r.rate_b)} ({r.b_pass}/{r.b_n})  {fmt_pts(diff)}"
+                f"  {r.name:<{name_w}}  {pct(r.rate_a)} ({r.a_pass}/{r.a_n}) -> "
+                f"{pct(r.rate_b)} ({r.b_pass}/{r.b_n})  {fmt_pts(diff)}"
             )
     if s.n_paired:
         lines += ["", "statistics:"]
@@ -300,7 +297,7 @@ def render_text(cmp: Comparison, show_all: bool = False) -> str:
             f"  pass rate   A {_rate_text(cmp, 'a')}  B {_rate_text(cmp, 'b')}  {fmt_ci(s.rate_ci, 100, '+.1f')} pts"
         )
         lines.append(
-            f"  mean score  A {_num(s.score_a)} (n={s.n_paired})  B {_num(s.score_b)} (n={s.n_paired})  "
+            f"  mean score  A {fmt_num(s.score_a)} (n={s.n_paired})  B {fmt_num(s.score_b)} (n={s.n_paired})  "
             f"{fmt_ci(s.score_ci, 1, '+.3f')}"
         )
         lines += [f"  {line}" for line in stats_lines(cmp)]
@@ -360,6 +357,7 @@ def comparison_data(cmp: Comparison, show_all: bool = True) -> dict[str, Any]:
 
 
 def render_json(cmp: Comparison, show_all: bool = True) -> str:
+    """The diff as one JSON line for machines."""
     # No indent: the C encoder is many times faster, and machines read this.
     return json.dumps(comparison_data(cmp, show_all), ensure_ascii=False) + "\n"
 

@@ -44,6 +44,7 @@ def checks_for(case: Case) -> list[str]:
 
 
 def deterministic_checks(case: Case) -> list[str]:
+    """The case's checks without the external ones (the judge), which `grade` cannot run."""
     return [n for n in checks_for(case) if n not in EXTERNAL_CHECKS]
 
 
@@ -97,4 +98,5 @@ def outcome(results: dict[str, CheckResult]) -> Outcome:
 
 
 def results_json(results: dict[str, CheckResult]) -> dict[str, Any]:
+    """Check results as the row's `checks` object."""
     return {name: r.to_json() for name, r in results.items()}

@@ -82,6 +82,7 @@ def install_hook(repo: Path, force: bool) -> tuple[Path, str]:
 
 
 def cmd_install_hooks(force: bool) -> int:
+    """The `invoke install-hooks` command, for the repository around the working directory."""
     from evals.cli import EXIT_OK
 
     path, what = install_hook(Path.cwd(), force)

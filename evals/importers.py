@@ -296,6 +296,7 @@ def report(file: Path, suite: Suite, plan: Plan) -> list[str]:
 def cmd_import(
     file: str, suite_dir: str | None, chunks: str | None, fmt: str, answers_out: str | None
 ) -> int:
+    """The `invoke import` command: plan every case, write them all, print what changed."""
     from evals.cli import EXIT_OK, suite_at
 
     suite = suite_at(suite_dir)

@@ -18,6 +18,7 @@ import openai
 from openai import AsyncOpenAI
 
 import evals
+from evals.cache import open_cache_db
 from evals.case import Case
 from evals.checks import CheckResult
 from evals.config import Settings
@@ -60,13 +61,7 @@ class VerdictCache:
     """Valid verdicts in a table of the harness's SQLite cache file; invalid replies never enter."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent / ".gitignore"  # the cache folder stays out of git
-        if not ignore.exists():
-            ignore.write_text("*\n", encoding="utf-8")
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db = open_cache_db(path)
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS judge_verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)"
         )

@@ -12,7 +12,7 @@ from typing import Any
 
 from evals.case import Case
 from evals.errors import InputError, Problem
-from evals.runfile import RunFile, read_run, utc_now
+from evals.runfile import RunFile, iso_z, read_run
 from evals.sink import BatchedRunWriter
 from evals.suite import suite_digest
 from evals.summary import summarise
@@ -25,6 +25,7 @@ _MAX_LISTED = 5
 
 
 def comparable_settings(header: dict[str, Any]) -> dict[str, Any]:
+    """The header's settings without what legitimately differs between shards of one run."""
     s = dict(header.get("settings") or {})
     for k in PER_SHARD_SETTINGS:
         s.pop(k, None)
@@ -37,6 +38,11 @@ def comparable_settings(header: dict[str, Any]) -> dict[str, Any]:
 
 def check_mergeable(runs: list[RunFile]) -> list[Problem]:
     """Every reason the files cannot be joined, at once."""
+    return _stamp_problems(runs) + _shard_problems(runs) + _incomplete(runs) + _clash_problems(runs)
+
+
+def _stamp_problems(runs: list[RunFile]) -> list[Problem]:
+    """Header stamps and settings in which a shard differs from the first one."""
     problems: list[Problem] = []
     first = runs[0]
     for r in runs[1:]:
@@ -59,6 +65,13 @@ def check_mergeable(runs: list[RunFile]) -> list[Problem]:
                         f"{b.get(key)!r} differs from {a.get(key)!r} in {first.path}",
                     )
                 )
+    return problems
+
+
+def _shard_problems(runs: list[RunFile]) -> list[Problem]:
+    """Files that are no shards, shards given twice, and shards missing from the set."""
+    problems: list[Problem] = []
+    first = runs[0]
     shards = [(r, (r.header.get("settings") or {}).get("shard")) for r in runs]
     counts = {s["count"] for _, s in shards if s}
     if any(s is None for _, s in shards):
@@ -83,12 +96,24 @@ def check_mergeable(runs: list[RunFile]) -> list[Problem]:
                     f"shard(s) {', '.join(f'{i}/{n}' for i in missing)} missing",
                 )
             )
+    return problems
+
+
+def _incomplete(runs: list[RunFile]) -> list[Problem]:
+    """Shards whose run did not finish: their missing cases would vanish from the merge."""
+    problems: list[Problem] = []
     for r in runs:
         if not r.complete:
             why = (r.summary or {}).get("stopped_reason") or "no summary"
             problems.append(
                 Problem(str(r.path), "summary", f"not complete ({why}): resume it first")
             )
+    return problems
+
+
+def _clash_problems(runs: list[RunFile]) -> list[Problem]:
+    """A file given twice, and cases (per epoch) that more than one shard holds."""
+    problems: list[Problem] = []
     owner: dict[tuple[str, int], Path] = {}
     seen_files: set[Path] = set()
     for r in runs:
@@ -135,13 +160,12 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
     rows.sort(key=lambda row: (row.get("epoch", 0), row["case"]))
     shas = {row["case"]: row["case_sha"] for row in rows}
     header = dict(runs[0].header)
-    created = utc_now()
     settings = dict(header.get("settings") or {})
     settings["shard"] = None
     settings["selection"] = {**(settings.get("selection") or {}), "shard": None}
     header.update(
         run_id=out.stem,
-        created=created.isoformat().replace("+00:00", "Z"),
+        created=iso_z(),
         settings=settings,
         n_cases=len(shas),
         suite_digest=suite_digest([Case({"id": cid}, None, sha) for cid, sha in shas.items()]),

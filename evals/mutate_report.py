@@ -73,6 +73,7 @@ def by_check(report: MutationReport) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 def totals(report: MutationReport) -> dict[str, Any]:
+    """Counts over cases, good answers and variants: kills, survivals, false alarms, errors."""
     vs = report.variants
     mutants = [v for v in vs if v.kind == "mutant"]
     inv = [v for v in vs if v.kind == "invariant"]
@@ -151,6 +152,7 @@ def _case_json(c: CaseReport) -> dict[str, Any]:
 
 
 def to_json(report: MutationReport) -> dict[str, Any]:
+    """The whole mutation report as one JSON object."""
     return {
         "kind": "mutation_report",
         "suite": report.suite,
@@ -167,6 +169,7 @@ def to_json(report: MutationReport) -> dict[str, Any]:
 
 
 def render_json(report: MutationReport) -> str:
+    """The mutation report as one JSON line."""
     # One line: json's fast C encoder only runs without indentation (pipe to `jq` to read it).
     return json.dumps(to_json(report), ensure_ascii=False)
 
@@ -187,6 +190,7 @@ def _details(v: VariantResult) -> list[str]:
 
 
 def render_markdown(report: MutationReport) -> str:
+    """The mutation report as Markdown: totals, per operator and per check, then each problem."""
     t = totals(report)
     ops = by_operator(report)
     code = report.exit_code

@@ -56,6 +56,7 @@ class Figure:
 
 
 def figure_value(text: str) -> str:
+    """The digits of every number in a figure, separators and zero decimals dropped."""
     nums = _NUM_RE.findall(text)
     joined = " ".join(re.sub(r"[.,]0+$", "", re.sub(r"[ \u00a0\u202f]", "", n)) for n in nums)
     return "".join(ch for ch in joined if ch.isdigit() or ch == " ")
@@ -150,6 +151,7 @@ class Citation:
 
 
 def find_citations(text: str, cite: regex.Pattern[str]) -> list[Citation]:
+    """Every citation in the text with its span and the span of the ref inside it."""
     out = []
     for m in cite.finditer(text, timeout=1.0):
         g = 1 if m.re.groups else 0

@@ -136,7 +136,7 @@ def _mid_sentence(text: str, start: int) -> bool:
     return bool(head) and head[-1] not in ".!?:\n\"'(*-•"
 
 
-def _trim(text: str, start: int, name: str) -> tuple[int, str] | None:
+def _trim(start: int, name: str) -> tuple[int, str] | None:
     """Drop leading stop words ("The Pro" -> "Pro"); None when nothing name-like is left."""
     words = name.split(" ")
     while words and (words[0].lower() in _STOP or words[0].lower() in _MONTH_WORDS):
@@ -181,7 +181,7 @@ def name_candidates(texts: tuple[str, ...]) -> Names:
     for text in texts:
         prev: tuple[str, int] | None = None
         for m in NAME.finditer(text):
-            trimmed = _trim(text, m.start(), m.group(0))
+            trimmed = _trim(m.start(), m.group(0))
             if trimmed is None:
                 continue
             start, word = trimmed

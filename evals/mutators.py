@@ -358,10 +358,12 @@ def sentence_order(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
 
 
 def mutant_ids() -> list[str]:
+    """Operators whose variants every check set should catch."""
     return [k for k, v in OPERATORS.items() if v.kind == "mutant"]
 
 
 def invariant_ids() -> list[str]:
+    """Operators whose variants should still pass (harmless rewordings)."""
     return [k for k, v in OPERATORS.items() if v.kind == "invariant"]
 
 

@@ -14,7 +14,8 @@ from rich.text import Text
 from evals.cli import EXIT_OK
 from evals.cli import settings as load_settings
 from evals.errors import InputError
-from evals.report_data import RunReport, band, build_report, pct, weakest_first
+from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
+from evals.report_data import RunReport, band, build_report, weakest_first
 from evals.runfile import read_run, resolve_run
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
@@ -38,20 +39,6 @@ def rate_table(title: str, first: str, rates: dict[str, dict[str, Any]]) -> Tabl
     for name, r in weakest_first(rates):
         table.add_row(Text(name), *rate_cells(r))
     return table
-
-
-def fmt_ms(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:,.0f} ms" if v >= 10 else f"{v:.2f} ms"
-
-
-def fmt_cost(v: float | None) -> str:
-    return "unknown" if v is None else f"${v:.4f}"
-
-
-def fmt_tokens(tokens: dict[str, Any] | None) -> str:
-    if not tokens:
-        return "none reported"
-    return ", ".join(f"{k} {v:,}" for k, v in tokens.items())
 
 
 def stamp_line(header: dict[str, Any]) -> str:

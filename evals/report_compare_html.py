@@ -9,8 +9,8 @@ from typing import Any
 
 from evals.compare import CaseDiff, CheckRate, Comparison, Unpaired, compare_runs
 from evals.diff_render import comparison_data, fmt_ci, fmt_p, fmt_pts, stats_lines, verdict_line
-from evals.report_data import is_sealed, pct
-from evals.report_detail import fmt_num
+from evals.numfmt import fmt_num, fmt_signed, pct
+from evals.report_data import is_sealed
 from evals.report_page import Pair, esc, json_script, kv_table, page, paired_chart
 from evals.runfile import RunFile
 
@@ -64,10 +64,6 @@ def pairs(checks: list[CheckRate]) -> list[Pair]:
         return ((rb - ra) if ra is not None and rb is not None else 0.0, p.name)
 
     return sorted(out, key=key)
-
-
-def fmt_signed(v: float | None, digits: int = 3) -> str:
-    return "n/a" if v is None else f"{v:+.{digits}f}"
 
 
 def stat_card(label: str, value: str, sub: str, ident: str, cls: str = "") -> str:

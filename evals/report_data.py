@@ -38,11 +38,6 @@ def band(rate: float | None) -> str:
     return "weak" if rate < WEAK else "fair" if rate < FAIR else "good"
 
 
-def pct(rate: float | None) -> str:
-    """A rate as a percentage with one decimal, or `n/a`."""
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
-
-
 def weakest_first(rates: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
     """Rated items by ascending rate (unscored ones last), ties by name."""
     return sorted(
@@ -92,6 +87,7 @@ class JudgeCoverage:
 
 
 def judge_coverage(summary: dict[str, Any]) -> JudgeCoverage | None:
+    """The judge check's scored/total/error counts from the summary, or None without a judge."""
     rate = (summary.get("checks") or {}).get("judge")
     if not rate:
         return None
@@ -184,6 +180,7 @@ def suite_roots(run: RunFile, cwd: Path) -> list[Path]:
 
 
 def find_suite(header: dict[str, Any], roots: list[Path]) -> Path | None:
+    """The suite folder the header names, looked up under each root; None when not found."""
     suite = header.get("suite")
     if not isinstance(suite, str) or not suite:
         return None

@@ -5,17 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evals.numfmt import fmt_ms, fmt_num
 from evals.report_data import Passages, RunReport, citation_spans, passages_for, row_label
 from evals.report_page import esc, kv_table
 from evals.suite import DEFAULT_CITATION_PATTERN
-
-
-def fmt_num(v: float | None, digits: int = 3) -> str:
-    return "n/a" if v is None else f"{v:.{digits}f}"
-
-
-def fmt_ms(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:,.0f} ms" if v >= 10 else f"{v:.2f} ms"
 
 
 def answer_html(answer: str, pattern: str, anchors: dict[str, str]) -> str:

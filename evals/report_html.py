@@ -6,16 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evals.numfmt import fmt_cost, fmt_ms, fmt_num, fmt_tokens, pct
 from evals.report_data import (
     RunReport,
     failing_checks,
     find_suite,
-    pct,
     row_label,
     suite_roots,
     weakest_first,
 )
-from evals.report_detail import detail_html, fmt_ms, fmt_num
+from evals.report_detail import detail_html
 from evals.report_page import bar_chart, esc, json_script, kv_table, page
 
 STATUS_RANK = {"error": 0, "fail": 1, "pass": 2}
@@ -118,14 +118,15 @@ def top(rep: RunReport) -> str:
         )
     cost = s.get("cost_usd")
     tokens = s.get("tokens") or {}
-    cards.append(
-        card("cost", "unknown" if cost is None else f"${cost:.4f}", "USD", ident="card-cost")
-    )
+    cards.append(card("cost", fmt_cost(cost), "USD", ident="card-cost"))
     tok = tokens.get("total_tokens")
     if tok is None and tokens:
         tok = sum(v for v in tokens.values() if isinstance(v, int))
-    tok_sub = ", ".join(f"{k} {v:,}" for k, v in tokens.items()) or "none reported"
-    cards.append(card("tokens", "n/a" if tok is None else f"{tok:,}", tok_sub, ident="card-tokens"))
+    cards.append(
+        card(
+            "tokens", "n/a" if tok is None else f"{tok:,}", fmt_tokens(tokens), ident="card-tokens"
+        )
+    )
     lat = rep.latency
     cards.append(
         card(

@@ -11,7 +11,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evals.report_data import band, pct
+from evals.numfmt import pct
+from evals.report_data import WEAK, band
 
 COLOURS = {"weak": "#c62828", "fair": "#d08700", "good": "#2e7d4f", "none": "#9aa3ad"}
 
@@ -64,12 +65,8 @@ def page(title: str, body: str, *, script: str | None = None) -> str:
     )
 
 
-def rate_label(r: dict[str, Any]) -> str:
-    """`57.1%  n=7/8`: the rate and n_scored/n_total."""
-    return f"{pct(r['rate'])}  n={r['n_scored']}/{r['n_total']}"
-
-
 def rate_title(name: str, r: dict[str, Any]) -> str:
+    """A rate's full counts, for a chart bar's hover title."""
     return (
         f"{name}: {r['pass']} pass, {r['fail']} fail, {r['error']} error, {r['skip']} skip; "
         f"rate {pct(r['rate'])} over {r['n_scored']} scored of {r['n_total']}"
@@ -85,8 +82,6 @@ W, LABEL_W, BAR_X, BAR_W = 680, 190, 200, 280
 
 def _axis(top: int, height: int) -> str:
     """Grid lines at 0, 50 and 100%, and a dashed line at the weak threshold."""
-    from evals.report_data import WEAK
-
     out = []
     for frac in (0.0, 0.5, 1.0):
         x = BAR_X + frac * BAR_W

@@ -15,7 +15,7 @@ from typing import Any
 
 from evals.case import Case
 from evals.errors import InputError, Problem
-from evals.runfile import RunFile, read_run, resolve_run, utc_now
+from evals.runfile import RunFile, iso_z, read_run, resolve_run
 from evals.runner import Resumed
 from evals.sink import BatchedRunWriter
 from evals.stamps import git_state
@@ -102,7 +102,7 @@ def check_resumable(
     header["resumes"] = [
         *h.get("resumes", []),
         {
-            "at": utc_now().isoformat().replace("+00:00", "Z"),
+            "at": iso_z(),
             "kept": len(kept),
             "dropped_errors": sum(1 for r in run.rows if r.get("status") == "error"),
             "truncated_line": run.truncated,

@@ -78,6 +78,7 @@ def git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
 
 
 def toplevel(start: Path) -> Path:
+    """The top of the git work tree holding `start`; bad input outside one."""
     proc = git(["rev-parse", "--show-toplevel"], start)
     if proc.returncode:
         raise InputError(f"{start}: not inside a git repository; `invoke review` reads git history")
@@ -85,11 +86,13 @@ def toplevel(start: Path) -> Path:
 
 
 def rev_parse(ref: str, top: Path) -> str | None:
+    """The commit a ref names, or None when it names none."""
     proc = git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 
 def merge_base(a: str, b: str, top: Path) -> str | None:
+    """The best common ancestor of two commits, or None."""
     proc = git(["merge-base", a, b], top)
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
@@ -215,9 +218,12 @@ def build_review(
     old_cases = {p: olds.get(p) for p in case_paths if status[p] != "A"}
     new_cases = {p: new_bytes(p) for p in case_paths if status[p] != "D"}
     review.cases, review.weakened = compare_cases(old_cases, new_cases)
+    cases_seen = set(case_paths)
     for p in sorted(status):
+        if p in cases_seen:
+            continue  # compared above; reading the file again would be wasted I/O
         fc = file_change(p)
-        if fc is None or p in case_paths:
+        if fc is None:
             continue
         if p.startswith(f"{pre}sealed/"):
             review.sealed.append(fc)

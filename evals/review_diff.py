@@ -166,7 +166,8 @@ def weakenings_of_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         out.append(f"expect.max_words loosened: {om} -> {'removed' if nm is None else nm}")
     if oe.get("rubric") and not ne.get("rubric"):
         out.append("expect.rubric removed")
-    dropped = [c for c in _effective_checks(old) if c not in _effective_checks(new)]
+    kept = set(_effective_checks(new))
+    dropped = [c for c in _effective_checks(old) if c not in kept]
     if dropped:
         how = "from `checks`" if "checks" in old or "checks" in new else "(implied by expect)"
         out.append(f"check(s) dropped {how}: {', '.join(dropped)}")

@@ -15,7 +15,13 @@ from evals.errors import InputError, Problem
 
 
 def utc_now() -> dt.datetime:
+    """The current time, timezone-aware, in UTC."""
     return dt.datetime.now(dt.UTC)
+
+
+def iso_z(when: dt.datetime | None = None) -> str:
+    """A UTC time (default: now) as ISO 8601 with a `Z`, as run files and the ledger stamp it."""
+    return (when or utc_now()).isoformat().replace("+00:00", "Z")
 
 
 _STAMPED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}")
@@ -86,6 +92,7 @@ class RunFile:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, line with its newline) of a text file, from 1."""
     with open(path, encoding="utf-8") as fh:
         yield from enumerate(fh, 1)
 
@@ -149,6 +156,19 @@ def read_run(path: Path) -> RunFile:
         raise InputError(problems)
     assert header is not None
     return RunFile(path, header, rows, summary, truncated, warnings)
+
+
+def run_headers(runs_dir: Path) -> Iterator[tuple[dict[str, Any], Path]]:
+    """(header, path) of every run file in runs_dir by name; files whose first line is not a
+    JSON object are passed over, so a stray or half-written file does not stop a scan."""
+    for path in sorted(runs_dir.glob("*.jsonl")) if runs_dir.is_dir() else []:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                header = json.loads(fh.readline())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(header, dict):
+            yield header, path
 
 
 def resolve_run(ref: str, runs_dir: Path) -> Path:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import Problem
+from evals.runfile import run_headers
 from evals.seal_manifest import LEDGER
 from evals.suite import Suite
 
@@ -80,18 +81,16 @@ def ledger_problems(suite: Suite) -> list[Problem]:
 def sealed_run_files(runs_dir: Path, pile_id: str) -> list[tuple[dict[str, Any], Path]]:
     """(header, path) of every run file in runs_dir that ran this pile, oldest first."""
     out = []
-    if not runs_dir.is_dir():
-        return out
-    for path in sorted(runs_dir.glob("*.jsonl")):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                header = json.loads(fh.readline())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        sealed = header.get("sealed") if isinstance(header, dict) else None
+    for header, path in run_headers(runs_dir):
+        sealed = header.get("sealed")
         if isinstance(sealed, dict) and sealed.get("pile_id") == pile_id:
             out.append((header, path))
     return sorted(out, key=lambda hp: (hp[0].get("created") or "", hp[1].name))
+
+
+def ledger_count(suite: Suite, pile_id: str) -> int:
+    """Sealed runs of this pile the ledger records."""
+    return sum(1 for e in read_ledger(suite) if e.get("pile_id") == pile_id)
 
 
 def budget_used(suite: Suite, pile_id: str, runs_dir: Path) -> int:
@@ -99,5 +98,4 @@ def budget_used(suite: Suite, pile_id: str, runs_dir: Path) -> int:
 
     Counting both means deleting ledger lines does not give the budget back.
     """
-    in_ledger = sum(1 for e in read_ledger(suite) if e.get("pile_id") == pile_id)
-    return max(in_ledger, len(sealed_run_files(runs_dir, pile_id)))
+    return max(ledger_count(suite, pile_id), len(sealed_run_files(runs_dir, pile_id)))

@@ -184,6 +184,7 @@ def finish_manifest(manifest: dict[str, Any], keys: PileKeys) -> dict[str, Any]:
 
 
 def file_sha(raw: bytes) -> str:
+    """SHA-256 of a file's bytes, as the manifest records it."""
     return hashlib.sha256(raw).hexdigest()
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,12 +13,14 @@ from typing import Any
 from evals.cli import settings as load_settings
 from evals.cli import suite_at
 from evals.errors import InputError, Problem
+from evals.numfmt import pct
+from evals.runfile import iso_z, read_run, run_headers
 from evals.seal import load_key
 from evals.seal_ledger import (
     append_ledger,
     budget_used,
+    ledger_count,
     ledger_problems,
-    read_ledger,
     sealed_run_files,
 )
 from evals.seal_manifest import Pile, open_pile, pile_exists
@@ -73,14 +75,10 @@ def newcombe_gap(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, floa
     return d, lo, hi
 
 
-def pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x * 100:.1f}%"
-
-
 # --- rows -------------------------------------------------------------------------------
 
 
-def make_row_filter(pile: Pile):
+def make_row_filter(pile: Pile) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """A row filter that keeps statuses and scores under opaque, pairable ids, and no text."""
 
     def strip(row: dict[str, Any]) -> dict[str, Any]:
@@ -109,12 +107,6 @@ def _counts(rows: list[dict[str, Any]]) -> tuple[int, int]:
     return passed, passed + sum(1 for r in rows if r["status"] == "fail")
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
-    from evals.runfile import read_run
-
-    return read_run(path).rows
-
-
 @dataclass(frozen=True)
 class Paired:
     run_id: str
@@ -137,7 +129,7 @@ def pair_with_previous(
     if not prev:
         return None
     header, path = prev[-1]
-    old_rows = _read_rows(path)
+    old_rows = read_run(path).rows
     before = {(r["case"], r.get("epoch", 0)): r["status"] for r in old_rows}
     fixed = broke = n = 0
     for r in rows:
@@ -166,13 +158,8 @@ def latest_visible(
 ) -> tuple[dict[str, Any], Path] | None:
     """The latest complete non-sealed run of the same model and suite; the same prompt wins."""
     found = []
-    for path in sorted(runs_dir.glob("*.jsonl")) if runs_dir.is_dir() else []:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                header = json.loads(fh.readline())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        if not isinstance(header, dict) or header.get("sealed") or header.get("model") != model:
+    for header, path in run_headers(runs_dir):
+        if header.get("sealed") or header.get("model") != model:
             continue
         if suite is not None and not _same_suite(header.get("suite"), suite):
             continue
@@ -242,7 +229,7 @@ def _print_aggregates(pile: Pile, result: Any, used: int, forced: bool, runs_dir
         print("gap: no visible-suite run of this model to compare with (run `invoke run` first)")
     else:
         vh, vpath = visible
-        vk, vn = _counts(_read_rows(vpath))
+        vk, vn = _counts(read_run(vpath).rows)
         gap = newcombe_gap(vk, vn, k, n)
         same = "same prompt" if vh.get("prompt_sha") == header["prompt_sha"] else "OTHER prompt"
         if gap is None:
@@ -320,7 +307,7 @@ def cmd_run_sealed(opts: Any) -> int:
         hint = f"refused: restore the ledger from git (`git checkout -- {where}`) to run the pile"
         raise InputError([*ledger_bad, Problem(where, "", hint)])
     used = budget_used(suite, pile.pile_id, cfg.runs_path)
-    in_ledger = sum(1 for e in read_ledger(suite) if e.get("pile_id") == pile.pile_id)
+    in_ledger = ledger_count(suite, pile.pile_id)
     if in_ledger < used:
         # Lines cut from the end keep the chain intact; the run files still count them.
         print(
@@ -340,7 +327,7 @@ def cmd_run_sealed(opts: Any) -> int:
     forced = used >= budget
     plan = _plan(opts, suite, pile, cfg, used + 1, forced)
     entry: dict[str, Any] = {
-        "date": dt.datetime.now(dt.UTC).isoformat().replace("+00:00", "Z"),
+        "date": iso_z(),
         "pile_id": pile.pile_id,
         "digest": pile.digest,
         "run_id": None,

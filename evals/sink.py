@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 from evals.runfile import RunWriter, record_line
@@ -17,7 +18,7 @@ class BatchedRunWriter(RunWriter):
     An fsync per row costs about 0.3 ms, a third of a second per thousand cases.
     """
 
-    def __init__(self, path: Any, *, resume: bool = False, fsync_s: float = 0.5) -> None:
+    def __init__(self, path: Path, *, resume: bool = False, fsync_s: float = 0.5) -> None:
         super().__init__(path, resume=resume)
         self._fsync_s = fsync_s
         self._last_sync = time.monotonic()

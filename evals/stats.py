@@ -94,6 +94,7 @@ def sign_test(diffs: Sequence[float], tol: float = TIE_TOLERANCE) -> SignTest:
 
 
 def mean(xs: Sequence[float]) -> float:
+    """The arithmetic mean (exact summation); `xs` must not be empty."""
     return math.fsum(xs) / len(xs)
 
 

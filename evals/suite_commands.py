@@ -52,6 +52,7 @@ def cmd_fmt(suite_dir: str | None, check: bool, files: list[str] | None = None) 
 
 
 def cmd_new(suite_dir: str | None, case_id: str) -> int:
+    """The `invoke new` command: write a case skeleton to fill in."""
     path = write_new_case(suite_at(suite_dir), case_id)
     print(f"wrote {path}; fill it in, then run `invoke validate`")
     return EXIT_OK

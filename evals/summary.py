@@ -11,6 +11,7 @@ _TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
 
 
 def empty_rate() -> dict[str, Any]:
+    """A rate record with every count at zero and no rate."""
     return {"pass": 0, "fail": 0, "error": 0, "skip": 0, "n_scored": 0, "n_total": 0, "rate": None}
 
 

@@ -26,6 +26,7 @@ def schema(name: str) -> dict[str, Any]:
 
 @cache
 def validator(name: str) -> jsonschema.protocols.Validator:
+    """A format-checking validator for the named schema, built once."""
     s = schema(name)
     cls = jsonschema.validators.validator_for(s)
     return cls(s, format_checker=cls.FORMAT_CHECKER)

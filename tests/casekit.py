@@ -11,6 +11,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 INVOKE = str(Path(sys.executable).with_name("invoke"))
+# A fixed git identity and no user or system config: commits in temp repos work on any machine.
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Case Owner",
+    "GIT_AUTHOR_EMAIL": "owner@example.com",
+    "GIT_COMMITTER_NAME": "Case Owner",
+    "GIT_COMMITTER_EMAIL": "owner@example.com",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def good_case(case_id: str = "price-pro", **over: Any) -> dict[str, Any]:

@@ -9,18 +9,9 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from casekit import INVOKE, ROOT, good_case, invoke, make_project
+from casekit import GIT_ENV, INVOKE, ROOT, good_case, invoke, make_project
 
 from evals.hooks import MARKER
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Case Owner",
-    "GIT_AUTHOR_EMAIL": "owner@example.com",
-    "GIT_COMMITTER_NAME": "Case Owner",
-    "GIT_COMMITTER_EMAIL": "owner@example.com",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -39,6 +39,7 @@ def test_catastrophic_patterns_are_refused(pattern: str) -> None:
 )
 def test_ordinary_patterns_are_accepted(pattern: str) -> None:
     screen_pattern(pattern)
+    assert pattern_problem(pattern) is None
 
 
 def test_pattern_that_does_not_compile_is_refused() -> None:

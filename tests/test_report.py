@@ -10,15 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from casekit import invoke, write_case
+from casekit import invoke, read_jsonl, write_case
 from openai_server import OpenAIServer
-from reportkit import JUDGE, MODEL_A, XSS, Project, build, read_jsonl, run_replay, write_answers
+from reportkit import JUDGE, MODEL_A, XSS, Project, build, run_replay, write_answers
 from reportkit import write_jsonl as write_records
 
 from evals.compare import compare_runs
 from evals.diff_render import stats_lines
+from evals.numfmt import pct
 from evals.report_compare_html import render_compare_html, word_diff
-from evals.report_data import build_report, citation_spans, pct, percentile
+from evals.report_data import build_report, citation_spans, percentile
 from evals.report_html import render_run_html
 from evals.runfile import read_run
 

@@ -14,7 +14,7 @@ from casekit import invoke
 from reportkit import XSS, Project, build
 
 from evals.compare import compare_runs
-from evals.report_data import pct
+from evals.numfmt import pct
 from evals.runfile import read_run
 
 CHROMIUM = os.environ.get("EVALS_CHROMIUM", "/usr/bin/chromium")

@@ -10,18 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from casekit import good_case, invoke, make_project, write_case
+from casekit import GIT_ENV, good_case, invoke, make_project, write_case
 
 from evals.review import build_review, resolve_base
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Case Owner",
-    "GIT_AUTHOR_EMAIL": "owner@example.com",
-    "GIT_COMMITTER_NAME": "Case Owner",
-    "GIT_COMMITTER_EMAIL": "owner@example.com",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def git(cwd: Path, *args: str) -> str:
