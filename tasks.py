@@ -15,7 +15,7 @@ def _done(code: int) -> None:
 @task(help={"suite": "suite folder (default: evals)"})
 def validate(c, suite=None):
     """Validate every case file (and the sealed pile's integrity); exit 2 on any problem."""
-    from evals.suite_commands import cmd_validate
+    from evals.commands.suite import cmd_validate
 
     _done(guarded(lambda: cmd_validate(suite)))
 
@@ -23,7 +23,7 @@ def validate(c, suite=None):
 @task(help={"suite": "suite folder", "check": "change nothing; exit 1 if a file would change"})
 def fmt(c, suite=None, check=False):
     """Rewrite case files in canonical form."""
-    from evals.suite_commands import cmd_fmt
+    from evals.commands.suite import cmd_fmt
 
     _done(guarded(lambda: cmd_fmt(suite, check)))
 
@@ -31,7 +31,7 @@ def fmt(c, suite=None, check=False):
 @task(help={"suite": "suite folder"})
 def new(c, id, suite=None):  # noqa: A002 - the flag users type is `invoke new ID`
     """Write a valid case skeleton to cases/ID.json (never overwrites)."""
-    from evals.suite_commands import cmd_new
+    from evals.commands.suite import cmd_new
 
     _done(guarded(lambda: cmd_new(suite, id)))
 
@@ -87,7 +87,7 @@ def run(
     retries=None,
 ):
     """Send every case to the model, check the answers, write a stamped run file."""
-    from evals.run_command import RunOptions, cmd_run
+    from evals.commands.run import RunOptions, cmd_run
 
     def body() -> int:
         from evals.errors import InputError
@@ -132,7 +132,7 @@ def run(
 )
 def review(c, base=None, suite=None, fail_on_weakened=False):
     """Markdown summary of what this change does to the eval, weakened expectations first."""
-    from evals.review import cmd_review
+    from evals.review.command import cmd_review
 
     _done(guarded(lambda: cmd_review(base, suite, fail_on_weakened)))
 
@@ -149,7 +149,7 @@ def review(c, base=None, suite=None, fail_on_weakened=False):
 )
 def import_(c, file, suite=None, chunks=None, format="auto", answers_out=None):  # noqa: A002
     """Convert an existing golden set into validated case files (never overwrites)."""
-    from evals.importers import cmd_import
+    from evals.interchange.importers import cmd_import
 
     _done(guarded(lambda: cmd_import(file, suite, chunks, format, answers_out)))
 
@@ -164,7 +164,7 @@ def import_(c, file, suite=None, chunks=None, format="auto", answers_out=None): 
 )
 def export(c, format="jsonl", out=None, suite=None, force=False):  # noqa: A002
     """Write the suite's cases as one JSONL file; `invoke import` reads it back."""
-    from evals.export import cmd_export
+    from evals.interchange.export import cmd_export
 
     _done(guarded(lambda: cmd_export(format, out, suite, force)))
 
@@ -172,7 +172,7 @@ def export(c, format="jsonl", out=None, suite=None, force=False):  # noqa: A002
 @task(help={"force": "replace a different existing pre-commit hook"})
 def install_hooks(c, force=False):
     """Install a git pre-commit hook that runs validate and fmt --check on staged case files."""
-    from evals.hooks import cmd_install_hooks
+    from evals.review.hooks import cmd_install_hooks
 
     _done(guarded(lambda: cmd_install_hooks(force)))
 
@@ -188,12 +188,12 @@ def install_hooks(c, force=False):
 )
 def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  # noqa: A002
     """Run each case's checks on known-wrong variants of its good answers; exit 1 on a survivor."""
-    from evals.mutate_command import cmd_mutate
+    from evals.mutate.command import cmd_mutate
 
     _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge)))
 
 
-from evals.report_task import ReportTask  # noqa: E402 - RUN may be left out; `--a`/`--b` exist
+from evals.taskflags import ReportTask  # noqa: E402 - RUN may be left out; `--a`/`--b` exist
 
 
 @task(
@@ -209,7 +209,7 @@ from evals.report_task import ReportTask  # noqa: E402 - RUN may be left out; `-
 )
 def report(c, run=None, html=None, review=False, a=None, b=None):
     """A run's rates with n, errors, judge coverage, cost and latency; --html for the page."""
-    from evals.report import cmd_report
+    from evals.report.command import cmd_report
 
     _done(guarded(lambda: cmd_report(run or None, a=a, b=b, html=html, review=review)))
 
@@ -225,7 +225,7 @@ def report(c, run=None, html=None, review=False, a=None, b=None):
 )
 def calibrate(c, suite=None, run=None, labels=None, judge=None, no_cache=False):
     """Judge vs human labels: agreement, Cohen's kappa, confusion matrix; exit 1 below the floor."""
-    from evals.calibrate import cmd_calibrate
+    from evals.judge.calibrate import cmd_calibrate
 
     _done(guarded(lambda: cmd_calibrate(suite, run, labels, judge, not no_cache)))
 
@@ -254,7 +254,7 @@ def seal(
     allow_exposed=False,
 ):
     """Move cases from cases/ into the encrypted held-out pile in sealed/."""
-    from evals.seal import cmd_new_key, cmd_seal
+    from evals.seal.sealing import cmd_new_key, cmd_seal
 
     if new_key:
         _done(cmd_new_key())
@@ -282,12 +282,12 @@ def seal(
 )
 def unseal(c, suite=None, key_file=None):
     """Retire the sealed pile: its cases go back to cases/ marked revealed, never to be sealed again."""
-    from evals.seal import cmd_unseal
+    from evals.seal.sealing import cmd_unseal
 
     _done(guarded(lambda: cmd_unseal(suite, key_file=key_file)))
 
 
-from evals.longflags import LongFlagTask  # noqa: E402 - `--a`/`--b` must exist when invoke parses flags
+from evals.taskflags import LongFlagTask  # noqa: E402 - `--a`/`--b` must exist when invoke parses flags
 
 
 @task(
@@ -305,7 +305,7 @@ from evals.longflags import LongFlagTask  # noqa: E402 - `--a`/`--b` must exist 
 )
 def diff(c, a=None, b=None, format_="md", all_=False, fail_on="regression", alpha="0.05", out=None):
     """Compare two runs case by case with paired statistics; exit 1 on a regression, 2 on bad files."""
-    from evals.diff_command import cmd_diff
+    from evals.compare.command import cmd_diff
 
     _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out)))
 
@@ -313,7 +313,7 @@ def diff(c, a=None, b=None, format_="md", all_=False, fail_on="regression", alph
 @task(help={"run": "a run file in runs/ (path or run id) to mark as the release baseline"})
 def baseline(c, run):
     """Point runs/BASELINE at a committed run file; `invoke diff` compares against it."""
-    from evals.baseline import cmd_baseline
+    from evals.compare.baseline import cmd_baseline
 
     _done(guarded(lambda: cmd_baseline(run)))
 
@@ -328,6 +328,6 @@ def baseline(c, run):
 )
 def merge(c, files, out=None):
     """Join the shard files of one run (same stamps, every shard once) into one run file."""
-    from evals.merge import cmd_merge
+    from evals.run.merge import cmd_merge
 
     _done(guarded(lambda: cmd_merge([files], out)))

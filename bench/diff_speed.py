@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.diff_command import build_report
-from evals.diff_render import render_json
+from evals.compare.command import build_report
+from evals.compare.render import render_json
 
 CHECKS = ("facts_present", "mentions_expected", "no_forbidden", "sources_cited", "retrieval_recall")
 

@@ -86,9 +86,9 @@ def make_project(tmp: Path, n: int, conc: int) -> None:
 def requests_file(tmp: Path) -> Path:
     """The exact request bodies the harness sends, for the bare client to send too."""
     sys.path.insert(0, str(ROOT))
-    from evals.case import Case
-    from evals.modelid import endpoint_name
+    from evals.providers.modelid import endpoint_name
     from evals.providers.openai_compat import build_messages
+    from evals.suite.case import Case
 
     prompt = (tmp / "suite" / "prompt.txt").read_text("utf-8")
     bodies = []

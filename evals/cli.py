@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from evals.config import Settings, load_settings
 from evals.errors import InputError
-from evals.suite import Suite, open_suite
+from evals.suite.folder import Suite, open_suite
 
 # Stable exit codes: CI depends on them (see README).
 EXIT_OK = 0

@@ -67,7 +67,7 @@ def make_project(
 
 
 def write_case(suite: Path, data: dict[str, Any], name: str | None = None) -> Path:
-    from evals.case import canonical_json
+    from evals.suite.case import canonical_json
 
     path = suite / "cases" / f"{name or data['id']}.json"
     path.write_text(canonical_json(data), encoding="utf-8")

@@ -12,11 +12,11 @@ import pytest
 from casekit import good_case, make_project
 from openai_server import OpenAIServer
 
-from evals.case import Case
 from evals.config import load_settings
-from evals.judge import Judge, make_judge
+from evals.judge.client import Judge, make_judge
 from evals.reply import Reply
-from evals.suite import open_suite
+from evals.suite.case import Case
+from evals.suite.folder import open_suite
 
 JUDGE = "openai/gpt-4o-mini@2024-07-18"
 PROMPT = "Grade the answer strictly.\n"

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from evals.case import canonical_json
 from evals.cli import guarded
-from evals.run_command import RunOptions, cmd_run
+from evals.commands.run import RunOptions, cmd_run
+from evals.suite.case import canonical_json
 
 MODEL = "acme/chat-small@2024-07-18"
 API_KEY = "sk-test-SECRET-0123456789abcdef"

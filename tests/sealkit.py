@@ -13,7 +13,7 @@ from typing import Any
 
 from casekit import INVOKE, ROOT, good_case, invoke, make_project
 
-from evals.seal_manifest import manifest_digest
+from evals.seal.manifest import manifest_digest
 
 
 def team_case(i: int, category: str, passing: bool = True) -> dict[str, Any]:
@@ -78,8 +78,8 @@ _API = """
 import sys
 sys.path.insert(0, {root!r})
 from evals.cli import guarded
-from evals.run_command import RunOptions
-from evals.sealed_run import cmd_run_sealed
+from evals.commands.run import RunOptions
+from evals.commands.run import cmd_run_sealed
 opts = RunOptions()
 opts.sealed = True
 opts.force = {force!r}

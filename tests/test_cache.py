@@ -7,7 +7,7 @@ import sqlite3
 from openai_server import Fault
 from runkit import GOOD, case, make_project, rows, run, run_files, summary, use, write_case
 
-from evals.cache import cache_key
+from evals.run.cache import cache_key
 
 
 def test_rerun_of_an_unchanged_suite_makes_no_request(tmp_path, monkeypatch, openai_server):

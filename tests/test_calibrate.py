@@ -13,8 +13,8 @@ import pytest
 from casekit import good_case, invoke, make_project
 from openai_server import OpenAIServer
 
-from evals.calibrate import agreement, cmd_calibrate, cohen_kappa, confusion
 from evals.cli import guarded
+from evals.judge.calibrate import agreement, cmd_calibrate, cohen_kappa, confusion
 
 JUDGE = "anthropic/claude-3-5-haiku@2024-10-22"
 

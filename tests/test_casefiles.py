@@ -7,7 +7,7 @@ from pathlib import Path
 
 from casekit import good_case, invoke, make_project
 
-from evals.case import canonical_json, content_sha
+from evals.suite.case import canonical_json, content_sha
 
 
 def test_canonical_form_is_stable_ordered_and_unescaped() -> None:

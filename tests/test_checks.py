@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from casekit import good_case
 
-from evals.case import Case
 from evals.checks import REGISTRY, CheckInput, CheckResult, contains_phrase
 from evals.reply import Reply
-from evals.suite import SuiteSettings
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
 
 
 def run(name: str, answer: str, case: dict[str, Any] | None = None, **reply: Any) -> CheckResult:
@@ -214,7 +214,7 @@ def test_facts_match_through_typography_and_invisible_characters() -> None:
 
 
 def test_refusal_is_recognised_with_smart_quotes_and_the_example_suites_phrases() -> None:
-    from evals.suite import open_suite
+    from evals.suite.folder import open_suite
 
     settings = open_suite(Path(__file__).resolve().parent.parent / "evals").settings
     case = Case(good_case(expect={"abstain": True}))

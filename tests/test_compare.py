@@ -12,11 +12,11 @@ import pytest
 from casekit import invoke
 from diffkit import project, row, write_run
 
-from evals.compare import compare_runs
-from evals.diff_render import render_json, render_markdown, render_text
+from evals.compare.pairing import compare_runs
+from evals.compare.render import render_json, render_markdown, render_text
 from evals.errors import InputError
-from evals.runfile import read_run
-from evals.validate import schema_problems
+from evals.run.files import read_run
+from evals.suite.schemas import schema_problems
 
 BROKEN = {"c00", "c01", "c02"}
 FIXED = {"c10", "c11"}

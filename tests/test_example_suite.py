@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from evals.case import Case
 from evals.checks import contains_phrase
-from evals.grading import grade, outcome
+from evals.checks.grading import grade, outcome
+from evals.checks.loading import load_cases
+from evals.commands.suite import validate_suite
 from evals.reply import Reply
-from evals.suite import Suite, open_suite
-from evals.validate import load_cases, validate_suite
+from evals.suite.case import Case
+from evals.suite.folder import Suite, open_suite
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "evals"
 SUITE = open_suite(SUITE_DIR)

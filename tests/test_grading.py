@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from casekit import good_case
 
-from evals.case import Case
 from evals.checks import CheckInput, CheckResult, check, errored, failed, passed
-from evals.grading import checks_for, grade, outcome, run_check
+from evals.checks.grading import checks_for, grade, outcome, run_check
 from evals.reply import Reply
-from evals.suite import SuiteSettings
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
 
 
 def test_implied_checks_follow_expect_fields() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from casekit import GIT_ENV, INVOKE, ROOT, good_case, invoke, make_project
 
-from evals.hooks import MARKER
+from evals.review.hooks import MARKER
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

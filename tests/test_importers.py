@@ -7,7 +7,7 @@ from pathlib import Path
 
 from casekit import invoke, make_project, read_jsonl, write_case
 
-from evals.importers import slugify
+from evals.interchange.importers import slugify
 
 
 def project(tmp_path: Path) -> Path:

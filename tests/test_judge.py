@@ -20,11 +20,11 @@ from judgekit import (
 )
 from openai_server import Fault, OpenAIServer
 
-from evals.case import Case
 from evals.config import load_settings
 from evals.errors import InputError
-from evals.judge import family_warning, make_judge, same_family
-from evals.suite import open_suite
+from evals.judge.client import family_warning, make_judge, same_family
+from evals.suite.case import Case
+from evals.suite.folder import open_suite
 
 
 @pytest.fixture

@@ -21,12 +21,13 @@ from judgekit import (
 )
 from openai_server import OpenAIServer, Scripted
 
-from evals.case import Case
 from evals.config import load_settings
-from evals.judge import judge_coverage
 from evals.reply import Reply
-from evals.runner import RunPlan, exit_code, run
-from evals.suite import open_suite
+from evals.run.plan import RunPlan
+from evals.run.runner import exit_code, run
+from evals.run.summary import judge_coverage
+from evals.suite.case import Case
+from evals.suite.folder import open_suite
 
 
 @pytest.fixture
@@ -86,7 +87,7 @@ def test_judge_coverage_in_a_run_is_exact_and_errors_make_the_run_exit_3(
     openai_server.responder = scripted_by_case
     judge = make(suite, openai_server, monkeypatch)
     s = open_suite(suite)
-    from evals.validate import load_cases
+    from evals.checks.loading import load_cases
 
     plan = RunPlan(
         suite=s,

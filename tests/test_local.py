@@ -7,9 +7,9 @@ from pathlib import Path
 import jsonschema
 from casekit import good_case, invoke, make_project, read_jsonl
 
-from evals.case import Case
 from evals.providers.local import ExtractiveModel
-from evals.validate import schema
+from evals.suite.case import Case
+from evals.suite.schemas import schema
 
 MODEL = "local/extractive@2026-11-01"
 

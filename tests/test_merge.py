@@ -9,9 +9,9 @@ from pathlib import Path
 
 from runkit import API_KEY, GOOD, make_project, records, rows, run, run_files, summary, use
 
+from evals.commands.options import in_shard
 from evals.errors import InputError
-from evals.merge import merge_runs
-from evals.run_command import in_shard
+from evals.run.merge import merge_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 INVOKE = str(Path(sys.executable).with_name("invoke"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evals.errors import InputError
-from evals.modelid import check_pinned, endpoint_name, vendor
+from evals.providers.modelid import check_pinned, endpoint_name, vendor
 
 
 @pytest.mark.parametrize(

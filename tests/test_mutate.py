@@ -8,13 +8,13 @@ from typing import Any
 
 from casekit import invoke, make_project, write_case
 
-from evals.case import Case
 from evals.checks import CheckResult, failed, passed
-from evals.mutate import GoodAnswer, MutationReport, mutate_case, mutate_suite
-from evals.mutate_report import by_check, render_markdown, to_json
+from evals.checks.loading import load_cases
+from evals.mutate.engine import GoodAnswer, MutationReport, mutate_case, mutate_suite
+from evals.mutate.report import by_check, render_markdown, to_json
 from evals.reply import Reply
-from evals.suite import SuiteSettings, open_suite
-from evals.validate import load_cases
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings, open_suite
 
 # The classic trap: the price is 45 €, the archived price 39 €, and the shift starts at 21:45.
 TRAP_PASSAGES = [

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from evals.case import Case
-from evals.grading import grade, outcome
-from evals.mutate_answer import Answer, CaseContext
-from evals.mutate_text import citation_template, find_figures, split_sentences
-from evals.mutators import OPERATORS, Variant, invariant_ids, make_variants, mutant_ids
+from evals.checks.grading import grade, outcome
+from evals.mutate.answer import Answer, CaseContext
+from evals.mutate.operators import OPERATORS, Variant, invariant_ids, make_variants, mutant_ids
+from evals.mutate.text import citation_template, find_figures, split_sentences
 from evals.reply import Reply
-from evals.suite import SuiteSettings
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
 
 SETTINGS = SuiteSettings()
 
@@ -312,7 +312,7 @@ def test_facts_matched_only_inside_the_tickets_own_figures_are_not_anchors() -> 
 
 
 def test_negate_speaks_the_answers_language() -> None:
-    from evals.mutate_words import negate
+    from evals.mutate.words import negate
 
     assert negate("We refund within 14 days.", 17) == "We do not refund within 14 days."
     assert negate("Das ist möglich.", 8) == "Das ist nicht möglich."

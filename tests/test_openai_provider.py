@@ -8,8 +8,8 @@ import re
 from openai_server import Fault, Scripted
 from runkit import API_KEY, GOOD, MODEL, WRONG, make_project, records, rows, run, run_files, use
 
-from evals.case import Case
 from evals.providers.openai_compat import same_model, user_message
+from evals.suite.case import Case
 
 
 def test_request_is_system_prompt_plus_case_with_refs_at_temperature_zero(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.patterns import PatternError, pattern_problem, screen_pattern, search
+from evals.suite.patterns import PatternError, pattern_problem, screen_pattern, search
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,13 @@ from openai_server import OpenAIServer
 from reportkit import JUDGE, MODEL_A, XSS, Project, build, run_replay, write_answers
 from reportkit import write_jsonl as write_records
 
-from evals.compare import compare_runs
-from evals.diff_render import stats_lines
+from evals.compare.pairing import compare_runs
+from evals.compare.render import stats_lines
 from evals.numfmt import pct
-from evals.report_compare_html import render_compare_html, word_diff
-from evals.report_data import build_report, citation_spans, percentile
-from evals.report_html import render_run_html
-from evals.runfile import read_run
+from evals.report.compare_html import render_compare_html, word_diff
+from evals.report.data import build_report, citation_spans, percentile
+from evals.report.html import render_run_html
+from evals.run.files import read_run
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ import pytest
 from casekit import invoke
 from reportkit import XSS, Project, build
 
-from evals.compare import compare_runs
+from evals.compare.pairing import compare_runs
 from evals.numfmt import pct
-from evals.runfile import read_run
+from evals.run.files import read_run
 
 CHROMIUM = os.environ.get("EVALS_CHROMIUM", "/usr/bin/chromium")
 ARGS = [

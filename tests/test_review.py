@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from casekit import GIT_ENV, good_case, invoke, make_project, write_case
 
-from evals.review import build_review, resolve_base
+from evals.review.changes import build_review, resolve_base
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evals.errors import InputError
-from evals.runfile import RunWriter, read_run, resolve_run
+from evals.run.files import RunWriter, read_run, resolve_run
 
 HEADER = {"kind": "run", "run_id": "r1", "model": "m@2026-01-01"}
 ROW = {"kind": "case", "case": "a", "status": "pass", "score": 1.0}

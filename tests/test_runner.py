@@ -16,7 +16,7 @@ import jsonschema
 from openai_server import OpenAIServer, Scripted
 from runkit import API_KEY, GOOD, MODEL, WRONG, make_project, records, rows, run, run_files, use
 
-from evals.progress import RunProgress
+from evals.run.progress import RunProgress
 
 ROOT = Path(__file__).resolve().parent.parent
 INVOKE = str(Path(sys.executable).with_name("invoke"))
@@ -209,7 +209,7 @@ def test_max_cost_charges_replies_without_usage_at_the_mean_and_still_stops(
 
 
 def test_an_answer_without_usage_whose_check_errored_still_makes_the_cost_unknown():
-    from evals.summary import summarise
+    from evals.run.summary import summarise
 
     def row(status, usage, cost, checks):
         return {

@@ -27,10 +27,10 @@ from sealkit import (  # noqa: E402
     unseal,
 )
 
-from evals.case import content_sha  # noqa: E402
-from evals.seal import stratified_sample  # noqa: E402
-from evals.seal_manifest import parse_key, pile_problems  # noqa: E402
-from evals.suite import open_suite  # noqa: E402
+from evals.seal.manifest import parse_key, pile_problems  # noqa: E402
+from evals.seal.sealing import stratified_sample  # noqa: E402
+from evals.suite.case import content_sha  # noqa: E402
+from evals.suite.folder import open_suite  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_fraction_is_stratified_and_reproducible_from_the_seed(tmp_path: Path) -
     m = manifest(proj)
     assert m["categories"] == {"account": 2, "billing": 2, "pricing": 2}
     assert m["selection"] == {"mode": "fraction", "fraction": 0.5, "seed": 11}
-    from evals.case import Case
+    from evals.suite.case import Case
 
     objs = [Case(c) for c in cases]
     again = stratified_sample(objs, 0.5, 11)
@@ -196,7 +196,7 @@ def test_unseal_reveals_and_revealed_cases_are_never_sealed_again(sealed) -> Non
     path = suite / "cases" / "team-02.json"
     data = json.loads(path.read_text("utf-8"))
     del data["revealed"]
-    from evals.case import canonical_json
+    from evals.suite.case import canonical_json
 
     path.write_text(canonical_json(data), encoding="utf-8")
     assert seal(proj, key, "--ids", "team-02").returncode == 2

@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from evals import resample, stats
+from evals.compare import resample, stats
 
 
 def test_mcnemar_b10_c2_is_the_textbook_exact_p() -> None:

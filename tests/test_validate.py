@@ -7,9 +7,10 @@ from pathlib import Path
 
 from casekit import good_case, invoke, make_project, write_case
 
+from evals.checks.loading import load_cases
+from evals.commands.suite import validate_suite
 from evals.errors import InputError
-from evals.suite import open_suite
-from evals.validate import load_cases, validate_suite
+from evals.suite.folder import open_suite
 
 
 def problems_of(suite: Path) -> list[str]:
@@ -249,7 +250,7 @@ def test_more_catastrophic_regexes_are_refused_each_with_its_pointer(tmp_path: P
 
 
 def test_loaded_case_carries_its_content_sha(tmp_path: Path) -> None:
-    from evals.case import content_sha
+    from evals.suite.case import content_sha
 
     data = good_case()
     [case], problems = load_cases(open_suite(make_project(tmp_path, [data])))

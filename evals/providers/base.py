@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from evals.case import Case
 from evals.reply import ProviderError, Reply
+from evals.suite.case import Case
 
 #: How many of a run's first answered requests must all be the same refusal before it stops.
 REFUSAL_QUORUM = 3

@@ -16,8 +16,8 @@ import unicodedata
 from collections import Counter
 from typing import Any
 
-from evals.case import Case
 from evals.reply import Reply
+from evals.suite.case import Case
 
 MODEL_NAME = "local/extractive"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

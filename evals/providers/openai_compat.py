@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from evals.case import Case
-from evals.modelid import endpoint_name
 from evals.providers.base import EndpointRefused
+from evals.providers.modelid import endpoint_name
 from evals.reply import ProviderError, Reply
+from evals.suite.case import Case
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

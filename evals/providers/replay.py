@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evals.case import Case, parse_json_value
 from evals.errors import InputError, Problem
 from evals.reply import ProviderError, Reply
+from evals.suite.case import Case, parse_json_value
 
 _TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 _FIELDS = {"case", "answer", "retrieved", "cited", "abstained", "latency_ms", "usage"}

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals.case import Case
 from evals.errors import InputError
 from evals.reply import ProviderError, Reply
+from evals.suite.case import Case
 
 
 def _version(module: Any, fn: Any) -> str | None:

@@ -1,0 +1,107 @@
+"""CheckResult, CheckInput and the `@check` registry: the contract every check keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from evals.checks.text import cited_refs, contains_phrase
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+Status = Literal["pass", "fail", "error", "skip"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's verdict: `error` and `skip` carry no score."""
+
+    status: Status
+    score: float | None
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "score": self.score, "detail": self.detail}
+
+
+def passed(detail: str, score: float = 1.0) -> CheckResult:
+    return CheckResult("pass", score, detail)
+
+
+def failed(detail: str, score: float = 0.0) -> CheckResult:
+    return CheckResult("fail", score, detail)
+
+
+def skipped(detail: str) -> CheckResult:
+    return CheckResult("skip", None, detail)
+
+
+def errored(detail: str) -> CheckResult:
+    return CheckResult("error", None, detail)
+
+
+def ratio(found: int, total: int, detail: str) -> CheckResult:
+    """Pass when everything was found; the score is the share found either way."""
+    score = found / total if total else 1.0
+    return passed(detail, score) if found == total else failed(detail, score)
+
+
+@dataclass
+class CheckInput:
+    """Everything a check may read: the case, the reply and the suite's settings."""
+
+    case: Case
+    reply: Reply
+    settings: SuiteSettings = field(default_factory=SuiteSettings)
+
+    @property
+    def answer(self) -> str:
+        return self.reply.answer
+
+    @property
+    def cited(self) -> list[str]:
+        """Refs cited: what the system reported, else what the citation pattern finds."""
+        if self.reply.cited is not None:
+            return list(self.reply.cited)
+        return cited_refs(self.reply.answer, self.settings.citation_pattern)
+
+    @property
+    def retrieved(self) -> list[str]:
+        """Refs retrieved: what the system reported, else the case's frozen retrieval."""
+        if self.reply.retrieved is not None:
+            return list(self.reply.retrieved)
+        return self.case.retrieved_refs
+
+
+CheckFn = Callable[[CheckInput], CheckResult]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    name: str
+    fn: CheckFn
+
+
+REGISTRY: dict[str, CheckSpec] = {}
+
+
+def check(name: str | None = None) -> Callable[[CheckFn], CheckFn]:
+    """Register a check under `name` (default: the function's name).
+
+    Which checks a case runs when it lists none is decided in `grading.implied_checks`.
+    """
+
+    def register(fn: CheckFn) -> CheckFn:
+        REGISTRY[name or fn.__name__] = CheckSpec(name or fn.__name__, fn)
+        return fn
+
+    return register
+
+
+def is_refusal(inp: CheckInput) -> bool:
+    """The explicit flag when the system gave one, else the suite's refusal phrases."""
+    if inp.reply.abstained is not None:
+        return inp.reply.abstained
+    return any(contains_phrase(inp.answer, p) for p in inp.settings.refusal_phrases)

@@ -1,0 +1,102 @@
+"""Which checks a case runs, running them safely, and a case's status and score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evals.checks.base import REGISTRY, CheckInput, CheckResult, errored
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+# Checks that are not in the deterministic registry but may be named in `checks`.
+EXTERNAL_CHECKS = {"judge"}
+
+
+def implied_checks(case: Case) -> list[str]:
+    """The checks a case runs when it lists none, derived from its `expect` fields."""
+    expect = case.expect
+    names: list[str] = []
+    if expect.get("facts"):
+        names.append("facts_present")
+    if expect.get("mentions"):
+        names.append("mentions_expected")
+    if expect.get("must_not_contain"):
+        names.append("no_forbidden")
+    if expect.get("sources"):
+        names += ["sources_cited", "retrieval_recall", "citation_precision"]
+    if case.retrieved and not expect.get("abstain"):
+        names += ["citations_resolve", "no_unsourced_number"]
+    if "abstain" in expect:
+        names.append("abstention")
+    if expect.get("max_words"):
+        names.append("max_words")
+    if expect.get("rubric"):
+        names.append("judge")
+    return names
+
+
+def checks_for(case: Case) -> list[str]:
+    """The case's explicit `checks`, else the implied ones."""
+    explicit = case.data.get("checks")
+    return list(explicit) if explicit is not None else implied_checks(case)
+
+
+def deterministic_checks(case: Case) -> list[str]:
+    """The case's checks without the external ones (the judge), which `grade` cannot run."""
+    return [n for n in checks_for(case) if n not in EXTERNAL_CHECKS]
+
+
+def run_check(name: str, inp: CheckInput) -> CheckResult:
+    """Run one check; an exception or a malformed result is that check's error."""
+    spec = REGISTRY.get(name)
+    if spec is None:
+        return errored(f"unknown check {name!r}")
+    try:
+        result = spec.fn(inp)
+    except Exception as exc:  # a broken check is an error, never a pass or a fail
+        return errored(f"{type(exc).__name__}: {exc}")
+    if not isinstance(result, CheckResult):
+        return errored(f"check returned {type(result).__name__}, not CheckResult")
+    if result.status in ("pass", "fail") and (
+        result.score is None or not 0.0 <= result.score <= 1.0
+    ):
+        return errored(f"check returned score {result.score!r} outside [0, 1]")
+    return result
+
+
+def grade(case: Case, reply: Reply, settings: SuiteSettings) -> dict[str, CheckResult]:
+    """Every deterministic check of the case on this reply."""
+    inp = CheckInput(case=case, reply=reply, settings=settings)
+    return {name: run_check(name, inp) for name in deterministic_checks(case)}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # pass | fail | error
+    score: float | None
+    failed: list[str]
+
+
+def outcome(results: dict[str, CheckResult]) -> Outcome:
+    """Pass when every check passes; any error makes the case an error with no score.
+
+    The score is the mean of the scored checks, and 0 when a forbidden phrase appears.
+    """
+    errors = [n for n, r in results.items() if r.status == "error"]
+    failed = [n for n, r in results.items() if r.status == "fail"]
+    if errors:
+        return Outcome("error", None, failed + errors)
+    scored = [r.score for r in results.values() if r.status in ("pass", "fail")]
+    if not scored:
+        return Outcome("error", None, [])
+    if results.get("no_forbidden") and results["no_forbidden"].status == "fail":
+        return Outcome("fail", 0.0, failed)
+    score = sum(s for s in scored if s is not None) / len(scored)
+    return Outcome("fail" if failed else "pass", round(score, 6), failed)
+
+
+def results_json(results: dict[str, CheckResult]) -> dict[str, Any]:
+    """Check results as the row's `checks` object."""
+    return {name: r.to_json() for name, r in results.items()}

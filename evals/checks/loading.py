@@ -1,0 +1,115 @@
+"""Loading a suite's case files and finding every problem in them at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evals.checks.base import REGISTRY
+from evals.checks.grading import EXTERNAL_CHECKS, checks_for
+from evals.errors import InputError, Problem
+from evals.suite.case import Case, read_json_file
+from evals.suite.folder import Suite, load_suite_checks
+from evals.suite.patterns import pattern_problem
+from evals.suite.schemas import schema_problems
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """`value` when it is an object, else empty: the schema already reports the wrong type."""
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: Any) -> list[tuple[int, str]]:
+    """The string items of a list, with their index; anything else is the schema's to report."""
+    if not isinstance(value, list):
+        return []
+    return [(i, v) for i, v in enumerate(value) if isinstance(v, str)]
+
+
+def case_problems(
+    data: dict[str, Any], path: Path, known_checks: set[str], case: Case | None = None
+) -> list[Problem]:
+    """Problems in one parsed case beyond what the schema sees.
+
+    Safe on any parsed JSON object: wrong types are left to the schema's report.
+    """
+    p = str(path)
+    out: list[Problem] = []
+    if data.get("id") != path.stem:
+        out.append(
+            Problem(p, "/id", f"id {data.get('id')!r} must equal the file stem {path.stem!r}")
+        )
+    expect = _obj(data.get("expect"))
+    for i, pat in _strings(expect.get("mentions")):
+        problem = pattern_problem(pat)
+        if problem:
+            out.append(Problem(p, f"/expect/mentions/{i}", f"regex {pat!r} {problem}"))
+    explicit = data.get("checks")
+    for i, name in _strings(explicit):
+        if name not in known_checks and name not in EXTERNAL_CHECKS:
+            out.append(Problem(p, f"/checks/{i}", f"unknown check {name!r}"))
+    if (explicit is None or isinstance(explicit, list)) and isinstance(
+        data.get("expect", {}), dict
+    ):
+        # Only the check list's shape matters here, so the content hash is not computed.
+        view = case or Case({**data, "expect": expect, "retrieved": _retrieved(data)}, path, "-")
+        if not checks_for(view):
+            out.append(Problem(p, "/expect", "no check applies: the case would score nothing"))
+    refs = [r.get("ref") for r in _retrieved(data)]
+    for i, ref in enumerate(refs):
+        if ref is not None and ref in refs[:i]:
+            out.append(Problem(p, f"/retrieved/{i}/ref", f"duplicate ref {ref!r}"))
+    return out
+
+
+def _retrieved(data: dict[str, Any]) -> list[dict[str, Any]]:
+    value = data.get("retrieved")
+    return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
+
+
+def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[Problem]]:
+    """Parse and validate every case file; returns the valid cases and all problems."""
+    problems: list[Problem] = []
+    try:
+        load_suite_checks(suite)
+    except InputError as exc:
+        problems += exc.problems
+    known = set(REGISTRY)
+    parsed: list[tuple[Path, Any, Case | None, list[Problem]]] = []
+    if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
+        problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
+    for path in suite.case_files():
+        # Every problem is kept with its file, so the report reads file by file.
+        try:
+            data = read_json_file(path)
+        except ValueError as exc:
+            parsed.append((path, None, None, [Problem(str(path), "", str(exc))]))
+            continue
+        except OSError as exc:
+            reason = f"cannot read: {exc.strerror or exc}"
+            parsed.append((path, None, None, [Problem(str(path), "", reason)]))
+            continue
+        found = schema_problems(data, "case.schema.json", str(path))
+        case = None
+        if isinstance(data, dict):
+            # Built once: its content hash is the costly part of loading a case.
+            case = Case(data, path) if not found else None
+            found += case_problems(data, path, known, case)
+        parsed.append((path, data, case, found))
+    # A duplicated id belongs to the file named after it; every other holder is the duplicate.
+    holders: dict[str, list[Path]] = {}
+    for path, data, _, _ in parsed:
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            holders.setdefault(data["id"], []).append(path)
+    cases: list[Case] = []
+    for path, data, case, found in parsed:
+        cid = data.get("id") if isinstance(data, dict) else None
+        others = [p for p in holders.get(cid, []) if p != path] if isinstance(cid, str) else []
+        if others and path.stem != cid:
+            found.append(Problem(str(path), "/id", f"duplicate id {cid!r} (also in {others[0]})"))
+        problems += found
+        if not found and case is not None:
+            cases.append(case)
+    if strict and problems:
+        raise InputError(problems)
+    return cases, problems

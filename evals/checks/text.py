@@ -1,0 +1,83 @@
+"""Text helpers the checks share: normal form, phrase matching, citations in an answer."""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+import regex
+
+from evals.suite import patterns
+
+# Typographic variants mapped to their plain form, and invisible characters dropped:
+# an answer typed with smart quotes, a non-breaking hyphen or a soft hyphen says the same.
+_PLAIN = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u00ad": None,
+        "\u200b": None,
+        "\u200c": None,
+        "\u200d": None,
+        "\u2060": None,
+        "\ufeff": None,
+    }
+)
+# "45 €" and "45€", "€ 45" and "€45", "15 %" and "15%" are one figure.
+_SYMBOL_GAP = regex.compile(r"(?<=\d) (?=[€$£%])|(?<=[€$£]) (?=\d)")
+
+
+@lru_cache(maxsize=8192)
+def normalise(text: str) -> str:
+    """NFKC, case-folded, typographic quotes and dashes unified, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_PLAIN)
+    return _SYMBOL_GAP.sub("", " ".join(text.split()))
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether the normalised phrase occurs in the normalised text on word boundaries."""
+    t, p = normalise(text), normalise(phrase)
+    if not p:
+        return False
+    start = 0
+    while (i := t.find(p, start)) != -1:
+        before = t[i - 1] if i else " "
+        after = t[i + len(p)] if i + len(p) < len(t) else " "
+        if not (p[0].isalnum() and before.isalnum()) and not (p[-1].isalnum() and after.isalnum()):
+            return True
+        start = i + 1
+    return False
+
+
+def cited_refs(answer: str, pattern: str) -> list[str]:
+    """Refs cited in the text, in order, without repeats."""
+    return list(_cited(answer, pattern))
+
+
+@lru_cache(maxsize=8192)
+def _cited(answer: str, pattern: str) -> tuple[str, ...]:
+    # Cached: several checks read the citations of the same answer.
+    seen: dict[str, None] = {}
+    for m in patterns.compile_pattern(pattern).finditer(answer, timeout=patterns.MATCH_TIMEOUT_S):
+        seen.setdefault(m.group(1) if m.groups() else m.group(0), None)
+    return tuple(seen)
+
+
+def quote(items: list[str]) -> str:
+    return ", ".join(f'"{s}"' for s in items)

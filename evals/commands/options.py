@@ -1,0 +1,149 @@
+"""The run flags as one object, and the plan pieces they choose: provider, judge, cases, settings."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.checks.loading import load_cases
+from evals.cli import settings as load_settings
+from evals.config import Settings
+from evals.errors import InputError
+from evals.judge.client import make_judge
+from evals.providers.base import Provider
+from evals.providers.local import ExtractiveModel
+from evals.providers.modelid import check_pinned
+from evals.providers.openai_compat import from_settings
+from evals.providers.replay import ReplayProvider
+from evals.providers.target import TargetProvider, load_target
+from evals.run.cost import price_for
+from evals.run.plan import Grader
+from evals.suite.case import Case
+from evals.suite.folder import Suite, select_cases
+
+
+@dataclass
+class RunOptions:
+    suite: str | None = None
+    model: str | None = None
+    answers: str | None = None
+    label: str | None = None
+    limit: int | None = None
+    category: str | None = None
+    case: str | None = None
+    concurrency: int | None = None
+    #: --model given several times: one run per model.
+    models: list[str] = field(default_factory=list)
+    target: str | None = None
+    no_cache: bool = False
+    max_cost: float | None = None
+    resume: str | None = None
+    epochs: int = 1
+    shard: str | None = None
+    judge: str | None = None
+    sealed: bool = False
+    force: bool = False
+    key_file: str | None = None
+    #: Per-request timeout and SDK retries, overriding [tool.evals] timeout_s / max_retries.
+    timeout_s: float | None = None
+    max_retries: int | None = None
+
+
+_SHARD = re.compile(r"^(\d+)/(\d+)$")
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """`I/N` with 1 <= I <= N."""
+    if text is None:
+        return None
+    m = _SHARD.match(text.strip())
+    if not m or not (1 <= int(m.group(1)) <= int(m.group(2))):
+        raise InputError(f"--shard {text!r}: expected I/N with 1 <= I <= N, e.g. 2/4")
+    return int(m.group(1)), int(m.group(2))
+
+
+def in_shard(case_id: str, index: int, count: int) -> bool:
+    """Deterministic: the same case always lands in the same shard, on any machine."""
+    h = int.from_bytes(hashlib.sha256(case_id.encode("utf-8")).digest()[:8], "big")
+    return h % count == index - 1
+
+
+def make_provider(
+    cfg: Settings,
+    model: str | None = None,
+    *,
+    answers: str | None = None,
+    target: str | None = None,
+) -> Provider:
+    """Replay for --answers, the app for --target, the offline model for `local/...`,
+    any other pinned id on the OpenAI-compatible endpoint."""
+    if answers:
+        if not model:
+            raise InputError("--answers needs --model: the pinned id of the system that wrote them")
+        return ReplayProvider(check_pinned(model), Path(answers))
+    if target:
+        fn, identity = load_target(target, cfg.root)
+        return TargetProvider(fn, identity, timeout_s=float(cfg.timeout_s))
+    model = check_pinned(model or cfg.default_model)
+    if model.startswith("local/extractive"):
+        return ExtractiveModel(model)
+    return from_settings(model, cfg)
+
+
+def check_flags(opts: RunOptions, models: list[str]) -> None:
+    if opts.target and models:
+        raise InputError("--target and --model exclude each other: the target is the model")
+    if opts.target and opts.answers:
+        raise InputError("--target and --answers exclude each other")
+    if opts.answers and len(models) > 1:
+        raise InputError("--answers takes exactly one --model")
+    if opts.epochs < 1:
+        raise InputError(f"--epochs {opts.epochs}: must be 1 or more")
+    if opts.concurrency is not None and opts.concurrency < 1:
+        raise InputError(f"--concurrency {opts.concurrency}: must be 1 or more")
+    if opts.max_cost is not None and opts.max_cost < 0:
+        raise InputError(f"--max-cost {opts.max_cost}: must be 0 or more")
+    if opts.timeout_s is not None and opts.timeout_s <= 0:
+        raise InputError(f"--timeout {opts.timeout_s}: must be more than 0 seconds")
+    if opts.max_retries is not None and opts.max_retries < 0:
+        raise InputError(f"--retries {opts.max_retries}: must be 0 or more")
+
+
+def settings_for(opts: RunOptions) -> Settings:
+    """[tool.evals], with the flags that override it."""
+    cfg = load_settings()
+    over: dict[str, Any] = {}
+    if opts.timeout_s is not None:
+        over["timeout_s"] = opts.timeout_s
+    if opts.max_retries is not None:
+        over["max_retries"] = opts.max_retries
+    return dataclasses.replace(cfg, **over) if over else cfg
+
+
+def grader_for(judge: str | None, suite: Suite, cfg: Settings, use_cache: bool) -> Grader | None:
+    if not judge:
+        return None
+    return make_judge(model=judge, suite=suite, settings=cfg, use_cache=use_cache)
+
+
+def selected_cases(suite: Suite, sel: dict[str, Any]) -> list[Case]:
+    cases, _ = load_cases(suite)
+    chosen = select_cases(
+        cases, case_glob=sel.get("case"), category=sel.get("category"), limit=sel.get("limit")
+    )
+    shard = sel.get("shard")
+    if shard:
+        chosen = [c for c in chosen if in_shard(c.id, shard["index"], shard["count"])]
+    return chosen
+
+
+def check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:
+    if opts.max_cost is not None and price_for(model, cfg.prices) is None:
+        raise InputError(
+            f"--max-cost: no price for {model!r} in [tool.evals.prices] "
+            "(USD per million input and output tokens), so its cost cannot be estimated"
+        )

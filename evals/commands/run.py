@@ -1,0 +1,259 @@
+"""`invoke run`: the flags become one immutable RunPlan here; nothing below sees them.
+
+Chooses the provider, the judge and the cases (or the sealed pile's), runs, prints, and picks
+the exit code."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+from typing import Any
+
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
+from evals.commands.options import (
+    RunOptions,
+    check_budget,
+    check_flags,
+    grader_for,
+    make_provider,
+    parse_shard,
+    selected_cases,
+    settings_for,
+)
+from evals.config import Settings
+from evals.errors import InputError
+from evals.providers.base import REFUSED_PREFIX, Provider
+from evals.run.console import print_summary
+from evals.run.plan import RunPlan, RunResult
+from evals.run.progress import RunProgress
+from evals.run.resume import check_resumable, open_for_resume, selection
+from evals.run.runner import execute, exit_code
+from evals.seal.runs import open_sealed, run_sealed
+
+
+def _run_one(plan: RunPlan) -> RunResult:
+    done = len(plan.resume.rows) if plan.resume else 0
+    epochs = f" x {plan.epochs} epochs" if plan.epochs > 1 else ""
+    print(
+        f"running {len(plan.cases)} case(s){epochs} of {plan.suite.path} on {plan.provider.model} "
+        f"(prompt {plan.suite.prompt_sha()[:7]})",
+        flush=True,
+    )
+    progress = RunProgress(len(plan.cases) * plan.epochs - done)
+    # Everything loaded so far (modules, cases) lives for the whole run: moving it out of
+    # the collector's sight, and collecting young objects less often, saves the CPU that
+    # repeated full collections over it would take on a run of thousands of requests.
+    threshold = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+    try:
+        result = asyncio.run(execute(plan, on_row=progress.row))
+    finally:
+        progress.close()
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+    print_summary(result.summary, str(result.path))
+    if str(result.summary.get("stopped_reason") or "").startswith(REFUSED_PREFIX):
+        print(
+            "the endpoint refused the run's first requests alike, so no further case was "
+            "started: check OPENAI_BASE_URL, OPENAI_API_KEY and the model name, then continue "
+            f"with `invoke run --resume {result.path.name}` (cases without a row, and error "
+            "rows, are run again)",
+            flush=True,
+        )
+    return result
+
+
+EXIT_MEANING = {
+    EXIT_OK: "exit 0: every case passed",
+    EXIT_FAIL: "exit 1: some case failed (its failed checks are named above)",
+    EXIT_ERROR: "exit 3: some case errored or the run stopped early (errors are never scored)",
+}
+
+
+def worst(codes: list[int]) -> int:
+    """The exit code over several runs: error beats fail beats pass."""
+    for code in (EXIT_ERROR, EXIT_FAIL):
+        if code in codes:
+            return code
+    return EXIT_OK
+
+
+def cmd_run(opts: RunOptions) -> int:
+    models = list(opts.models) or ([opts.model] if opts.model else [])
+    if opts.sealed:
+        if len(models) > 1:
+            raise InputError("--sealed takes one --model")
+        opts.model = models[0] if models else None
+        return cmd_run_sealed(opts)
+    check_flags(opts, models)
+    cfg = settings_for(opts)
+    if opts.resume:
+        return cmd_resume(opts, cfg, models)
+    suite = suite_at(opts.suite)
+    shard = parse_shard(opts.shard)
+    sel = {
+        "case": opts.case,
+        "category": opts.category,
+        "limit": opts.limit,
+        "shard": {"index": shard[0], "count": shard[1]} if shard else None,
+    }
+    chosen = selected_cases(suite, sel)
+    if not chosen:
+        raise InputError("no case matches the selection (--case/--category/--limit/--shard)")
+    providers = [
+        make_provider(cfg, m, answers=opts.answers, target=opts.target) for m in (models or [None])
+    ]
+    for p in providers:
+        check_budget(opts, p.model, cfg)
+    # Every judge is made before any run starts, so bad judge settings cost no requests.
+    graders = [grader_for(opts.judge, suite, cfg, not opts.no_cache) for _ in providers]
+    codes = []
+    for provider, grader in zip(providers, graders, strict=True):
+        if len(providers) > 1:
+            print(f"== model {provider.model}", flush=True)
+        plan = RunPlan(
+            suite=suite,
+            cases=chosen,
+            provider=provider,
+            runs_dir=cfg.runs_path,
+            root=cfg.root,
+            label=opts.label,
+            concurrency=opts.concurrency or cfg.concurrency,
+            epochs=opts.epochs,
+            settings={"selection": sel, "shard": sel["shard"]},
+            grader=grader,
+            use_cache=not opts.no_cache,
+            cache_path=cfg.cache_path,
+            prices=cfg.prices,
+            max_cost=opts.max_cost,
+        )
+        codes.append(exit_code(_run_one(plan).summary))
+    code = worst(codes)
+    print(EXIT_MEANING[code])
+    return code
+
+
+def _provider_for_resume(opts: RunOptions, header: dict[str, Any], cfg: Settings) -> Provider:
+    """The same kind of provider the run used: its model, target or answers file."""
+    stamp = header.get("settings", {}).get("provider") or {}
+    kind = stamp.get("kind")
+    if kind == "target":
+        spec = opts.target or (header.get("target") or {}).get("spec")
+        return make_provider(cfg, target=spec)
+    if kind == "replay":
+        answers = opts.answers or stamp.get("answers_file")
+        return make_provider(cfg, header["model"], answers=answers)
+    return make_provider(cfg, header["model"])
+
+
+def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
+    """Continue an interrupted run: same stamps, completed rows kept, the rest run once."""
+    for flag, value in (
+        ("--case", opts.case),
+        ("--category", opts.category),
+        ("--limit", opts.limit),
+        ("--shard", opts.shard),
+        ("--label", opts.label),
+    ):
+        if value is not None:
+            raise InputError(
+                f"{flag} cannot be used with --resume: the run's own selection is kept"
+            )
+    if opts.epochs != 1:
+        raise InputError("--epochs cannot be used with --resume: the run's own epochs are kept")
+    if len(models) > 1:
+        raise InputError("--resume continues one run: give at most one --model")
+    old = open_for_resume(opts.resume or "", cfg.runs_path)
+    for w in old.warnings:
+        print(w, file=sys.stderr)
+    h = old.header
+    if h.get("sealed"):
+        raise InputError(f"{old.path}: a sealed run cannot be resumed; start a new sealed run")
+    suite = suite_at(opts.suite or h.get("suite"))
+    chosen = selected_cases(suite, selection(h))
+    provider = _provider_for_resume(opts, h, cfg)
+    if models and models[0] != provider.model:
+        raise InputError(f"{old.path}: the run used {h.get('model')!r}, not {models[0]!r}")
+    grader = grader_for(opts.judge, suite, cfg, not opts.no_cache)
+    if (grader.stamp() if grader else None) != h.get("judge"):
+        raise InputError(
+            f"{old.path}: /judge: the run's judge was {h.get('judge')!r}; "
+            "resume with the same --judge (or none)"
+        )
+    resumed = check_resumable(
+        old,
+        prompt_sha=suite.prompt_sha(),
+        model=provider.model,
+        provider_stamp=provider.stamp(),
+        cases=chosen,
+        root=cfg.root,
+    )
+    settings = h.get("settings", {})
+    check_budget(opts, provider.model, cfg)
+    print(
+        f"resuming {old.path.name}: {len(resumed.rows)} row(s) kept, "
+        f"{len(chosen) * int(settings.get('epochs', 1)) - len(resumed.rows)} to run",
+        flush=True,
+    )
+    plan = RunPlan(
+        suite=suite,
+        cases=chosen,
+        provider=provider,
+        runs_dir=cfg.runs_path,
+        root=cfg.root,
+        label=h.get("label"),
+        concurrency=opts.concurrency or int(settings.get("concurrency") or cfg.concurrency),
+        epochs=int(settings.get("epochs", 1)),
+        grader=grader,
+        # A run started with --no-cache stays fresh when resumed: its answers must not mix
+        # with answers cached by other runs.
+        use_cache=not opts.no_cache and settings.get("cache") is not False,
+        cache_path=cfg.cache_path,
+        prices=cfg.prices,
+        max_cost=opts.max_cost,
+        resume=resumed,
+    )
+    return exit_code(_run_one(plan).summary)
+
+
+def _refuse_for_sealed(opts: RunOptions) -> None:
+    for flag, value in (
+        ("--case", opts.case),
+        ("--category", opts.category),
+        ("--limit", opts.limit),
+        ("--shard", opts.shard),
+        ("--resume", opts.resume),
+        ("--answers", opts.answers),
+    ):
+        if value is not None:
+            raise InputError(
+                f"{flag} cannot be used with --sealed: a sealed run always runs the whole pile, "
+                "and nobody outside it knows its case ids"
+            )
+
+
+def cmd_run_sealed(opts: RunOptions) -> int:
+    """`invoke run --sealed`: the pile supplies the plan's cases and row filter; only
+    aggregates are printed."""
+    _refuse_for_sealed(opts)
+    cfg = settings_for(opts)
+    suite = suite_at(opts.suite)
+    sealed = open_sealed(suite, opts.key_file, bool(opts.force), cfg.runs_path)
+    plan = RunPlan(
+        suite=suite,
+        provider=make_provider(cfg, opts.model, target=opts.target),
+        runs_dir=cfg.runs_path,
+        root=cfg.root,
+        label=opts.label,
+        concurrency=opts.concurrency or cfg.concurrency,
+        epochs=opts.epochs or 1,
+        # The judge's cache would hold the case and the answer in clear text.
+        grader=grader_for(opts.judge, suite, cfg, use_cache=False),
+        prices=cfg.prices,
+        max_cost=opts.max_cost,
+        **sealed.plan_fields(),
+    )
+    return run_sealed(sealed, plan)

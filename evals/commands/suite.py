@@ -1,0 +1,71 @@
+"""The `validate`, `fmt` and `new` commands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from evals.checks.loading import load_cases
+from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
+from evals.errors import Problem
+from evals.seal.manifest import pile_problems
+from evals.suite.casefiles import format_cases, write_new_case
+from evals.suite.folder import Suite
+
+
+def validate_suite(suite: Suite) -> list[Problem]:
+    """Every problem in the suite's case files, prompt and sealed pile, without raising."""
+    _, problems = load_cases(suite, strict=False)
+    if not suite.prompt_path.is_file():
+        problems.append(Problem(str(suite.prompt_path), "", "prompt.txt is missing"))
+    # The sealed pile's integrity needs no key; with EVAL_SEAL_KEY set its cases are checked too.
+    problems += pile_problems(suite)
+    return problems
+
+
+def cmd_validate(suite_dir: str | None) -> int:
+    """Print every problem, one line each; exit 2 when there is any."""
+    suite = suite_at(suite_dir)
+    problems = validate_suite(suite)
+    for p in problems:
+        print(p, file=sys.stderr)
+    n = len(suite.case_files())
+    if problems:
+        files = len({p.path for p in problems})
+        print(
+            f"{len(problems)} problem(s) in {files} file(s); {n} case file(s) checked",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    print(f"ok: {n} case file(s) valid in {suite.path}")
+    return EXIT_OK
+
+
+def cmd_fmt(suite_dir: str | None, check: bool, files: list[str] | None = None) -> int:
+    """Rewrite case files canonically; with --check, exit 1 when any would change."""
+    suite = suite_at(suite_dir)
+    paths = [Path(f) for f in files] if files else None
+    result = format_cases(suite, check=check, paths=paths)
+    for p in result.unreadable:
+        print(p, file=sys.stderr)
+    verb = "would reformat" if check else "reformatted"
+    for path in result.changed:
+        print(f"{verb} {path}")
+    if result.unreadable:
+        return EXIT_USAGE
+    if check and result.changed:
+        print(
+            f"{len(result.changed)} file(s) not in canonical form; run `invoke fmt`",
+            file=sys.stderr,
+        )
+        return EXIT_FAIL
+    if not result.changed:
+        print("all case files are in canonical form")
+    return EXIT_OK
+
+
+def cmd_new(suite_dir: str | None, case_id: str) -> int:
+    """The `invoke new` command: write a case skeleton to fill in."""
+    path = write_new_case(suite_at(suite_dir), case_id)
+    print(f"wrote {path}; fill it in, then run `invoke validate`")
+    return EXIT_OK

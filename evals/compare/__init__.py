@@ -1,0 +1,5 @@
+"""Comparing two runs: pairing by case, statistics (pure functions, no I/O), rendering,
+baselines; what `invoke diff` and `invoke baseline` use.
+
+Imports `suite` and `run` (run files) only.
+"""

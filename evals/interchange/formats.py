@@ -1,0 +1,374 @@
+"""Reading outside golden-set files, and how each format maps onto a case: one function each."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.errors import InputError, Problem
+from evals.suite.case import KEY_ORDER
+
+# Optional fields every format may carry, copied as they are (the validator checks them).
+COMMON = {"category", "difficulty", "tags", "context", "source", "note", "cluster"}
+
+DIFFICULTY = {
+    "easy": "easy",
+    "simple": "easy",
+    "basic": "easy",
+    "low": "easy",
+    "1": "easy",
+    "medium": "medium",
+    "moderate": "medium",
+    "intermediate": "medium",
+    "normal": "medium",
+    "mid": "medium",
+    "2": "medium",
+    "hard": "hard",
+    "difficult": "hard",
+    "challenging": "hard",
+    "advanced": "hard",
+    "high": "hard",
+    "3": "hard",
+}
+# Spreadsheets say yes/no in their users' languages too (ja/nein, oui/non, sí/no).
+TRUE = {"true", "yes", "y", "1", "t", "ja", "oui", "si", "sí", "x"}
+FALSE = {"false", "no", "n", "0", "f", "nein", "non", "-"}
+
+
+@dataclass
+class Mapped:
+    """One input record as a case, plus what did not map and what went wrong."""
+
+    line: int
+    raw_id: str | None
+    data: dict[str, Any]
+    unknown: dict[str, Any] = field(default_factory=dict)
+    remarks: list[str] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (field, message)
+    answer: dict[str, Any] | None = None  # a replay line, for formats with saved answers
+
+
+def text_list(value: Any, split: str | None = None) -> list[str] | None:
+    """A list of non-empty strings from a list or a string (split on `split`); None if neither."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        parts = value.split(split) if split else [value]
+        return [p.strip() for p in parts if p.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [v.strip() for v in value if v.strip()]
+    return None
+
+
+def parse_bool(value: Any) -> bool | None | str:
+    """True/False from common spellings; None when empty; the value itself when unreadable."""
+    if isinstance(value, bool) or value is None:
+        return value
+    s = str(value).strip().lower()
+    if s == "":
+        return None
+    if s in TRUE:
+        return True
+    if s in FALSE:
+        return False
+    return str(value)
+
+
+def _take_list(m: Mapped, rec: dict[str, Any], key: str, split: str | None = None) -> list[str]:
+    items = text_list(rec.pop(key, None), split)
+    if items is None:
+        m.problems.append((key, "must be a string or a list of strings"))
+        return []
+    return items
+
+
+def _common(m: Mapped, rec: dict[str, Any]) -> None:
+    """Copy the shared optional fields; map difficulty spellings; keep reference/answer."""
+    for key in sorted(COMMON & set(rec)):
+        value = rec.pop(key)
+        if value in (None, "", []):
+            continue
+        if key == "difficulty":
+            mapped = DIFFICULTY.get(str(value).strip().lower())
+            if mapped is None:
+                m.unknown["difficulty"] = value
+                m.remarks.append(f"difficulty {value!r} is not easy|medium|hard: kept in note")
+                continue
+            value = mapped
+        m.data[key] = value
+    reference, answer = rec.pop("reference", None), rec.pop("answer", None)
+    if reference and answer and reference != answer:
+        m.unknown["answer"] = answer
+    if reference or answer:
+        m.data["reference"] = reference or answer
+
+
+def _start(line: int, rec: dict[str, Any], id_key: str) -> Mapped:
+    raw_id = rec.pop(id_key, None)
+    m = Mapped(line, None if raw_id in (None, "") else str(raw_id), {})
+    question = rec.pop("question", None)
+    if not isinstance(question, str) or not question.strip():
+        m.problems.append(("question", "required, a non-empty string"))
+    else:
+        m.data["question"] = question
+    return m
+
+
+def map_golden(line: int, record: dict[str, Any]) -> Mapped:
+    """`id, question, expected_facts, must_not_contain, source_id` (+ answer/reference)."""
+    rec = dict(record)
+    m = _start(line, rec, "id")
+    expect = {
+        "facts": _take_list(m, rec, "expected_facts"),
+        "must_not_contain": _take_list(m, rec, "must_not_contain"),
+        "sources": _take_list(m, rec, "source_id"),
+    }
+    m.data["expect"] = {k: v for k, v in expect.items() if v}
+    _common(m, rec)
+    m.unknown.update(rec)
+    return m
+
+
+def map_rubric(line: int, record: dict[str, Any]) -> Mapped:
+    """`question, rubric, expected_destinations, difficulty, category`.
+
+    Destinations become `expect.facts`: each is a literal name the answer must state, matched
+    case- and accent-insensitively on word boundaries, with the missing ones named and partial
+    credit; `mentions` would make every name a regular expression to escape.
+    """
+    rec = dict(record)
+    m = _start(line, rec, "id")
+    expect: dict[str, Any] = {"facts": _take_list(m, rec, "expected_destinations")}
+    rubric = rec.pop("rubric", None)
+    if isinstance(rubric, list) and all(isinstance(r, str) for r in rubric):
+        rubric = "\n".join(f"- {r}" for r in rubric)
+    if rubric not in (None, ""):
+        if isinstance(rubric, str):
+            expect["rubric"] = rubric
+        else:
+            m.problems.append(("rubric", "must be a string or a list of strings"))
+    m.data["expect"] = {k: v for k, v in expect.items() if v}
+    _common(m, rec)
+    m.unknown.update(rec)
+    return m
+
+
+def map_case(line: int, record: dict[str, Any]) -> Mapped:
+    """Our own case objects (what `invoke export` writes): taken as they are."""
+    rec = dict(record)
+    m = Mapped(line, None if rec.get("id") in (None, "") else str(rec.get("id")), {})
+    known = set(KEY_ORDER)
+    m.data = {k: v for k, v in rec.items() if k in known and k != "id"}
+    m.unknown = {k: v for k, v in rec.items() if k not in known}
+    return m
+
+
+CSV_CASE_COLUMNS = {"case_id", "question", "expected_chunk_ids", "required_points"}
+CSV_ANSWER_COLUMNS = {
+    "candidate_answer",
+    "cited_chunk_ids",
+    "candidate_abstains",
+    "retrieved_chunk_ids",
+}
+CSV_COLUMNS = (
+    CSV_CASE_COLUMNS | CSV_ANSWER_COLUMNS | {"should_abstain", "reference", "answer"} | COMMON
+)
+_ID_LIST = re.compile(r"[|,;\s]+")
+
+
+def _ids(value: str | None) -> list[str]:
+    return [p for p in _ID_LIST.split(value or "") if p]
+
+
+def map_csv_row(
+    line: int, record: dict[str, Any], chunks: dict[str, dict[str, str]] | None
+) -> Mapped:
+    """`case_id, question, expected_chunk_ids, required_points, should_abstain` + saved answers."""
+    rec = {k: v for k, v in record.items()}
+    m = _start(line, rec, "case_id")
+    expect: dict[str, Any] = {"facts": _take_list(m, rec, "required_points", "|")}
+    abstain = parse_bool(rec.pop("should_abstain", None))
+    if isinstance(abstain, str):
+        m.problems.append(("should_abstain", f"{abstain!r} is not true/false/yes/no/1/0"))
+    elif abstain is not None:
+        expect["abstain"] = abstain
+    chunk_ids = _ids(rec.pop("expected_chunk_ids", None))
+    if chunk_ids:
+        if chunks is None:
+            m.problems.append(
+                ("expected_chunk_ids", "the passages are unknown: pass --chunks FILE")
+            )
+        else:
+            missing = [c for c in chunk_ids if c not in chunks]
+            if missing:
+                m.problems.append(
+                    ("expected_chunk_ids", f"not in the chunks file: {', '.join(missing)}")
+                )
+            m.data["retrieved"] = [chunks[c] for c in chunk_ids if c in chunks]
+        # An answer that rightly declines cites nothing, so sources are required only otherwise.
+        if abstain is not True:
+            expect["sources"] = chunk_ids
+    m.data["expect"] = {k: v for k, v in expect.items() if v not in ([], None)}
+    m.answer = _answer_line(m, rec)
+    _common(m, rec)
+    m.unknown.update({k: v for k, v in rec.items() if v not in (None, "")})
+    return m
+
+
+def _answer_line(m: Mapped, rec: dict[str, Any]) -> dict[str, Any] | None:
+    """A replay line from the saved-answer columns; None when the row has no saved answer."""
+    answer = rec.pop("candidate_answer", None)
+    cited = rec.pop("cited_chunk_ids", None)
+    retrieved = rec.pop("retrieved_chunk_ids", None)
+    abstained = parse_bool(rec.pop("candidate_abstains", None))
+    if isinstance(abstained, str):
+        m.problems.append(("candidate_abstains", f"{abstained!r} is not true/false/yes/no/1/0"))
+        abstained = None
+    if answer in (None, "") and abstained is None:
+        return None
+    line: dict[str, Any] = {"case": None, "answer": answer or ""}
+    if cited not in (None, ""):
+        line["cited"] = _ids(cited)
+    if retrieved not in (None, ""):
+        line["retrieved"] = _ids(retrieved)
+    if abstained is not None:
+        line["abstained"] = abstained
+    return line
+
+
+def unknown_note(existing: Any, unknown: dict[str, Any]) -> str:
+    """The case's note with the unmapped input fields appended as JSON."""
+    text = json.dumps(unknown, ensure_ascii=False, sort_keys=True)
+    extra = f"imported as given (no case field, or changed on import): {text}"
+    return f"{existing}\n{extra}" if isinstance(existing, str) and existing else extra
+
+
+MAPPERS: dict[str, Callable[[int, dict[str, Any]], Mapped]] = {
+    "golden": map_golden,
+    "rubric": map_rubric,
+    "case": map_case,
+}
+
+
+# --- reading the input files -----------------------------------------------------------
+
+KNOWN_COLUMNS = CSV_COLUMNS | {"chunk_id", "text", "title"}
+
+
+def read_json_array(
+    path: Path, text: str, problems: list[Problem]
+) -> list[tuple[int, dict[str, Any]]]:
+    """A JSON file holding one array of records, each named by the line it starts on."""
+    decoder = json.JSONDecoder()
+    out: list[tuple[int, dict[str, Any]]] = []
+    pos = text.index("[") + 1
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        line = text.count("\n", 0, pos) + 1
+        try:
+            rec, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                Problem(
+                    str(path),
+                    f"line {exc.lineno}",
+                    f"invalid JSON at column {exc.colno}: {exc.msg}",
+                )
+            )
+            break
+        if isinstance(rec, dict):
+            out.append((line, rec))
+        else:
+            problems.append(Problem(str(path), f"line {line}", "not a JSON object"))
+    return out
+
+
+def read_jsonl(path: Path, text: str, problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
+    """One JSON object per line; a file that is one JSON array of objects is read too."""
+    if text.lstrip().startswith("["):
+        return read_json_array(path, text, problems)
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                Problem(str(path), f"line {n}", f"invalid JSON at column {exc.colno}: {exc.msg}")
+            )
+            continue
+        if not isinstance(rec, dict):
+            problems.append(Problem(str(path), f"line {n}", "not a JSON object"))
+            continue
+        out.append((n, rec))
+    return out
+
+
+def read_csv(
+    path: Path, text: str, problems: list[Problem]
+) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    """Rows keyed by header; a duplicate header or a row with extra cells is a problem."""
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter(path, text))
+    # Known columns match whatever their case ("Question", "CASE_ID"); others keep their name.
+    header = [
+        h.strip().lower() if h.strip().lower() in KNOWN_COLUMNS else h.strip()
+        for h in reader.fieldnames or []
+    ]
+    if not header:
+        problems.append(Problem(str(path), "line 1", "no header row"))
+        return [], []
+    reader.fieldnames = header
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        problems.append(Problem(str(path), "line 1", f"duplicate column(s): {', '.join(dupes)}"))
+    rows = []
+    end = reader.line_num
+    for row in reader:
+        # A quoted cell may span lines: a record is named by the line it starts on.
+        n, end = end + 1, reader.line_num
+        if None in row:
+            problems.append(
+                Problem(str(path), f"line {n}", f"{len(row[None])} cell(s) beyond the header")
+            )
+            continue
+        if all(v in (None, "") for v in row.values()):
+            continue
+        # Line breaks inside a cell read the same whichever system wrote the file.
+        rows.append((n, {k: _lf("" if v is None else v) for k, v in row.items()}))
+    return header, rows
+
+
+def _lf(cell: str) -> str:
+    return cell.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def delimiter(path: Path, text: str) -> str:
+    """Tab for .tsv; else whichever of , ; tab the header line uses most (spreadsheet exports)."""
+    if path.suffix.lower() == ".tsv":
+        return "\t"
+    first = text.split("\n", 1)[0]
+    return max((",", ";", "\t"), key=first.count) if first.count(",") == 0 else ","
+
+
+def read_text(path: Path) -> str:
+    """UTF-8 (a BOM is dropped), or UTF-16 with its BOM, as spreadsheets' "Unicode text" saves."""
+    if not path.is_file():
+        what = "is a directory, not a file" if path.is_dir() else "file does not exist"
+        raise InputError([Problem(str(path), "", what)])
+    raw = path.read_bytes()
+    try:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return raw.decode("utf-16")
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), "", f"not UTF-8 (byte {exc.start})")]) from None

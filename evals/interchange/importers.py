@@ -1,0 +1,314 @@
+"""`invoke import`: outside golden sets to case files, validated, all or nothing, never overwriting."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.checks.loading import case_problems
+from evals.errors import InputError, Problem
+from evals.interchange.formats import (
+    COMMON,
+    CSV_COLUMNS,
+    MAPPERS,
+    Mapped,
+    map_csv_row,
+    read_csv,
+    read_jsonl,
+    read_text,
+    unknown_note,
+)
+from evals.suite.case import canonical_json
+from evals.suite.folder import Suite, load_suite_checks
+from evals.suite.schemas import schema_problems
+
+FORMATS = ("auto", "golden", "rubric", "csv", "case")
+GOLDEN_KEYS = {"expected_facts", "must_not_contain", "source_id"}
+RUBRIC_KEYS = {"rubric", "expected_destinations"}
+
+
+# Letters NFKD does not decompose into ASCII, spelled the way their languages transliterate.
+SPELLED = str.maketrans(
+    {"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "đ": "d",
+     "Đ": "D", "ł": "l", "Ł": "L", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D", "ı": "i"}
+)  # fmt: skip
+
+
+def slugify(raw: str) -> str:
+    """The case-id rule: lower-case ASCII letters, digits, '.', '_', '-', starting alphanumeric."""
+    s = unicodedata.normalize("NFKD", raw.translate(SPELLED))
+    s = s.encode("ascii", "ignore").decode("ascii").lower()
+    s = re.sub(r"[^a-z0-9._-]+", "-", s)
+    s = re.sub(r"^[^a-z0-9]+", "", s)
+    return s.rstrip("-")[:120]
+
+
+def listed(items: list[str], limit: int = 20) -> str:
+    """Comma-separated, the first `limit` items and how many more: a report line stays readable."""
+    more = f", ... and {len(items) - limit} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
+def usable_id(raw: str) -> str:
+    """The slug of `raw`, or "" when its letters are all lost (an id in a non-Latin script)."""
+    cid = slugify(raw)
+    if not re.search(r"[a-z]", cid) and re.search(r"[^\W\d_]", raw):
+        return ""  # "質問 1" would become "1": a generated id is clearer
+    return cid
+
+
+@dataclass
+class Plan:
+    """Everything an import will write, decided before anything is written."""
+
+    fmt: str
+    cases: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    answers_path: Path | None = None
+    changed_ids: list[tuple[str, str]] = field(default_factory=list)
+    generated_ids: list[tuple[int, str, str | None]] = field(default_factory=list)
+    unknown: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    remarks: list[str] = field(default_factory=list)
+
+
+def looks_like_csv(path: Path, text: str) -> bool:
+    """CSV by extension; otherwise JSONL unless the content does not start like JSON."""
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        return True
+    return suffix not in (".jsonl", ".ndjson", ".json") and not text.lstrip().startswith(("{", "["))
+
+
+def detect(path: Path, records: list[tuple[int, dict[str, Any]]]) -> str:
+    """A JSONL file's format, from the keys its records carry."""
+    keys = set().union(*(r.keys() for _, r in records)) if records else set()
+    if "expect" in keys:
+        return "case"
+    golden, rubric = bool(keys & GOLDEN_KEYS), bool(keys & RUBRIC_KEYS)
+    if golden != rubric:
+        return "golden" if golden else "rubric"
+    raise InputError(
+        [
+            Problem(
+                str(path),
+                "",
+                "cannot tell the format from the fields; pass --format golden|rubric|csv|case",
+            )
+        ]
+    )
+
+
+def read_chunks(path: Path, plan: Plan) -> dict[str, dict[str, str]]:
+    """chunk_id -> retrieved passage {ref, text[, title]}; other columns are reported."""
+    problems: list[Problem] = []
+    header, rows = read_csv(path, read_text(path), problems)
+    for col in ("chunk_id", "text"):
+        if header and col not in header:
+            problems.append(Problem(str(path), "line 1", f"missing column {col!r}"))
+    chunks: dict[str, dict[str, str]] = {}
+    for n, row in rows if not problems else []:
+        cid, text = row["chunk_id"].strip(), row["text"].strip()
+        if not cid or not text:
+            problems.append(Problem(str(path), f"line {n}", "chunk_id and text must not be empty"))
+        elif cid in chunks:
+            problems.append(Problem(str(path), f"line {n}", f"duplicate chunk_id {cid!r}"))
+        else:
+            chunks[cid] = {"ref": cid, "text": text} | (
+                {"title": row["title"]} if row.get("title") else {}
+            )
+    if problems:
+        raise InputError(problems)
+    ignored = [h for h in header if h not in ("chunk_id", "text", "title")]
+    if ignored:
+        plan.remarks.append(
+            f"{path}: column(s) with no case field, not imported: {', '.join(ignored)}"
+        )
+    return chunks
+
+
+def plan_import(
+    file: Path, suite: Suite, fmt: str, chunks_file: Path | None, answers_out: Path | None
+) -> Plan:
+    """Map, name and validate every record; raise with every problem found, or return the plan."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
+    text = read_text(file)
+    problems: list[Problem] = []
+    is_csv = fmt == "csv" or (fmt == "auto" and looks_like_csv(file, text))
+    header: list[str] = []
+    if is_csv:
+        header, records = read_csv(file, text, problems)
+    else:
+        records = read_jsonl(file, text, problems)
+    if not records:
+        raise InputError(problems or [Problem(str(file), "", "no records")])
+    plan = Plan(fmt="csv" if is_csv else (fmt if fmt != "auto" else detect(file, records)))
+    if is_csv:
+        missing = [c for c in ("question",) if header and c not in header]
+        problems += [Problem(str(file), "line 1", f"missing column {c!r}") for c in missing]
+    if chunks_file and not is_csv:
+        raise InputError(f"--chunks is for CSV evaluation sets; {file} is read as {plan.fmt} JSONL")
+    chunks = read_chunks(chunks_file, plan) if chunks_file else None
+    mapped: list[Mapped] = []
+    for n, rec in records:
+        mapped.append(map_csv_row(n, rec, chunks) if is_csv else MAPPERS[plan.fmt](n, rec))
+    _name_and_check(file, suite, plan, mapped, problems)
+    empty = [h for h in header if h not in CSV_COLUMNS and h not in plan.unknown]
+    if empty:
+        plan.remarks.append(f"column(s) with no case field, empty in every row: {', '.join(empty)}")
+    if plan.answers:
+        plan.answers_path = answers_out or file.with_name(file.stem + ".answers.jsonl")
+        if plan.answers_path.exists():
+            problems.append(
+                Problem(
+                    str(plan.answers_path),
+                    "",
+                    "already exists; not overwritten (use --answers-out)",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+    return plan
+
+
+def _name_and_check(
+    file: Path, suite: Suite, plan: Plan, mapped: list[Mapped], problems: list[Problem]
+) -> None:
+    """Give every record its case id, validate the case it becomes, and find every conflict."""
+    from evals.checks import REGISTRY
+
+    load_suite_checks(suite)
+    known = set(REGISTRY)
+    taken: dict[str, int] = {}
+    conflicts: list[Problem] = []
+    for i, m in enumerate(mapped, 1):
+        where = f"line {m.line}"
+        for name, msg in m.problems:
+            problems.append(Problem(str(file), f"{where}/{name}", msg))
+        if m.problems:  # already reported against the input; validating would repeat it
+            continue
+        cid = usable_id(m.raw_id) if m.raw_id is not None else ""
+        if not cid:
+            # No id, or one with no Latin letter or digit (e.g. "質問 1"): number it, and say so.
+            cid = f"{slugify(file.stem) or 'case'}-{i:04d}"
+            plan.generated_ids.append((m.line, cid, m.raw_id))
+        elif cid != m.raw_id:
+            plan.changed_ids.append((m.raw_id, cid))
+        if cid in taken:
+            problems.append(
+                Problem(str(file), f"{where}/id", f"id {cid!r} also on line {taken[cid]}")
+            )
+            continue
+        taken[cid] = m.line
+        data = {"id": cid, **m.data}
+        # The original id stays in the note, so results map back to the team's own records.
+        kept = ({"id": m.raw_id} if m.raw_id not in (None, cid) else {}) | m.unknown
+        if kept:
+            data["note"] = unknown_note(data.get("note"), kept)
+        if m.unknown:
+            # A known field with an unusable value (e.g. difficulty) is reported in remarks.
+            for key in m.unknown.keys() - COMMON:
+                plan.unknown[key].append(cid)
+        plan.remarks += [f"{cid}: {r}" for r in m.remarks]
+        target = suite.cases_dir / f"{cid}.json"
+        found = schema_problems(data, "case.schema.json", str(target)) + case_problems(
+            data, target, known
+        )
+        problems += [
+            Problem(p.path, p.pointer, f"{p.message} (from {file} {where})") for p in found
+        ]
+        if target.exists():
+            conflicts.append(
+                Problem(str(target), "", f"already exists; not overwritten (from {file} {where})")
+            )
+        plan.cases.append((target, data))
+        if m.answer is not None:
+            plan.answers.append({**m.answer, "case": cid})
+    problems += conflicts
+    judged_only = [cid for cid, d in ((p.stem, d) for p, d in plan.cases) if _judge_only(d)]
+    if judged_only:
+        plan.remarks.append(
+            f"{len(judged_only)} case(s) have only a rubric, so only the judge grades them "
+            f"(run with --judge MODEL; without it they error): {listed(judged_only)}"
+        )
+    if plan.answers:
+        answered = {a["case"] for a in plan.answers}
+        unanswered = [p.stem for p, _ in plan.cases if p.stem not in answered]
+        if unanswered:
+            plan.remarks.append(
+                f"{len(unanswered)} case(s) have no saved answer; a replay run reports them "
+                f"as errors: {listed(unanswered)}"
+            )
+
+
+def _judge_only(data: dict[str, Any]) -> bool:
+    """A case only the LLM judge grades: no deterministic check applies to it."""
+    from evals.checks.grading import checks_for, deterministic_checks
+    from evals.suite.case import Case
+
+    case = Case(data)
+    return bool(checks_for(case)) and not deterministic_checks(case)
+
+
+def write_plan(plan: Plan) -> None:
+    """Write every case (exclusive create) and the replay file."""
+    for path, data in plan.cases:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as fh:
+            fh.write(canonical_json(data))
+    if plan.answers and plan.answers_path is not None:
+        with open(plan.answers_path, "x", encoding="utf-8") as fh:
+            for line in plan.answers:
+                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def report(file: Path, suite: Suite, plan: Plan) -> list[str]:
+    """What was written and every field that was renamed, generated, or had nowhere to go."""
+    out = [
+        f"imported {len(plan.cases)} case(s) from {file} (format: {plan.fmt}) into {suite.cases_dir}"
+    ]
+    if plan.changed_ids:
+        pairs = listed([f"{a!r} -> {b}" for a, b in plan.changed_ids])
+        out.append(f"  ids changed to the case-id rule (the note keeps the original): {pairs}")
+    if plan.generated_ids:
+        pairs = listed(
+            [
+                f"line {n} ({'no id' if raw is None else repr(raw)}) -> {cid}"
+                for n, cid, raw in plan.generated_ids
+            ]
+        )
+        out.append(f"  ids generated (no id, or none usable): {pairs}")
+    for key, ids in sorted(plan.unknown.items()):
+        out.append(f"  field {key!r} has no case field: kept in the note of {len(ids)} case(s)")
+    out += [f"  {r}" for r in plan.remarks]
+    if plan.answers_path:
+        out.append(f"  {len(plan.answers)} saved answer(s) written to {plan.answers_path}")
+        out.append(
+            f"  evaluate them: invoke run --answers {plan.answers_path} --model vendor/system@YYYY-MM-DD"
+        )
+    return out
+
+
+def cmd_import(
+    file: str, suite_dir: str | None, chunks: str | None, fmt: str, answers_out: str | None
+) -> int:
+    """The `invoke import` command: plan every case, write them all, print what changed."""
+    from evals.cli import EXIT_OK, suite_at
+
+    suite = suite_at(suite_dir)
+    path = Path(file)
+    plan = plan_import(
+        path,
+        suite,
+        fmt,
+        Path(chunks) if chunks else None,
+        Path(answers_out) if answers_out else None,
+    )
+    write_plan(plan)
+    print("\n".join(report(path, suite, plan)))
+    return EXIT_OK

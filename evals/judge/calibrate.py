@@ -1,0 +1,333 @@
+"""`invoke calibrate`: how often the judge agrees with people, as agreement and Cohen's kappa."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.checks.loading import load_cases
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
+from evals.cli import settings as load_settings
+from evals.config import Settings
+from evals.errors import InputError, Problem
+from evals.judge.client import Judge, JudgeOutcome, family_warning, make_judge
+from evals.judge.verdict import Scale
+from evals.reply import Reply
+from evals.run.files import read_run, resolve_run
+from evals.suite.case import Case
+
+LABELS = ("pass", "fail")
+
+
+# -- statistics (pure) ---------------------------------------------------------------------
+
+
+def confusion(pairs: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """Counts of (human, judge) label pairs: rows are the human label, columns the judge's."""
+    table = {h: dict.fromkeys(LABELS, 0) for h in LABELS}
+    for human, judge in pairs:
+        table[human][judge] += 1
+    return table
+
+
+def agreement(pairs: list[tuple[str, str]]) -> float | None:
+    """Share of pairs where judge and human agree; None when there are none."""
+    return sum(h == j for h, j in pairs) / len(pairs) if pairs else None
+
+
+def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
+    """Cohen's kappa for two raters: (p_o - p_e) / (1 - p_e); None when p_e is 1 (undefined)."""
+    n = len(pairs)
+    if not n:
+        return None
+    p_o = sum(h == j for h, j in pairs) / n
+    p_e = sum(
+        (sum(h == label for h, _ in pairs) / n) * (sum(j == label for _, j in pairs) / n)
+        for label in LABELS
+    )
+    if p_e >= 1.0:
+        return None
+    return (p_o - p_e) / (1.0 - p_e)
+
+
+# -- inputs --------------------------------------------------------------------------------
+
+
+@dataclass
+class Item:
+    """One labelled answer: the person's label and what the judge said of it."""
+
+    case: str
+    human: str
+    verdict: dict[str, Any] | None = None
+    error: str | None = None
+
+    def judge_label(self, scale: Scale) -> str | None:
+        if self.verdict is None:
+            return None
+        return "pass" if scale.passes(self.verdict) else "fail"
+
+
+def read_labels(path: Path) -> dict[str, str]:
+    """A JSONL of {"case", "label"}; every bad line is reported at once."""
+    if not path.is_file():
+        raise InputError([Problem(str(path), "", "labels file does not exist")])
+    labels: dict[str, str] = {}
+    problems: list[Problem] = []
+    try:
+        # utf-8-sig: a file saved by a spreadsheet or Notepad often starts with a BOM.
+        text = path.read_text("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})")]) from None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"line {n}"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(str(path), where, f"invalid JSON: {exc.msg}"))
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("case"), str):
+            problems.append(
+                Problem(str(path), where, 'needs {"case": "<id>", "label": "pass"|"fail"}')
+            )
+            continue
+        label = rec.get("label")
+        if isinstance(label, str) and label.strip().lower() in LABELS:
+            rec["label"] = label.strip().lower()  # "PASS", " pass " are the same label
+        if rec.get("label") not in LABELS:
+            problems.append(
+                Problem(
+                    str(path), f"{where}/label", f"{rec.get('label')!r} is not 'pass' or 'fail'"
+                )
+            )
+            continue
+        if rec["case"] in labels:
+            problems.append(Problem(str(path), where, f"case {rec['case']!r} is labelled twice"))
+            continue
+        labels[rec["case"]] = rec["label"]
+    if problems:
+        raise InputError(problems)
+    if not labels:
+        raise InputError([Problem(str(path), "", "no labels in the file")])
+    return labels
+
+
+def reference_work(cases: list[Case]) -> list[tuple[Case, Reply, str]]:
+    """Cases with a `human` label, each paired with its `reference` answer."""
+    problems = [
+        Problem(str(c.path), "/human", "a human label needs a `reference` answer to judge")
+        for c in cases
+        if "human" in c.data and "reference" not in c.data
+    ]
+    if problems:
+        raise InputError(problems)
+    work = [
+        (c, Reply(answer=c.data["reference"]), c.data["human"]["label"])
+        for c in cases
+        if "human" in c.data
+    ]
+    if not work:
+        raise InputError(
+            'no case has a `human` label: add {"label": "pass"|"fail"} to cases with a `reference`, or give --run and --labels'
+        )
+    return work
+
+
+def _run_rows(
+    run_path: Path, labels: dict[str, str], labels_path: str
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The run's header and its first-epoch row of every labelled case."""
+    rf = read_run(run_path)
+    rows = {r["case"]: r for r in rf.rows if not r.get("epoch")}
+    missing = [
+        Problem(labels_path, "", f"case {cid!r} is not in run {rf.run_id}")
+        for cid in labels
+        if cid not in rows
+    ]
+    if missing:
+        raise InputError(missing)
+    return rf.header, rows
+
+
+async def _judge_all(
+    judge: Judge, work: list[tuple[Case, Reply]], concurrency: int
+) -> list[JudgeOutcome]:
+    sem = asyncio.Semaphore(max(concurrency, 1))
+
+    async def one(case: Case, reply: Reply) -> JudgeOutcome:
+        async with sem:
+            return await judge.judge(case, reply)
+
+    try:
+        return await asyncio.gather(*(one(c, r) for c, r in work))
+    finally:
+        await judge.aclose()
+
+
+def judge_now(judge: Judge, work: list[tuple[Case, Reply, str]], cfg: Settings) -> list[Item]:
+    """Judge each (case, reply, human label) now, concurrently, one Item per input in order."""
+    outs = asyncio.run(_judge_all(judge, [(c, r) for c, r, _ in work], cfg.concurrency))
+    return [Item(c.id, h, o.verdict, o.error) for (c, _, h), o in zip(work, outs, strict=True)]
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _verdict_text(v: dict[str, Any] | None, scale: Scale) -> str:
+    if v is None:
+        return "no verdict"
+    return (
+        f"{'pass' if scale.passes(v) else 'fail'} (score {v['score']} on {scale.lo}-{scale.hi}, "
+        f"{'grounded' if v['grounded'] else 'not grounded'}, "
+        f"{'rubric met' if v['rubric_met'] else 'rubric not met'})"
+    )
+
+
+def render(
+    items: list[Item], scale: Scale, floor: float, judge_model: str
+) -> tuple[list[str], float | None]:
+    """The printed report and kappa over the items the judge gave a verdict on."""
+    scored = [i for i in items if i.verdict is not None]
+    pairs = [(i.human, i.judge_label(scale) or "") for i in scored]
+    kappa, agree, table = cohen_kappa(pairs), agreement(pairs), confusion(pairs)
+    errors = [i for i in items if i.verdict is None]
+    n = len(pairs)
+    agreed = sum(h == j for h, j in pairs)
+    lines = [
+        f"judge {judge_model}: {len(items)} labelled, {n} with a verdict, {len(errors)} without",
+        f"n = {n}",
+        "agreement: "
+        + (f"{agree * 100:.1f}% ({agreed}/{n})" if agree is not None else "n/a (n = 0)"),
+        "Cohen's kappa: "
+        + (
+            f"{kappa:.3f}"
+            if kappa is not None
+            else "undefined (every label and verdict is one class)"
+        )
+        + f" (floor {floor:g}, n = {n})",
+        "",
+        f"{'':12}{'judge pass':>12}{'judge fail':>12}",
+        f"{'human pass':12}{table['pass']['pass']:>12}{table['pass']['fail']:>12}",
+        f"{'human fail':12}{table['fail']['pass']:>12}{table['fail']['fail']:>12}",
+    ]
+    disagree = [i for i in scored if i.human != i.judge_label(scale)]
+    lines += ["", f"disagreements: {len(disagree)}"]
+    for i in disagree:
+        assert i.verdict is not None
+        lines.append(f"  {i.case}: human {i.human}, judge {_verdict_text(i.verdict, scale)}")
+        lines += [f"    {ln}" for ln in str(i.verdict["reasoning"]).splitlines() or [""]]
+    if errors:
+        lines += ["", f"without a verdict (not counted): {len(errors)}"]
+        lines += [f"  {i.case}: human {i.human}; {i.error}" for i in errors]
+    return lines, kappa
+
+
+def cmd_calibrate(
+    suite: str | None = None,
+    run: str | None = None,
+    labels: str | None = None,
+    judge: str | None = None,
+    use_cache: bool = True,
+) -> int:
+    """Compare judge verdicts with human labels; exit 1 below the kappa floor, 3 on judge errors."""
+    cfg = load_settings()
+    if labels and not run:
+        raise InputError("--labels labels a run's drafts: give --run RUN too")
+    if run and not labels:
+        raise InputError('--run needs --labels FILE (a JSONL of {"case", "label"})')
+    if not run and not judge:
+        raise InputError("calibrating on the suite's reference answers needs --judge MODEL")
+    if run:
+        assert labels is not None
+        label_map = read_labels(Path(labels))
+        header, rows = _run_rows(resolve_run(run, cfg.runs_path), label_map, labels)
+        model_under_test = str(header.get("model"))
+        if judge:
+            s = suite_at(suite)
+            by_id = {c.id: c for c in load_cases(s)[0]}
+            unknown = [
+                Problem(labels, "", f"case {cid!r} is not in suite {s.path}")
+                for cid in label_map
+                if cid not in by_id
+            ]
+            if unknown:
+                raise InputError(unknown)
+            j = make_judge(judge, s, cfg, use_cache)
+            scale, judge_model = j.scale, judge
+            drafted = [
+                (cid, h) for cid, h in label_map.items() if rows[cid].get("draft") is not None
+            ]
+            work = [(by_id[cid], _row_reply(rows[cid]), h) for cid, h in drafted]
+            items = judge_now(j, work, cfg)
+            items += [
+                Item(cid, h, None, "the run has no draft for this case (its row is an error)")
+                for cid, h in label_map.items()
+                if rows[cid].get("draft") is None
+            ]
+        else:
+            stamp = header.get("judge")
+            if not stamp:
+                raise InputError(
+                    f"run {header.get('run_id')} was not judged: give --judge MODEL to judge its drafts now"
+                )
+            lo, hi = stamp.get("scale", [1, 5])
+            scale, judge_model = Scale(lo, hi, stamp.get("threshold", 3)), str(stamp.get("model"))
+            items = [_row_item(cid, h, rows[cid]) for cid, h in label_map.items()]
+    else:
+        assert judge is not None
+        s = suite_at(suite)
+        work = reference_work(load_cases(s)[0])
+        j = make_judge(judge, s, cfg, use_cache)
+        scale, judge_model, model_under_test = j.scale, judge, cfg.default_model
+        items = judge_now(j, work, cfg)
+    if (warn := family_warning(judge_model, model_under_test)) is not None:
+        print(warn, file=sys.stderr)
+    items.sort(key=lambda i: i.case)
+    lines, kappa = render(items, scale, cfg.kappa_floor, judge_model)
+    code = _exit(items, kappa, cfg.kappa_floor)
+    print("\n".join([*lines, "", _conclusion(code, kappa, cfg.kappa_floor)]))
+    return code
+
+
+def _exit(items: list[Item], kappa: float | None, floor: float) -> int:
+    """3 when a label has no verdict, else 1 below the floor (or undefined), else 0."""
+    if any(i.verdict is None for i in items):
+        return EXIT_ERROR
+    return EXIT_OK if kappa is not None and kappa >= floor else EXIT_FAIL
+
+
+def _conclusion(code: int, kappa: float | None, floor: float) -> str:
+    if code == EXIT_ERROR:
+        return "incomplete: some labels have no judge verdict (exit 3)"
+    if kappa is None:
+        return (
+            "kappa is undefined when every label and verdict is the same: label answers of both "
+            "kinds (e.g. a run's drafts with --run and --labels) (exit 1)"
+        )
+    if code == EXIT_FAIL:
+        return f"kappa {kappa:.3f} is below the floor {floor:g} (exit 1)"
+    return f"kappa {kappa:.3f} meets the floor {floor:g}"
+
+
+def _row_reply(row: dict[str, Any]) -> Reply:
+    return Reply(
+        answer=row["draft"],
+        retrieved=row.get("retrieved"),
+        cited=row.get("cited"),
+        abstained=row.get("abstained"),
+    )
+
+
+def _row_item(cid: str, human: str, row: dict[str, Any]) -> Item:
+    j = row.get("judge")
+    if not isinstance(j, dict):
+        return Item(cid, human, None, "the judge did not grade this case in the run")
+    return Item(
+        cid, human, j.get("verdict"), j.get("error") or (None if j.get("verdict") else "no verdict")
+    )

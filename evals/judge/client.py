@@ -1,0 +1,374 @@
+"""The LLM judge: structured verdicts, validated; an unusable reply is an error, never a score."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+import evals
+from evals.checks import CheckResult
+from evals.checks.grading import checks_for, grade
+from evals.config import Settings
+from evals.errors import InputError
+from evals.judge.prompt import JudgePrompt, messages_for, read_judge_prompt, retry_message
+from evals.judge.verdict import (
+    Scale,
+    check_reply,
+    judge_result,
+    review_reasons,
+    scale_of,
+    schema_sha,
+    verdict_schema,
+    wire_schema,
+)
+from evals.providers.modelid import check_pinned, endpoint_name
+from evals.reply import Reply
+from evals.run.cache import open_cache_db
+from evals.suite.case import Case
+from evals.suite.folder import Suite
+
+__all__ = ["Judge", "JudgeOutcome", "make_judge", "same_family"]
+
+DEFAULT_MAX_ATTEMPTS = 3
+PASS_RULE = "grounded and rubric_met and score > threshold"
+_KEY_LIKE = re.compile(r"\b(?:sk|key|api[-_]?key)[-_][A-Za-z0-9*_.\-]{3,}", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """One judging: a valid verdict, or the reason there is none. `attempts` counts requests made."""
+
+    verdict: dict[str, Any] | None
+    error: str | None
+    attempts: int
+    cached: bool = False
+
+
+class VerdictCache:
+    """Valid verdicts in a table of the harness's SQLite cache file; invalid replies never enter."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = open_cache_db(path)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS judge_verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)"
+        )
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The cached verdict, or None (a damaged entry is a miss: the judge is asked again)."""
+        try:
+            row = self._db.execute(
+                "SELECT verdict FROM judge_verdicts WHERE key = ?", (key,)
+            ).fetchone()
+            hit = json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+        return hit if isinstance(hit, dict) else None
+
+    def put(self, key: str, verdict: dict[str, Any]) -> None:
+        """Store a valid verdict; a failed write only costs a request next time."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute(
+                "INSERT OR REPLACE INTO judge_verdicts (key, verdict) VALUES (?, ?)",
+                (key, json.dumps(verdict, ensure_ascii=False)),
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def package_version() -> str:
+    """The harness's version (part of every verdict's cache key)."""
+    # Falls back to the installed metadata when `evals` was imported as a bare namespace.
+    return getattr(evals, "__version__", None) or metadata.version("evals")
+
+
+def _redacted(text: str) -> str:
+    """An endpoint's error text, cut short, with anything shaped like an API key masked."""
+    return _KEY_LIKE.sub("[redacted]", " ".join(text.split()))[:300]
+
+
+def _error_message(body: object) -> str | None:
+    """The message of an error body: `{"message": ...}` or `{"error": {"message": ...}}`."""
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error")
+    said = inner.get("message") if isinstance(inner, dict) else body.get("message")
+    return said if isinstance(said, str) and said.strip() else None
+
+
+def _describe_failure(exc: Exception, retries: int | None = None) -> str:
+    """A transport failure in one line, without anything the request carried (keys, bodies)."""
+    name = type(exc).__name__
+    # The SDK has already retried timeouts, 429, 5xx and dropped connections this often.
+    tries = f" after {retries} retries" if retries else ""
+    if isinstance(exc, openai.APIStatusError):
+        said = _error_message(exc.body)
+        tail = f": {_redacted(said)}" if said else ""
+        return f"judge request failed{tries}: HTTP {exc.status_code} ({name}){tail}"
+    if isinstance(exc, openai.APITimeoutError):
+        return f"judge request failed{tries}: timed out ({name})"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"judge request failed{tries}: connection error ({name})"
+    return f"judge request failed: {name}: {str(exc)[:200]}"
+
+
+def _with_history(error: str, problems: list[str]) -> str:
+    return f"{error} (earlier: {'; '.join(problems)})" if problems else error
+
+
+def _content(resp: Any) -> tuple[str | None, str | None]:
+    """The reply's text, or why there is none (no choices, a refusal)."""
+    choices = getattr(resp, "choices", None)
+    if not choices:
+        return None, "the endpoint's response had no choices"
+    message = getattr(choices[0], "message", None)
+    refusal = getattr(message, "refusal", None)
+    if refusal:
+        return None, f"the judge refused: {str(refusal)[:200]}"
+    content = getattr(message, "content", None)
+    if isinstance(content, list):  # some gateways send text parts: [{"type": "text", ...}]
+        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        content = "".join(t for t in texts if isinstance(t, str))
+    if content is not None and not isinstance(content, str):
+        return None, f"the reply's content is {type(content).__name__}, not text"
+    return content, None
+
+
+class Judge:
+    """The `judge` check for the runner: see evals.runner.Grader."""
+
+    name = "judge"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        suite: Suite,
+        client: AsyncOpenAI,
+        prompt: JudgePrompt,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        temperature: float = 0.0,
+        cache: VerdictCache | None = None,
+        endpoint: str | None = None,
+    ) -> None:
+        self.model = model
+        self.suite = suite
+        self.client = client
+        self.prompt = prompt
+        self.scale: Scale = scale_of(suite)
+        self.schema = verdict_schema(self.scale)
+        self.schema_sha = schema_sha(self.schema)
+        self.response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": "verdict", "schema": wire_schema(self.schema), "strict": True},
+        }
+        self.max_attempts = max_attempts
+        self.temperature = temperature
+        self.cache = cache
+        self.endpoint = endpoint
+
+    def stamp(self) -> dict[str, Any]:
+        """What the run header records under `judge`."""
+        return {
+            "model": self.model,
+            "endpoint_model": endpoint_name(self.model),
+            "prompt_sha": self.prompt.sha,
+            "schema_sha": self.schema_sha,
+            "scale": [self.scale.lo, self.scale.hi],
+            "threshold": self.scale.threshold,
+            "pass_rule": PASS_RULE,
+            "max_attempts": self.max_attempts,
+            "temperature": self.temperature,
+            "judge_on_facts": self.suite.settings.judge_on_facts,
+        }
+
+    def applies_to(self, case: Case) -> bool:
+        """Cases listing `judge` (implied by a rubric), and with judge_on_facts those with facts."""
+        if self.name in checks_for(case):
+            return True
+        implicit = case.data.get("checks") is None
+        return bool(self.suite.settings.judge_on_facts and implicit and case.expect.get("facts"))
+
+    def cache_key(self, messages: list[dict[str, Any]]) -> str:
+        """Everything that shapes a verdict, including the prompt, schema and package version."""
+        key = {
+            "kind": "judge-verdict",
+            "evals": package_version(),
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "prompt_sha": self.prompt.sha,
+            "schema_sha": self.schema_sha,
+            "temperature": self.temperature,
+            "messages": messages,
+        }
+        text = json.dumps(key, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    async def judge(self, case: Case, reply: Reply) -> JudgeOutcome:
+        """Ask for a verdict; retry an unusable reply saying what was wrong; errors stay errors."""
+        messages = messages_for(self.prompt, case, reply, self.scale)
+        key = self.cache_key(messages)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            return JudgeOutcome(hit, None, 0, cached=True)
+        problems: list[str] = []
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                resp = await self.client.chat.completions.create(
+                    model=endpoint_name(self.model),
+                    messages=messages,  # type: ignore[arg-type]
+                    temperature=self.temperature,
+                    response_format=self.response_format,  # type: ignore[arg-type]
+                )
+            except openai.APIError as exc:  # the SDK has already retried what can be retried
+                retries = getattr(self.client, "max_retries", None)
+                if not isinstance(exc, openai.APIStatusError | openai.APIConnectionError):
+                    retries = None  # a body the SDK could not read was not retried by it
+                why = _with_history(_describe_failure(exc, retries), problems)
+                return JudgeOutcome(None, self._mask(why), attempt)
+            except Exception as exc:  # an unreadable response body: ask again, unchanged
+                problems.append(f"attempt {attempt}: unreadable response ({type(exc).__name__})")
+                continue
+            content, missing = _content(resp)
+            if missing:
+                # The judge said nothing usable to correct: ask again, unchanged.
+                problems.append(f"attempt {attempt}: {missing}")
+                continue
+            verdict, problem = check_reply(content, self.schema)
+            problem = self._mask(problem)
+            if verdict is not None:
+                # A server that echoes request headers must not put the key in a run file.
+                verdict["reasoning"] = self._mask(verdict["reasoning"])
+                if self.cache is not None:
+                    self.cache.put(key, verdict)
+                return JudgeOutcome(verdict, None, attempt)
+            problems.append(f"attempt {attempt}: {problem}")
+            messages = [
+                *messages,
+                {"role": "assistant", "content": content or ""},
+                {"role": "user", "content": retry_message(problem, self.scale)},
+            ]
+        error = f"no valid verdict after {self.max_attempts} attempts: " + "; ".join(problems)
+        return JudgeOutcome(None, self._mask(error), self.max_attempts)
+
+    def _mask(self, text: str) -> str:
+        """`text` with the endpoint's API key replaced by `***`."""
+        key = getattr(self.client, "api_key", None)
+        return text.replace(key, "***") if isinstance(key, str) and len(key) >= 4 else text
+
+    async def grade(self, case: Case, reply: Reply) -> tuple[CheckResult, dict[str, Any]]:
+        """The `judge` check and the row fields: judge, needs_review, review_reasons."""
+        out = await self.judge(case, reply)
+        # The deterministic results again (cheap, pure) to spot a judge that disagrees with them.
+        deterministic = grade(case, reply, self.suite.settings)
+        reasons = review_reasons(out.verdict, out.error, self.scale, deterministic)
+        extra = {
+            "judge": {
+                "model": self.model,
+                "prompt_sha": self.prompt.sha,
+                "schema_sha": self.schema_sha,
+                "verdict": out.verdict,
+                "attempts": out.attempts,
+                "error": out.error,
+                "cached": out.cached,
+            },
+            "needs_review": bool(reasons),
+            "review_reasons": reasons,
+        }
+        return judge_result(out.verdict, out.error, self.scale), extra
+
+    async def aclose(self) -> None:
+        await self.client.close()
+        if self.cache is not None:
+            self.cache.close()
+
+
+def _max_attempts(settings: Settings) -> int:
+    value = settings.extra.get("judge_max_attempts", DEFAULT_MAX_ATTEMPTS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(
+            f"{settings.root / 'pyproject.toml'}: /tool/evals/judge_max_attempts: must be an integer >= 1"
+        )
+    return value
+
+
+def make_judge(model: str, suite: Suite, settings: Settings, use_cache: bool = True) -> Judge:
+    """A Judge for a pinned model on the OpenAI-compatible endpoint from the environment/settings."""
+    check_pinned(model)
+    prompt = read_judge_prompt(suite)
+    scale_of(suite)  # bad scale settings fail here, before any request
+    base_url = os.environ.get("OPENAI_BASE_URL") or settings.base_url
+    api_key = os.environ.get("OPENAI_API_KEY")
+    if not api_key:
+        raise InputError(
+            "the judge needs OPENAI_API_KEY (any non-empty value for a local server that ignores it)"
+        )
+    temperature = settings.extra.get("judge_temperature", 0.0)
+    client = AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key,
+        timeout=settings.timeout_s,
+        max_retries=settings.max_retries,
+    )
+    return Judge(
+        model=model,
+        suite=suite,
+        client=client,
+        prompt=prompt,
+        max_attempts=_max_attempts(settings),
+        temperature=float(temperature),
+        cache=_open_cache(settings.cache_path) if use_cache else None,
+        endpoint=base_url,
+    )
+
+
+def _open_cache(path: Path) -> VerdictCache | None:
+    """The verdict cache, or None with a warning: a broken cache costs requests, not the run."""
+    try:
+        return VerdictCache(path)
+    except (OSError, sqlite3.Error) as exc:
+        print(f"warning: judge verdict cache off ({path}: {exc})", file=sys.stderr)
+        return None
+
+
+def _family(model: str) -> str:
+    """`gpt-4o-mini-2024-07-18` and `openai/gpt-4o@2024-08-06` are both `gpt-4o`."""
+    name = endpoint_name(model).lower()
+    tokens = [t for t in name.split("-") if t]
+    out: list[str] = []
+    for t in tokens:
+        out.append(t)
+        if any(ch.isdigit() for ch in t):
+            break
+    return "-".join(out)
+
+
+def same_family(judge_model: str, model: str) -> str | None:
+    """Why the judge may be lenient with the model under test (same family or vendor), or None."""
+    from evals.providers.modelid import vendor
+
+    fam_j, fam_m = _family(judge_model), _family(model)
+    if fam_j and fam_j == fam_m:
+        return f"the judge {judge_model} and the model under test {model} are both {fam_j!r} models"
+    if "/" in judge_model and "/" in model and vendor(judge_model) == vendor(model):
+        return f"the judge {judge_model} and the model under test {model} come from the same vendor {vendor(judge_model)!r}"
+    return None
+
+
+def family_warning(judge_model: str, model: str) -> str | None:
+    """A printable warning when a judge grades its own family, else None."""
+    why = same_family(judge_model, model)
+    if why is None:
+        return None
+    return f"warning: {why}; a judge tends to rate its own family generously: check it against human labels (invoke calibrate) or use a judge from another family"

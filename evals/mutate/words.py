@@ -1,0 +1,203 @@
+"""Word-level surgery for mutation: flipping a sentence's polarity, and names to swap."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import regex
+
+from evals.mutate.text import MONTHS
+
+# ---------------------------------------------------------------------------
+# Negation, in the languages the example suite speaks (en, de, es, fr).
+
+_NEGATION = re.compile(
+    r"\bn(?:e\s|')(?P<fr>\w+)\s+pas\b"
+    r"|\b(?:(?P<word>not|never|no longer|nicht|kein(?:e|en|er|em|es)?)\s+)"
+    r"|\b(?P<nt>(?:is|are|was|were|do|does|did|has|have|had|ca|wo|should|could|would|must))"
+    r"n[’']t\b"
+    r"|\b(?P<cannot>cannot)\b|\b(?P<no>no)\s+(?=\w)",
+    re.IGNORECASE,
+)
+_NT_BASE = {"ca": "can", "wo": "will"}
+# "you get", "we refund": a plain verb after a pronoun takes "do not".
+_ADVERBS = {"also", "only", "still", "just", "then", "now", "already", "always", "usually"}
+_PRONOUN_VERB = re.compile(
+    r"\b(?i:you|we|they|i)\s+(?:(?:" + "|".join(_ADVERBS) + r")\s+)?(?P<verb>[a-z]+)\b"
+)
+# Where "not" goes: after an English or German auxiliary, before a Spanish verb, around a
+# French one ("ne peut pas").
+_AFTER_EN = "is are was were can will should must may could would might does do did has have"
+_AFTER_DE = "ist sind kann können wird werden muss müssen darf gilt kostet"
+_BEFORE_ES = "puede pueden es son está están tiene tienen incluye cuesta debe hay se"
+_WRAP_FR = "peut peuvent est sont ont inclut coûte doit doivent"
+_SLOTS = {
+    **{w: ("after", " not") for w in _AFTER_EN.split()},
+    **{w: ("after", " nicht") for w in _AFTER_DE.split()},
+    **{w: ("before", "no ") for w in _BEFORE_ES.split()},
+    **{w: ("wrap", "") for w in _WRAP_FR.split()},
+}
+_SLOT = re.compile(r"\b(?:" + "|".join(sorted(_SLOTS, key=len, reverse=True)) + r")\b", re.I)
+_MAIN_VERB = re.compile(
+    r"\b(?:costs|includes|takes|gives|offers|supports|allows|covers|requires|needs|runs|starts|"
+    r"ends|applies|lasts|renews|charges|refunds|contains|comes|works|means|gets|keeps|stays|"
+    r"expires|counts|pays|adds|provides|lets|remains)\b",
+    re.IGNORECASE,
+)
+
+
+def _remove_negation(sentence: str, m: re.Match[str]) -> str:
+    if m.group("fr"):
+        return sentence[: m.start()] + m.group("fr") + sentence[m.end() :]
+    if m.group("nt"):
+        base = _NT_BASE.get(m.group("nt").lower(), m.group("nt"))
+        return sentence[: m.start()] + base + sentence[m.end() :]
+    if m.group("cannot"):
+        return sentence[: m.start()] + m.group(0)[:3] + sentence[m.end() :]
+    return sentence[: m.start()] + sentence[m.end() :]
+
+
+def _does_not(sentence: str, v: re.Match[str]) -> str:
+    """Negate a main verb: "costs" becomes "does not cost", "applies" "does not apply"."""
+    word = v.group(0)
+    base = word[:-3] + "y" if word.lower().endswith("ies") else word[:-1]
+    aux_word = "Does" if word[0].isupper() else "does"
+    return sentence[: v.start()] + f"{aux_word} not {base}" + sentence[v.end() :]
+
+
+def negate(sentence: str, anchor: int) -> str:
+    """Flip the sentence's polarity: drop a negation it has, else add one near `anchor`."""
+    m = _NEGATION.search(sentence)
+    if m:
+        return _remove_negation(sentence, m)
+    slots = list(_SLOT.finditer(sentence))
+    before = [a for a in slots if a.start() <= anchor]
+    pick = before[-1] if before else (slots[0] if slots else None)
+    plain = [
+        v
+        for v in _PRONOUN_VERB.finditer(sentence)
+        if v.start("verb") <= anchor
+        and v.group("verb").lower() not in _SLOTS
+        and v.group("verb").lower() not in _ADVERBS
+    ]
+    verbs = [v for v in _MAIN_VERB.finditer(sentence) if v.start() <= anchor]
+    latest = max([pick.start()] if pick else [-1])
+    if (
+        plain
+        and plain[-1].start("verb") > latest
+        and not (verbs and verbs[-1].start() > plain[-1].start("verb"))
+    ):
+        at = plain[-1].start("verb")  # "you get" -> "you do not get"
+        return sentence[:at] + "do not " + sentence[at:]
+    if verbs and (pick is None or verbs[-1].start() > pick.start()):
+        return _does_not(sentence, verbs[-1])
+    if pick is not None:
+        how, word = _SLOTS[pick.group(0).lower()]
+        s, e = pick.start(), pick.end()
+        if how == "after":
+            return sentence[:e] + word + sentence[e:]
+        if how == "before":
+            return sentence[:s] + word + sentence[s:]
+        ne = "n'" if pick.group(0)[0].lower() in "aeiouéè" else "ne "
+        return sentence[:s] + ne + pick.group(0) + " pas" + sentence[e:]
+    later = [v for v in _MAIN_VERB.finditer(sentence) if v.start() > anchor]
+    if later:  # the fact names its subject first: "Pro costs 45 €" -> "Pro does not cost 45 €"
+        return _does_not(sentence, later[0])
+    polite = re.match(r"\s*(please|por favor)\s+", sentence, re.I)
+    if polite:  # an imperative: "Please ask ..." -> "Please do not ask ..."
+        word = {"please": "do not ", "por favor": "no "}[polite.group(1).lower()]
+        return sentence[: polite.end()] + word + sentence[polite.end() :]
+    while anchor > 0 and not sentence[anchor - 1].isspace():
+        anchor -= 1  # insert before the word ("21:45", "€45"), never inside it
+    return sentence[:anchor] + "not " + sentence[anchor:]
+
+
+# ---------------------------------------------------------------------------
+# Names that an entity swap may exchange.
+
+_STOP = set(
+    """the a an you your we our it its this that these those if in on for to of and or but with
+    by at from as all any each every no not yes please note see when after before until there
+    they he she i my is are be can will monday tuesday wednesday thursday friday saturday sunday
+    der die das ein eine sie wir und oder mit für im am bei el la los las un una y o en de del
+    le les et ou du des sí si oui ja nein""".split()
+)
+_MONTH_WORDS = set(MONTHS.replace("?", "").split("|")) | {"sep", "sept", "may"}
+_WORD = r"\p{Lu}[\p{L}\p{N}+&-]*"
+# A name: one or more capitalised words in a row ("Pro", "Microsoft Teams").
+NAME = regex.compile(rf"(?<![\p{{L}}\p{{N}}]){_WORD}(?:\s{_WORD})*(?![\p{{L}}\p{{N}}])")
+_LIST_GAP = re.compile(r"^\s*(?:,|/|&|,?\s*(?:and|or|und|oder|y|o|et|ou))\s*$", re.I)
+
+
+def _mid_sentence(text: str, start: int) -> bool:
+    """Whether a word at `start` stands inside a sentence (so its capital marks a name)."""
+    head = text[:start].rstrip()
+    return bool(head) and head[-1] not in ".!?:\n\"'(*-•"
+
+
+def _trim(start: int, name: str) -> tuple[int, str] | None:
+    """Drop leading stop words ("The Pro" -> "Pro"); None when nothing name-like is left."""
+    words = name.split(" ")
+    while words and (words[0].lower() in _STOP or words[0].lower() in _MONTH_WORDS):
+        start += len(words[0]) + 1
+        words = words[1:]
+    if not words or len(words[0]) < 2 or all(w.lower() in _STOP for w in words):
+        return None
+    return start, " ".join(words)
+
+
+class Names:
+    """Names found in the passages: the words seen next to each, and the lists they share."""
+
+    def __init__(self) -> None:
+        self.contexts: dict[str, set[str]] = {}
+        self.siblings: dict[str, set[str]] = {}
+
+    def similarity(self, a: str, b: str) -> int:
+        shared = len(self.contexts.get(a, set()) & self.contexts.get(b, set()))
+        return shared + (2 if b in self.siblings.get(a, set()) else 0)
+
+    def closest(self, name: str, avoid: set[str]) -> str | None:
+        """The most similar other name, preferring one not in `avoid`; None when none is similar."""
+        ranked = sorted(
+            (n for n in self.contexts if n.lower() != name.lower()),
+            key=lambda n: (-self.similarity(name, n), n in avoid),
+        )
+        ranked = [n for n in ranked if self.similarity(name, n) > 0]
+        fresh = [n for n in ranked if n not in avoid]
+        return (fresh or ranked or [None])[0]
+
+
+@lru_cache(maxsize=1024)
+def name_candidates(texts: tuple[str, ...]) -> Names:
+    """Capitalised names in `texts`, each with its neighbouring words and list siblings.
+
+    A word counts as a name when it is capitalised inside a sentence or labels a line
+    ("Pro: 45 €"); a capital that only starts sentences is ordinary prose.
+    """
+    names = Names()
+    strong: set[str] = set()
+    for text in texts:
+        prev: tuple[str, int] | None = None
+        for m in NAME.finditer(text):
+            trimmed = _trim(m.start(), m.group(0))
+            if trimmed is None:
+                continue
+            start, word = trimmed
+            end = start + len(word)
+            if _mid_sentence(text, start) or text[end : end + 1] == ":":
+                strong.add(word)
+            before = text[max(0, start - 30) : start].split()
+            after = text[end : end + 30].split()
+            ctx = names.contexts.setdefault(word, set())
+            if before:
+                ctx.add("<" + before[-1].lower())
+            if after and after[0].strip(".,;:"):
+                ctx.add(">" + after[0].lower().strip(".,;:"))
+            if prev and _LIST_GAP.match(text[prev[1] : start]):
+                names.siblings.setdefault(word, set()).add(prev[0])
+                names.siblings.setdefault(prev[0], set()).add(word)
+            prev = (word, end)
+    names.contexts = {w: c for w, c in names.contexts.items() if w in strong}
+    return names

@@ -1,0 +1,184 @@
+"""`invoke report`: a run's numbers in the terminal, its flagged rows, and the HTML reports."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from evals.cli import EXIT_OK
+from evals.cli import settings as load_settings
+from evals.errors import InputError
+from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
+from evals.report.data import RunReport, band, build_report, weakest_first
+from evals.run.files import read_run, resolve_run
+
+STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
+
+
+def rate_cells(r: dict[str, Any]) -> list[Text]:
+    """Rate, passed/scored of total, fail, error, skip; the rate coloured by how weak it is."""
+    return [
+        Text(pct(r["rate"]), style=STYLE[band(r["rate"])]),
+        Text(f"{r['pass']}/{r['n_scored']} of {r['n_total']}"),
+        Text(str(r["fail"])),
+        Text(str(r["error"]), style="bold red" if r["error"] else ""),
+        Text(str(r["skip"])),
+    ]
+
+
+def rate_table(title: str, first: str, rates: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title=title, show_edge=False, title_justify="left")
+    for col in (first, "pass rate", "passed/scored of total", "fail", "error", "skip"):
+        table.add_column(col, justify="left" if col == first else "right")
+    for name, r in weakest_first(rates):
+        table.add_row(Text(name), *rate_cells(r))
+    return table
+
+
+def stamp_line(header: dict[str, Any]) -> str:
+    """model, prompt sha, judge, commit and date on one line."""
+    git = header.get("git") or {}
+    commit = (git.get("commit") or "no git")[:10] + (" (dirty)" if git.get("dirty") else "")
+    judge = header.get("judge") or {}
+    return (
+        f"model {header.get('model')}  prompt {str(header.get('prompt_sha'))[:10]}  "
+        f"judge {judge.get('model') or 'none'}  commit {commit}  created {header.get('created')}"
+    )
+
+
+def print_report(rep: RunReport, console: Console) -> None:
+    """The terminal report: rates with n (weakest first), errors, judge, cost, tokens, latency."""
+    s = rep.summary
+    console.print(Text(f"run {rep.run.run_id}", style="bold"))
+    console.print(Text(stamp_line(rep.header)))
+    for w in rep.warnings:
+        console.print(Text("warning: " + w, style="yellow"))
+    if rep.sealed:
+        console.print(Text("sealed run: aggregates only", style="bold"))
+    console.print(rate_table("checks (weakest first)", "check", s.get("checks") or {}))
+    console.print(rate_table("categories: case pass rate", "category", s.get("categories") or {}))
+    c = s["counts"]
+    mean = "n/a" if s.get("score_mean") is None else f"{s['score_mean']:.3f}"
+    console.print(
+        Text(
+            f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error, {c['total']} total; "
+            f"mean score {mean} over {s.get('n_scored')}/{s.get('n_total')} scored"
+        )
+    )
+    if rep.errors:
+        console.print(Text(f"errors: {c['error']} case(s)", style="bold red"))
+        for e in rep.errors:
+            who = "" if rep.sealed else "  (" + ", ".join(e.cases[:5])
+            who += "" if rep.sealed else (", ..." if len(e.cases) > 5 else "") + ")"
+            reason = "(reason withheld: sealed run)" if rep.sealed else e.reason
+            console.print(Text(f"  {len(e.cases)}x {reason}{who}"))
+    if rep.judge is not None:
+        j = rep.judge
+        console.print(
+            Text(
+                f"judge: scored {j.n_scored}/{j.n_total} cases that asked for it "
+                f"({j.errors} error{'s' if j.errors != 1 else ''}); "
+                f"{len(rep.flagged)} row(s) flagged needs_review"
+                + (" (see --review)" if rep.flagged else "")
+            )
+        )
+    elif rep.flagged:
+        console.print(Text(f"{len(rep.flagged)} row(s) flagged needs_review (see --review)"))
+    console.print(
+        Text(f"cost: {fmt_cost(s.get('cost_usd'))}; tokens: {fmt_tokens(s.get('tokens'))}")
+    )
+    lat = rep.latency
+    console.print(
+        Text(f"latency: p50 {fmt_ms(lat.p50)}, p95 {fmt_ms(lat.p95)} (n={lat.n}/{lat.n_total})")
+    )
+    if not s.get("completed"):
+        console.print(Text(f"run stopped early: {s.get('stopped_reason')}", style="bold"))
+    console.print(Text(f"run file: {rep.run.path}"))
+
+
+def print_review(rep: RunReport, console: Console) -> None:
+    """Each flagged row: why, the question, the answer, the verdict and the judge's reasoning."""
+    if rep.sealed:
+        raise InputError("sealed run: rows carry no case text, so there is nothing to review here")
+    console.print(Text(f"\nflagged for review: {len(rep.flagged)} row(s)", style="bold"))
+    for row in rep.flagged:
+        judge = row.get("judge") or {}
+        verdict = judge.get("verdict") or {}
+        reasons = "; ".join(map(str, row.get("review_reasons") or [])) or "no reason recorded"
+        console.rule(Text(f"{row.get('case')}  [{row.get('status')}]"), align="left")
+        console.print(Text(f"why flagged: {reasons}", style="yellow"))
+        console.print(Text("question: ", style="bold") + Text(str(row.get("question") or "")))
+        console.print(Text("answer: ", style="bold") + Text(str(row.get("draft") or "")))
+        if verdict:
+            console.print(
+                Text(
+                    f"verdict ({judge.get('model')}): score {verdict.get('score')}, "
+                    f"grounded {verdict.get('grounded')}, rubric_met {verdict.get('rubric_met')}"
+                )
+            )
+            console.print(Text("reasoning: ", style="bold") + Text(str(verdict.get("reasoning"))))
+        if judge.get("error"):
+            console.print(Text(f"judge error: {judge['error']}", style="bold red"))
+        failed = [n for n, r in (row.get("checks") or {}).items() if r.get("status") != "pass"]
+        if judge.get("error"):
+            failed = [n for n in failed if n != "judge"]  # its detail is the error just shown
+        for name in failed:
+            r = row["checks"][name]
+            console.print(Text(f"  {name}: {r.get('status')}: {r.get('detail')}"))
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write whole or not at all: a half-written report is never left behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def cmd_report(
+    run: str | None = None,
+    *,
+    a: str | None = None,
+    b: str | None = None,
+    html: str | None = None,
+    review: bool = False,
+    console: Console | None = None,
+) -> int:
+    """Terminal report of RUN (and --review, --html); with --a/--b the comparison as HTML.
+
+    `--b` alone compares RUN (default: the baseline) with B.
+    """
+    console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    runs_dir = load_settings().runs_path
+    if a or b:
+        if a and run:
+            raise InputError("give run A either as RUN or as --a, not both")
+        if not b:
+            raise InputError("a comparison needs --b RUN (and --a RUN, default: the baseline)")
+        if not html:
+            raise InputError("a comparison report needs --html FILE (`invoke diff` prints one)")
+        if review:
+            raise InputError("--review reads one run: use `invoke report RUN --review`")
+        from evals.report.compare_html import render_compare_html
+
+        path_a = resolve_run(a or run or "baseline", runs_dir)
+        path_b = resolve_run(b, runs_dir)
+        write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b)))
+        console.print(Text(f"comparison report written: {html}"))
+        return EXIT_OK
+    rep = build_report(read_run(resolve_run(run or "latest", runs_dir)))
+    print_report(rep, console)
+    if review:
+        print_review(rep, console)
+    if html:
+        from evals.report.html import render_run_html
+
+        write_file(Path(html), render_run_html(rep))
+        console.print(Text(f"report written: {html}"))
+    return EXIT_OK

@@ -1,0 +1,85 @@
+"""What shapes a run: the immutable plan a command builds, and what a run returns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from evals.checks import CheckResult
+from evals.providers.base import Provider
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import Suite
+
+
+class Grader(Protocol):
+    """A check that needs I/O (the LLM judge): runs after the deterministic checks."""
+
+    #: The check name it produces, e.g. "judge"; it runs for cases whose checks list it.
+    name: str
+
+    def applies_to(self, case: Case) -> bool:
+        """Whether this case gets the check (listed in its checks, or a suite-wide rule)."""
+        ...
+
+    def stamp(self) -> dict[str, Any]:
+        """What the run header records under `judge`."""
+        ...
+
+    async def grade(self, case: Case, reply: Reply) -> tuple[CheckResult, dict[str, Any]]:
+        """The check's result plus fields to add to the row (e.g. the verdict)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass
+class Resumed:
+    """An interrupted run to continue: its file, header and the rows kept from it."""
+
+    path: Path
+    header: dict[str, Any]
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything that shapes a run, fixed before it starts; all of it is stamped in the header."""
+
+    suite: Suite
+    cases: list[Case]
+    provider: Provider
+    runs_dir: Path
+    root: Path
+    label: str | None = None
+    concurrency: int = 8
+    epochs: int = 1
+    settings: dict[str, Any] = field(default_factory=dict)
+    #: The LLM judge, when --judge is given.
+    grader: Grader | None = None
+    #: Merged into the header (e.g. the sealed pile's digest).
+    header_extra: dict[str, Any] = field(default_factory=dict)
+    #: Applied to each row before it is written or shown (sealed runs strip all case text).
+    row_filter: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: Answers are read from and written to the cache (a sealed run turns this off).
+    use_cache: bool = True
+    cache_path: Path | None = None
+    #: USD per million tokens by model id ([tool.evals.prices]).
+    prices: dict[str, Any] = field(default_factory=dict)
+    #: --max-cost: no new case starts once the estimate would pass it.
+    max_cost: float | None = None
+    #: --resume: the run file to continue.
+    resume: Resumed | None = None
+
+
+@dataclass
+class RunResult:
+    path: Path
+    header: dict[str, Any]
+    rows: list[dict[str, Any]]
+    summary: dict[str, Any]
+
+
+RowCallback = Callable[[dict[str, Any]], None]

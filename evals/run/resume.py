@@ -1,0 +1,134 @@
+"""`--resume RUN`: continue an interrupted run file with the same stamps, no case twice.
+
+The file is made whole again atomically: the header (with a `resumes` entry) and the
+rows being kept are written to a temporary file that then replaces the run file in one
+rename, and new rows are appended to it. At every moment the path holds either the old
+file or a valid prefix of the new one, so a crash during a resume loses nothing. Rows
+with status `error` are not kept: those cases run again, as do cases with no row.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from evals.errors import InputError, Problem
+from evals.run.files import RunFile, iso_z, read_run, resolve_run
+from evals.run.plan import Resumed
+from evals.run.stamps import git_state
+from evals.run.writer import BatchedRunWriter
+from evals.suite.case import Case
+from evals.suite.folder import suite_digest
+
+
+def open_for_resume(ref: str, runs_dir: Path) -> RunFile:
+    """The run file to continue (a path, run id, or `latest`)."""
+    return read_run(resolve_run(ref, runs_dir))
+
+
+def selection(header: dict[str, Any]) -> dict[str, Any]:
+    """The case selection the run was started with (re-applied on resume)."""
+    return dict(header.get("settings", {}).get("selection") or {})
+
+
+def _short(sha: str | None) -> str:
+    return (sha or "?")[:7]
+
+
+def check_resumable(
+    run: RunFile,
+    *,
+    prompt_sha: str,
+    model: str,
+    provider_stamp: dict[str, Any],
+    cases: list[Case],
+    root: Path,
+) -> Resumed:
+    """The rows to keep; refuses, with every reason at once, when a stamp changed."""
+    h, where = run.header, str(run.path)
+    problems: list[Problem] = []
+    if h.get("prompt_sha") != prompt_sha:
+        problems.append(
+            Problem(
+                where,
+                "/prompt_sha",
+                f"the prompt changed since this run ({_short(h.get('prompt_sha'))} then, "
+                f"{_short(prompt_sha)} now): start a new run",
+            )
+        )
+    if h.get("model") != model:
+        problems.append(
+            Problem(where, "/model", f"the run used {h.get('model')!r}, this would use {model!r}")
+        )
+    old = h.get("settings", {}).get("provider") or {}
+    for key in ("kind", "generation", "target", "endpoint_model"):
+        if old.get(key) != provider_stamp.get(key):
+            problems.append(
+                Problem(
+                    where,
+                    f"/settings/provider/{key}",
+                    f"was {old.get(key)!r}, now {provider_stamp.get(key)!r}",
+                )
+            )
+    by_id = {c.id: c for c in cases}
+    for row in run.rows:
+        c = by_id.get(row["case"])
+        if c is None:
+            problems.append(Problem(where, f"case {row['case']}", "no longer in the suite"))
+        elif c.sha != row.get("case_sha"):
+            problems.append(
+                Problem(where, f"case {row['case']}", "the case file changed since this run")
+            )
+    if h.get("suite_digest") != suite_digest(cases):
+        problems.append(
+            Problem(
+                where,
+                "/suite_digest",
+                f"the selected cases differ from the run's ({len(cases)} now, "
+                f"{h.get('n_cases')} then): a case was added, removed or changed",
+            )
+        )
+    if problems:
+        raise InputError(problems)
+    kept: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in run.rows:
+        if row.get("status") != "error":
+            kept[(row["case"], row.get("epoch", 0))] = row  # the last row of a pair wins
+    epochs = int(h.get("settings", {}).get("epochs", 1))
+    if run.complete and len(kept) == len(cases) * epochs:
+        raise InputError(f"{where}: the run is complete with no error rows: nothing to resume")
+    header = dict(h)
+    header["resumes"] = [
+        *h.get("resumes", []),
+        {
+            "at": iso_z(),
+            "kept": len(kept),
+            "dropped_errors": sum(1 for r in run.rows if r.get("status") == "error"),
+            "truncated_line": run.truncated,
+            "git": git_state(root),
+        },
+    ]
+    return Resumed(run.path, header, list(kept.values()))
+
+
+def reopen(resumed: Resumed) -> BatchedRunWriter:
+    """Replace the run file by header + kept rows in one rename, then open it for appending."""
+    path = resumed.path
+    tmp = path.with_name(path.name + ".resume-tmp")
+    tmp.unlink(missing_ok=True)  # left by a resume that crashed before its rename
+    with BatchedRunWriter(tmp, fsync_s=3600) as w:
+        w.write(resumed.header)
+        for row in resumed.rows:
+            w.write(row)
+    os.replace(tmp, path)
+    try:
+        fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        fd = None
+    if fd is not None:
+        try:
+            os.fsync(fd)  # make the rename itself durable
+        finally:
+            os.close(fd)
+    return BatchedRunWriter(path, resume=True)

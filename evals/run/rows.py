@@ -1,0 +1,141 @@
+"""The records a run writes: the stamped header and one stamped row per case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evals.checks import CheckResult
+from evals.checks.grading import grade, outcome, results_json
+from evals.reply import Reply
+from evals.run.plan import RunPlan
+from evals.run.stamps import git_state, versions
+from evals.suite.case import Case
+from evals.suite.folder import suite_digest
+
+FORMAT_VERSION = 1
+
+
+def project_path(path: Path, root: Path) -> str:
+    """A path relative to the project when it lies inside it: committed run files must not
+    carry one machine's checkout location."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
+    stamp = plan.provider.stamp()
+    return {
+        "kind": "run",
+        "format": FORMAT_VERSION,
+        "run_id": run_id,
+        "created": created,
+        "model": plan.provider.model,
+        "provider": stamp.get("kind", "unknown"),
+        "target": stamp.get("target"),
+        "prompt_sha": plan.suite.prompt_sha(),
+        "suite": project_path(plan.suite.path, plan.root),
+        "suite_digest": suite_digest(plan.cases),
+        "n_cases": len(plan.cases),
+        "label": plan.label,
+        "git": git_state(plan.root),
+        "versions": versions(),
+        "settings": {
+            "concurrency": plan.concurrency,
+            "epochs": plan.epochs,
+            "citation_pattern": plan.suite.settings.citation_pattern,
+            "refusal_phrases": list(plan.suite.settings.refusal_phrases),
+            "figure_window": plan.suite.settings.figure_window,
+            "provider": stamp,
+            "cache": plan.use_cache,
+            "max_cost_usd": plan.max_cost,
+            "price": plan.prices.get(plan.provider.model),
+            **plan.settings,
+        },
+        "judge": plan.grader.stamp() if plan.grader else None,
+        "sealed": None,
+        **plan.header_extra,
+    }
+
+
+async def grade_reply(
+    plan: RunPlan, case: Case, reply: Reply
+) -> tuple[dict[str, CheckResult], dict[str, Any]]:
+    """Deterministic checks, then the judge when the case asks for it and one is configured."""
+    results = grade(case, reply, plan.suite.settings)
+    extra: dict[str, Any] = {}
+    g = plan.grader
+    if g is not None and g.applies_to(case):
+        try:
+            results[g.name], extra = await g.grade(case, reply)
+        except Exception as exc:  # a grader that crashes is that check's error, never a score
+            results[g.name] = CheckResult("error", None, f"{type(exc).__name__}: {exc}")
+    return results, extra
+
+
+def make_row(
+    plan: RunPlan,
+    run_id: str,
+    prompt_sha: str,
+    case: Case,
+    epoch: int,
+    reply: Reply | None,
+    error: str | None,
+    graded: tuple[dict[str, CheckResult], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One stamped case row. A provider failure is an `error` row with the reason and no score."""
+    row: dict[str, Any] = {
+        "kind": "case",
+        "run_id": run_id,
+        "case": case.id,
+        "case_sha": case.sha,
+        "epoch": epoch,
+        "model": plan.provider.model,
+        "prompt_sha": prompt_sha,
+        "category": case.category,
+        "cluster": case.cluster,
+        "question": case.question,
+    }
+    if reply is None:
+        row.update(
+            status="error",
+            score=None,
+            checks={},
+            failed_checks=[],
+            error=error,
+            draft=None,
+            retrieved=None,
+            cited=None,
+            abstained=None,
+            latency_ms=None,
+            usage=None,
+            cost_usd=None,
+            resolved_model=None,
+            cached=False,
+        )
+        return row
+    results, extra = graded if graded is not None else (grade(case, reply, plan.suite.settings), {})
+    out = outcome(results)
+    errors = [f"{n}: {r.detail}" for n, r in results.items() if r.status == "error"]
+    if out.status == "error" and not errors:
+        errors = ["no check produced a result"]
+    row.update(
+        status=out.status,
+        score=out.score,
+        checks=results_json(results),
+        failed_checks=out.failed,
+        error="; ".join(errors) if errors else None,
+        draft=reply.answer,
+        retrieved=reply.retrieved if reply.retrieved is not None else case.retrieved_refs,
+        cited=reply.cited,
+        abstained=reply.abstained,
+        latency_ms=None if reply.latency_ms is None else round(reply.latency_ms, 3),
+        usage=reply.usage,
+        cost_usd=None,
+        resolved_model=reply.resolved_model,
+        cached=reply.cached,
+    )
+    row.update(extra)
+    return row

@@ -1,0 +1,206 @@
+"""Running cases against a provider: bounded concurrency, cache, budget, stamped rows."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+import time
+from typing import Any
+
+from evals.providers.base import (
+    REFUSAL_QUORUM,
+    EndpointRefused,
+    RefusalWatch,
+    RequestProvider,
+)
+from evals.reply import ProviderError, Reply
+from evals.run.cache import AnswerCache, cache_key
+from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
+from evals.run.files import run_file_name, utc_now
+from evals.run.plan import RowCallback, RunPlan, RunResult
+from evals.run.resume import reopen
+from evals.run.rows import grade_reply, make_header, make_row
+from evals.run.summary import summarise
+from evals.run.writer import BatchedRunWriter
+from evals.suite.case import Case
+
+
+def _request_chars(request: dict[str, Any]) -> int:
+    msgs = request.get("body", {}).get("messages") or []
+    return sum(len(m.get("content") or "") for m in msgs if isinstance(m, dict))
+
+
+class _Work:
+    """The per-run state the workers share (one event loop, so no locks are needed)."""
+
+    def __init__(self, plan: RunPlan, prompt: str) -> None:
+        self.plan = plan
+        self.prompt = prompt
+        self.price = price_for(plan.provider.model, plan.prices)
+        self.budget = Budget(plan.max_cost) if plan.max_cost is not None else None
+        self.stopped: str | None = None
+        self.refusals = RefusalWatch(REFUSAL_QUORUM)
+        p = plan.provider
+        self.requester = p if isinstance(p, RequestProvider) else None
+        self.cache: AnswerCache | None = None
+        if plan.use_cache and self.requester is not None and plan.cache_path is not None:
+            try:
+                self.cache = AnswerCache(plan.cache_path)
+            except (OSError, sqlite3.Error) as exc:
+                # A broken cache must not stop a run: it only costs requests.
+                print(f"warning: answer cache off ({plan.cache_path}: {exc})", file=sys.stderr)
+
+    async def answer(self, case: Case, epoch: int) -> tuple[Reply | None, str | None]:
+        """The reply (from the cache when it holds one), or the reason there is none."""
+        plan = self.plan
+        try:
+            if self.requester is None:
+                reply = await self._budgeted(plan.provider.answer(case, self.prompt, epoch), 0)
+                if reply is not None:
+                    self.refusals.answered()
+                return reply, None
+            request = self.requester.request_for(case, self.prompt)
+            key = cache_key(request, epoch) if self.cache else ""
+            if self.cache:
+                hit = self.cache.get(key)
+                if hit is not None:
+                    return hit, None
+            reply = await self._budgeted(self.requester.send(request), _request_chars(request))
+            if reply is not None:
+                self.refusals.answered()
+            if reply is not None and self.cache:
+                self.cache.put(key, plan.provider.model, reply)  # only successes reach here
+            return reply, None
+        except EndpointRefused as exc:
+            reason = str(exc) or exc.signature
+            verdict = self.refusals.refused(exc.signature, reason, exc.hint)
+            if verdict and not self.stopped:
+                self.stopped = verdict
+            return None, reason
+        except ProviderError as exc:
+            self.refusals.answered()
+            return None, str(exc) or type(exc).__name__
+        except Exception as exc:  # an unexpected provider failure is still only this case's error
+            self.refusals.answered()
+            return None, f"{type(exc).__name__}: {exc}"
+
+    async def _budgeted(self, coro: Any, chars: int) -> Reply | None:
+        b = self.budget
+        if b is None:
+            return await coro
+        floor = estimate_prompt_cost(chars, self.price) or 0.0
+        if self.stopped or not b.may_start(floor):
+            coro.close()
+            if not self.stopped:
+                guessed = (
+                    f", {b.estimated} reply(ies) without token usage charged at the mean"
+                    if b.estimated
+                    else ""
+                )
+                self.stopped = (
+                    f"budget: the next case would take the estimated cost past "
+                    f"${b.max_usd:g} (spent ${b.spent:.4f}{guessed})"
+                )
+            return None
+        b.started()
+        try:
+            reply = await coro
+        except BaseException:
+            b.finished(None, counted=False)
+            raise
+        b.finished(cost_usd(reply.usage, self.price), counted=True, floor=floor)
+        return reply
+
+
+async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:
+    """Run every case (times every epoch) not already done; rows are written as each finishes."""
+    prompt_sha = plan.suite.prompt_sha()
+    prompt = plan.suite.prompt_text()
+    if plan.resume is not None:
+        path, header = plan.resume.path, plan.resume.header
+        writer = reopen(plan.resume)
+        rows = list(plan.resume.rows)
+    else:
+        created_dt = utc_now()
+        path = plan.runs_dir / run_file_name(created_dt, prompt_sha, plan.label)
+        header = make_header(plan, path.stem, created_dt.isoformat().replace("+00:00", "Z"))
+        writer = BatchedRunWriter(path)
+        writer.write(header)
+        rows = []
+    run_id = header["run_id"]
+    done = {(r["case"], r.get("epoch", 0)) for r in rows}
+    queue = [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
+    work = _Work(plan, prompt)
+    # With fewer requests to make than the quorum, all of them decide.
+    work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
+    started = time.perf_counter()
+    completed = False
+    pending = iter(queue)
+    in_flight = [0]
+
+    async def worker() -> None:
+        for case, epoch in pending:
+            while work.refusals.undecided() and in_flight[0] and not work.stopped:
+                # The first answer was a refusal: let the requests in flight say whether
+                # the endpoint refuses them all before another case is started.
+                await asyncio.sleep(0.02)
+            if work.stopped:
+                return
+            in_flight[0] += 1
+            try:
+                reply, error = await work.answer(case, epoch)
+            finally:
+                in_flight[0] -= 1
+            if reply is None and error is None:
+                return  # the budget stopped the run before this case started
+            graded = await grade_reply(plan, case, reply) if reply is not None else None
+            row = make_row(plan, run_id, prompt_sha, case, epoch, reply, error, graded)
+            if reply is not None:
+                row["cost_usd"] = cost_usd(reply.usage, work.price)
+            if plan.row_filter:
+                row = plan.row_filter(row)
+            writer.write(row)
+            rows.append(row)
+            if on_row:
+                on_row(row)
+
+    n = max(1, min(plan.concurrency, len(queue)))
+    tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
+    try:
+        await asyncio.gather(*tasks)
+        completed = work.stopped is None
+    except BaseException:
+        # Stop every worker before the summary is written, so no row can follow it.
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        summary = summarise(
+            rows,
+            completed=completed,
+            stopped_reason=work.stopped if work.stopped else None if completed else "interrupted",
+            run_id=run_id,
+            elapsed_s=time.perf_counter() - started,
+        )
+        writer.write(summary)
+        writer.close()
+        if work.cache:
+            work.cache.close()
+        await plan.provider.aclose()
+        if plan.grader:
+            await plan.grader.aclose()
+    return RunResult(path, header, rows, summary)
+
+
+def run(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:
+    return asyncio.run(execute(plan, on_row))
+
+
+def exit_code(summary: dict[str, Any]) -> int:
+    """3 when any case errored or the run stopped early, else 1 when any failed, else 0."""
+    counts = summary["counts"]
+    if counts["error"] or not summary.get("completed", True):
+        return 3
+    return 1 if counts["fail"] else 0

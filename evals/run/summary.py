@@ -1,0 +1,154 @@
+"""Aggregates over case rows: counts, per-check and per-category rates, each with its n."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+_TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
+
+
+def empty_rate() -> dict[str, Any]:
+    """A rate record with every count at zero and no rate."""
+    return {"pass": 0, "fail": 0, "error": 0, "skip": 0, "n_scored": 0, "n_total": 0, "rate": None}
+
+
+def _finish(rate: dict[str, Any]) -> dict[str, Any]:
+    rate["n_scored"] = rate["pass"] + rate["fail"]
+    rate["rate"] = round(rate["pass"] / rate["n_scored"], 6) if rate["n_scored"] else None
+    return rate
+
+
+def check_rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per check: how many rows passed, failed, errored, skipped; rate over the scored ones."""
+    rates: dict[str, dict[str, Any]] = defaultdict(empty_rate)
+    for row in rows:
+        for name, res in (row.get("checks") or {}).items():
+            r = rates[name]
+            r[res["status"]] += 1
+            r["n_total"] += 1
+    return {k: _finish(v) for k, v in sorted(rates.items())}
+
+
+def category_rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per category: the case pass rate over the cases that were scored (errors excluded)."""
+    rates: dict[str, dict[str, Any]] = defaultdict(empty_rate)
+    for row in rows:
+        r = rates[row.get("category") or "(none)"]
+        r[row["status"]] += 1
+        r["n_total"] += 1
+    return {k: _finish(v) for k, v in sorted(rates.items())}
+
+
+def epoch_stats(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """With several epochs: each case's pass rate over its scored epochs, and the flipping cases.
+
+    A case flips when it passed in some epoch and failed in another; errors are counted
+    apart and never make a flip.
+    """
+    by_case: dict[str, dict[str, Any]] = {}
+    epochs = set()
+    for row in rows:
+        epochs.add(row.get("epoch", 0))
+        r = by_case.setdefault(row["case"], {"pass": 0, "fail": 0, "error": 0})
+        r[row["status"]] += 1
+    if len(epochs) < 2:
+        return None
+    per_case = {}
+    for cid, r in sorted(by_case.items()):
+        n = r["pass"] + r["fail"]
+        per_case[cid] = {
+            **r,
+            "n_scored": n,
+            "n_total": n + r["error"],
+            "rate": round(r["pass"] / n, 6) if n else None,
+        }
+    flipping = [cid for cid, r in per_case.items() if r["pass"] and r["fail"]]
+    return {"n": len(epochs), "per_case": per_case, "flipping": flipping}
+
+
+def summarise(
+    rows: list[dict[str, Any]],
+    *,
+    completed: bool,
+    stopped_reason: str | None = None,
+    run_id: str | None = None,
+    elapsed_s: float | None = None,
+) -> dict[str, Any]:
+    """The summary record that closes a run file."""
+    counts = {"pass": 0, "fail": 0, "error": 0}
+    for row in rows:
+        counts[row["status"]] += 1
+    counts["total"] = len(rows)
+    scores = [r["score"] for r in rows if r["status"] != "error" and r.get("score") is not None]
+    tokens: dict[str, int] = defaultdict(int)
+    for r in rows:
+        for k, v in (r.get("usage") or {}).items():
+            if isinstance(v, int):
+                tokens[k] += v
+    # Rows with an answer: all but provider failures (a check or the judge may still have
+    # errored on an answer that was paid for).
+    priced = [r for r in rows if r["status"] != "error" or r.get("usage") or r.get("checks")]
+    costs = [r.get("cost_usd") for r in priced]
+    known_cost = all(c is not None for c in costs) and bool(costs)
+    # What this run paid: answers from the cache cost nothing again.
+    spent = [r["cost_usd"] for r in priced if not r.get("cached")] if known_cost else []
+    cached = sum(1 for r in rows if r.get("cached"))
+    # Answers whose endpoint reported no token counts: the token totals leave them out.
+    no_usage = sum(
+        1
+        for r in priced
+        if not all(isinstance((r.get("usage") or {}).get(k), int) for k in _TOKEN_KEYS)
+    )
+    return {
+        "kind": "summary",
+        "run_id": run_id,
+        "completed": completed,
+        "stopped_reason": stopped_reason,
+        "counts": counts,
+        "score_mean": round(sum(scores) / len(scores), 6) if scores else None,
+        "n_scored": len(scores),
+        "n_total": len(rows),
+        "checks": check_rates(rows),
+        "categories": category_rates(rows),
+        "tokens": dict(tokens) or None,
+        "n_no_usage": no_usage,
+        # An unknown price anywhere makes the total unknown, never a silent undercount.
+        "cost_usd": round(sum(costs), 6) if known_cost else None,
+        "spent_usd": round(sum(spent), 6) if known_cost else None,
+        "cached": cached,
+        "epochs": epoch_stats(rows),
+        # How many cases the judge score covers; absent when no row asked for the judge.
+        "judge": judge_coverage(rows)
+        if any("judge" in (r.get("checks") or {}) for r in rows)
+        else None,
+        "elapsed_s": round(elapsed_s, 3) if elapsed_s is not None else None,
+    }
+
+
+def judge_coverage(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many case rows the judge score covers: judged, scored, errored, flagged, of all rows."""
+    cov = {"n_judged": 0, "n_scored": 0, "n_error": 0, "n_review": 0, "n_total": 0}
+    for row in rows:
+        if row.get("kind", "case") != "case":
+            continue
+        cov["n_total"] += 1
+        res = (row.get("checks") or {}).get("judge")
+        if res is None:
+            continue
+        cov["n_judged"] += 1
+        if res.get("status") in ("pass", "fail"):
+            cov["n_scored"] += 1
+        elif res.get("status") == "error":
+            cov["n_error"] += 1
+        if row.get("needs_review"):
+            cov["n_review"] += 1
+    return cov
+
+
+def coverage_line(cov: dict[str, Any]) -> str:
+    """`judge: scored 8/10 judged (2 error), 3 flagged for review; 12 cases in the run`."""
+    return (
+        f"judge: scored {cov['n_scored']}/{cov['n_judged']} judged ({cov['n_error']} error), "
+        f"{cov['n_review']} flagged for review; {cov['n_total']} cases in the run"
+    )

@@ -1,0 +1,206 @@
+"""A suite: a folder with cases/, prompt.txt, optional suite.toml, checks.py and sealed/."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib.util
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.errors import InputError, Problem
+from evals.suite.case import Case
+
+DEFAULT_CITATION_PATTERN = r"\[doc:([^\]\s]+)\]"
+DEFAULT_REFUSAL_PHRASES = [
+    "i don't know",
+    "i do not know",
+    "i can't help with",
+    "i cannot help with",
+    "i'm not able to",
+    "i am not able to",
+    "not in the documentation",
+    "the documentation does not say",
+    "i'll hand this over",
+    "i will hand this over",
+    "hand you over",
+    "pass this to a colleague",
+    "our support team will",
+    "contact our support team",
+]
+
+
+@dataclass(frozen=True)
+class SuiteSettings:
+    """Per-suite knobs from `suite.toml`; the defaults suit `[doc:REF]` citations."""
+
+    citation_pattern: str = DEFAULT_CITATION_PATTERN
+    refusal_phrases: tuple[str, ...] = tuple(DEFAULT_REFUSAL_PHRASES)
+    # How far after a figure its citation may stand, in characters.
+    figure_window: int = 120
+    # Judge settings (used by the judge check).
+    judge_scale: tuple[int, int] = (1, 5)
+    judge_threshold: int = 3
+    judge_on_facts: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Suite:
+    """A suite directory and what it holds, loaded lazily by the commands that need it."""
+
+    path: Path
+    settings: SuiteSettings = field(default_factory=SuiteSettings)
+
+    @property
+    def cases_dir(self) -> Path:
+        return self.path / "cases"
+
+    @property
+    def prompt_path(self) -> Path:
+        return self.path / "prompt.txt"
+
+    @property
+    def sealed_dir(self) -> Path:
+        return self.path / "sealed"
+
+    @property
+    def judge_prompt_path(self) -> Path:
+        return self.path / "judge_prompt.txt"
+
+    def case_files(self) -> list[Path]:
+        return sorted(self.cases_dir.glob("*.json")) if self.cases_dir.is_dir() else []
+
+    def prompt_bytes(self) -> bytes:
+        if not self.prompt_path.is_file():
+            raise InputError([Problem(str(self.prompt_path), "", "prompt.txt is missing")])
+        return self.prompt_path.read_bytes()
+
+    def prompt_text(self) -> str:
+        return self.prompt_bytes().decode("utf-8")
+
+    def prompt_sha(self) -> str:
+        """SHA-256 of prompt.txt's bytes: it stamps every row."""
+        return hashlib.sha256(self.prompt_bytes()).hexdigest()
+
+
+def load_suite_settings(path: Path) -> SuiteSettings:
+    """Read `suite.toml` if present; a wrong key or type is a clear input error."""
+    file = path / "suite.toml"
+    if not file.is_file():
+        return SuiteSettings()
+    try:
+        table = tomllib.loads(file.read_text("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(str(file), "", f"cannot parse: {exc}")]) from None
+    problems: list[Problem] = []
+    kwargs: dict[str, Any] = {}
+    extra = {}
+    where = str(file)
+    for key, value in table.items():
+        if key in EXTRA_KEYS:
+            if not isinstance(value, dict):
+                problems.append(Problem(where, f"/{key}", "must be a table: [checks]"))
+            extra[key] = value
+            continue
+        if key not in _EXPECTED:
+            known = ", ".join([*_EXPECTED, *EXTRA_KEYS])
+            problems.append(Problem(where, f"/{key}", f"unknown setting (known: {known})"))
+            continue
+        kind = _EXPECTED[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            problems.append(Problem(where, f"/{key}", f"must be {kind.__name__}"))
+            continue
+        problem = _value_problem(key, value)
+        if problem:
+            problems.append(Problem(where, f"/{key}", problem))
+            continue
+        kwargs[key] = tuple(value) if isinstance(value, list) else value
+    if problems:
+        raise InputError(problems)
+    return SuiteSettings(extra=extra, **kwargs)
+
+
+_EXPECTED: dict[str, type] = {
+    "citation_pattern": str,
+    "refusal_phrases": list,
+    "figure_window": int,
+    "judge_scale": list,
+    "judge_threshold": int,
+    "judge_on_facts": bool,
+}
+# A table of settings for the suite's own checks, which read `settings.extra["checks"]`.
+EXTRA_KEYS = ("checks",)
+
+
+def _value_problem(key: str, value: Any) -> str | None:
+    """What is wrong with a setting of the right type, or None."""
+    if key == "refusal_phrases" and not all(isinstance(v, str) and v.strip() for v in value):
+        return "must be a list of non-empty strings"
+    if key == "figure_window" and value < 0:
+        return "must be 0 or more (characters after a figure)"
+    if key == "citation_pattern":
+        from evals.suite.patterns import compile_pattern, pattern_problem
+
+        problem = pattern_problem(value)
+        if problem:
+            return f"regex {value!r} {problem}"
+        if compile_pattern(value).groups > 1:
+            return "must have at most one group: the cited ref"
+    return None
+
+
+def open_suite(path: str | Path) -> Suite:
+    """A Suite for `path`; refuses a folder that is not a suite."""
+    p = Path(path)
+    if not p.is_dir():
+        raise InputError([Problem(str(p), "", "suite folder does not exist")])
+    if not (p / "cases").is_dir() and not (p / "sealed").is_dir():
+        raise InputError([Problem(str(p), "", "not a suite: no cases/ folder")])
+    return Suite(path=p, settings=load_suite_settings(p))
+
+
+def load_suite_checks(suite: Suite) -> None:
+    """Import the suite's own `checks.py`, whose `@check` functions join the registry."""
+    file = (suite.path / "checks.py").resolve()
+    if not file.is_file():
+        return
+    name = f"evals_suite_checks_{hashlib.sha256(str(file).encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise InputError([Problem(str(file), "", "cannot import")])
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a broken suite file is bad input, not a crash
+        raise InputError(
+            [Problem(str(file), "", f"import failed: {type(exc).__name__}: {exc}")]
+        ) from None
+
+
+def select_cases(
+    cases: list[Case],
+    *,
+    case_glob: str | None = None,
+    category: str | None = None,
+    limit: int | None = None,
+) -> list[Case]:
+    """Filter by id glob and category, then keep the first `limit` in id order."""
+    out = [c for c in sorted(cases, key=lambda c: c.id)]
+    if case_glob:
+        out = [c for c in out if fnmatch.fnmatchcase(c.id, case_glob)]
+    if category:
+        out = [c for c in out if c.category == category]
+    if limit is not None:
+        out = out[: max(limit, 0)]
+    return out
+
+
+def suite_digest(cases: list[Case]) -> str:
+    """One hash over every case's id and content hash, order-independent."""
+    h = hashlib.sha256()
+    for c in sorted(cases, key=lambda c: c.id):
+        h.update(f"{c.id}\0{c.sha}\n".encode())
+    return h.hexdigest()
