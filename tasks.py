@@ -5,6 +5,7 @@ from __future__ import annotations
 from invoke import Exit, task
 
 from evals.cli import guarded
+from evals.taskflags import LongFlagTask, ReportTask  # also: typed flags, -h, exit 2 on bad flags
 
 
 def _done(code: int) -> None:
@@ -89,38 +90,34 @@ def run(
     """Send every case to the model, check the answers, write a stamped run file."""
     from evals.commands.run import RunOptions, cmd_run
 
-    def body() -> int:
-        from evals.errors import InputError
-
-        try:
-            opts = RunOptions(
-                suite=suite,
-                models=list(model or []),
-                answers=answers,
-                target=target,
-                label=label,
-                limit=None if limit is None else int(limit),
-                category=category,
-                case=case,
-                concurrency=None if concurrency is None else int(concurrency),
-                no_cache=bool(no_cache),
-                max_cost=None if max_cost is None else float(max_cost),
-                resume=resume,
-                epochs=int(epochs),
-                shard=shard,
-                judge=judge,
-                sealed=bool(sealed),
-                force=bool(force),
-                key_file=key_file,
-                timeout_s=None if timeout is None else float(timeout),
-                max_retries=None if retries is None else int(retries),
+    _done(
+        guarded(
+            lambda: cmd_run(
+                RunOptions(
+                    suite=suite,
+                    models=list(model or []),
+                    answers=answers,
+                    target=target,
+                    label=label,
+                    limit=limit,
+                    category=category,
+                    case=case,
+                    concurrency=concurrency,
+                    no_cache=bool(no_cache),
+                    max_cost=max_cost,
+                    resume=resume,
+                    epochs=epochs,
+                    shard=shard,
+                    judge=judge,
+                    sealed=bool(sealed),
+                    force=bool(force),
+                    key_file=key_file,
+                    timeout_s=timeout,
+                    max_retries=retries,
+                )
             )
-        except ValueError as exc:
-            raise InputError(f"run: bad flag value: {exc}") from None
-        opts.model = opts.models[0] if len(opts.models) == 1 else None
-        return cmd_run(opts)
-
-    _done(guarded(body))
+        )
+    )
 
 
 @task(
@@ -191,9 +188,6 @@ def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  #
     from evals.mutate.command import cmd_mutate
 
     _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge)))
-
-
-from evals.taskflags import ReportTask  # noqa: E402 - RUN may be left out; `--a`/`--b` exist
 
 
 @task(
@@ -285,9 +279,6 @@ def unseal(c, suite=None, key_file=None):
     from evals.seal.sealing import cmd_unseal
 
     _done(guarded(lambda: cmd_unseal(suite, key_file=key_file)))
-
-
-from evals.taskflags import LongFlagTask  # noqa: E402 - `--a`/`--b` must exist when invoke parses flags
 
 
 @task(

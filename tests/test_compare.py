@@ -315,7 +315,7 @@ def test_unreadable_or_incompatible_files_exit_2_with_the_reason(runs, tmp_path:
     )
     assert flag.returncode == 2 and "--fail-on" in flag.stderr
     alpha = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--alpha", "abc")
-    assert alpha.returncode == 2 and "--alpha must be a number" in alpha.stderr
+    assert alpha.returncode == 2 and "--alpha 'abc': expected a number" in alpha.stderr
 
 
 def test_out_writes_the_report_and_formats_are_selectable(runs, tmp_path: Path) -> None:

@@ -1,0 +1,118 @@
+"""Bad flags, through the real `invoke` executable: one line on stderr, exit 2, no traceback;
+`-h`/`--help` prints the task's help in every task."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INVOKE = str(Path(sys.executable).parent / "invoke")
+
+
+def invoke(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [INVOKE, *argv], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def all_tasks() -> list[str]:
+    out = invoke("--list").stdout
+    return re.findall(r"^  ([a-z][a-z-]*)\s", out, re.M)
+
+
+TASKS = [
+    "baseline", "calibrate", "diff", "export", "fmt", "import", "install-hooks",
+    "merge", "mutate", "new", "report", "review", "run", "seal", "unseal", "validate",
+]  # fmt: skip
+
+
+def test_the_task_list_here_is_every_task() -> None:
+    assert sorted(all_tasks()) == sorted(TASKS)
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("help_flag", ["-h", "--help"])
+def test_help_prints_the_tasks_own_help(task: str, help_flag: str) -> None:
+    res = invoke(task, help_flag)
+    assert res.returncode == 0, res.stderr
+    assert f"[--core-opts] {task} " in res.stdout.splitlines()[0]
+    assert res.stderr == ""
+
+
+def test_an_unknown_flag_is_named_with_exit_2() -> None:
+    res = invoke("run", "--modle", "x")
+    assert res.returncode == 2
+    assert res.stderr.strip() == "run: unknown flag --modle; `invoke run --help` lists its flags"
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_task_refuses_an_unknown_flag_with_one_line(task: str) -> None:
+    res = invoke(task, "--no-such-flag")
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [
+        f"{task}: unknown flag --no-such-flag; `invoke {task} --help` lists its flags"
+    ]
+    assert res.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "argv,line",
+    [
+        (["run", "--epochs", "x"], "run: --epochs 'x': expected a whole number"),
+        (["run", "--epochs=1.5"], "run: --epochs '1.5': expected a whole number"),
+        (["run", "--limit", "x"], "run: --limit 'x': expected a whole number"),
+        (["run", "--concurrency", "many"], "run: --concurrency 'many': expected a whole number"),
+        (["run", "--max-cost", "1$"], "run: --max-cost '1$': expected a number"),
+        (["run", "--max-cost", "nan"], "run: --max-cost 'nan': expected a number"),
+        (["run", "--timeout", "soon"], "run: --timeout 'soon': expected a number"),
+        (["run", "--retries", "2.0"], "run: --retries '2.0': expected a whole number"),
+        (["diff", "--alpha", "x"], "diff: --alpha 'x': expected a number"),
+        (["seal", "--budget", "ten"], "seal: --budget 'ten': expected a whole number"),
+        (["seal", "--fraction", "0.2", "--seed", "x"], "seal: --seed 'x': expected a whole number"),
+        (["seal", "--fraction", "a fifth"], "seal: --fraction 'a fifth': expected a number"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_one_line_and_exit_2(argv: list[str], line: str) -> None:
+    res = invoke(*argv)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [line]
+    assert "Traceback" not in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize(
+    "argv,line",
+    [
+        (["run", "--model"], "run: --model needs a value"),
+        (["run", "--model", "x", "--model"], "run: --model needs a value"),
+        (["run", "--model", "--limit", "2"], "run: --model needs a value"),
+        (["run", "--limit"], "run: --limit needs a value"),
+        (["diff", "--a"], "diff: --a needs a value"),
+        (["new"], "new: ID is required; `invoke new --help` shows how to call it"),
+        (["rnu"], "unknown task 'rnu'; `invoke --list` shows the tasks"),
+        (["run", "extra"], "run: unexpected argument 'extra'; `invoke run --help` lists its flags"),
+    ],
+)
+def test_a_missing_value_or_stray_word_is_one_line_and_exit_2(argv: list[str], line: str) -> None:
+    res = invoke(*argv)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [line]
+
+
+def test_model_without_a_value_runs_nothing(tmp_path: Path) -> None:
+    before = sorted((ROOT / "runs").iterdir())
+    res = invoke("run", "--model")
+    assert res.returncode == 2
+    assert "running" not in res.stdout
+    assert sorted((ROOT / "runs").iterdir()) == before
+
+
+def test_typed_values_reach_the_task_converted() -> None:
+    # `--epochs 0` parses as a whole number and is then refused by the run's own range check.
+    res = invoke("run", "--epochs", "0")
+    assert res.returncode == 2
+    assert res.stderr.strip() == "--epochs 0: must be 1 or more"
