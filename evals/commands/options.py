@@ -142,8 +142,12 @@ def selected_cases(suite: Suite, sel: dict[str, Any]) -> list[Case]:
 
 
 def check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:
-    if opts.max_cost is not None and price_for(model, cfg.prices) is None:
-        raise InputError(
-            f"--max-cost: no price for {model!r} in [tool.evals.prices] "
-            "(USD per million input and output tokens), so its cost cannot be estimated"
-        )
+    """--max-cost caps answers and judge together, so both need a price."""
+    if opts.max_cost is None:
+        return
+    for who, m in (("", model), ("the judge ", opts.judge)):
+        if m and price_for(m, cfg.prices) is None:
+            raise InputError(
+                f"--max-cost: no price for {who}{m!r} in [tool.evals.prices] "
+                "(USD per million input and output tokens), so its cost cannot be estimated"
+            )

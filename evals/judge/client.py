@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -10,18 +9,17 @@ import re
 import sqlite3
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import openai
 from openai import AsyncOpenAI
 
-import evals
 from evals.checks import CheckResult
 from evals.checks.grading import checks_for, grade
 from evals.config import Settings
 from evals.errors import InputError
+from evals.judge.cache import VerdictCache, package_version
 from evals.judge.prompt import JudgePrompt, messages_for, read_judge_prompt, retry_message
 from evals.judge.verdict import (
     Scale,
@@ -35,7 +33,7 @@ from evals.judge.verdict import (
 )
 from evals.providers.modelid import check_pinned, endpoint_name
 from evals.reply import Reply
-from evals.run.cache import open_cache_db
+from evals.run.cost import Price, cost_usd, price_for
 from evals.suite.case import Case
 from evals.suite.folder import Suite
 
@@ -54,44 +52,38 @@ class JudgeOutcome:
     error: str | None
     attempts: int
     cached: bool = False
+    #: Tokens over every reply the judge sent (retries included); None when none was sent.
+    usage: dict[str, int] | None = None
+    #: False when some reply came without token counts: the usage is then a floor.
+    usage_complete: bool = True
 
 
-class VerdictCache:
-    """Valid verdicts in a table of the harness's SQLite cache file; invalid replies never enter."""
-
-    def __init__(self, path: Path) -> None:
-        self._db = open_cache_db(path)
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS judge_verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)"
-        )
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The cached verdict, or None (a damaged entry is a miss: the judge is asked again)."""
-        try:
-            row = self._db.execute(
-                "SELECT verdict FROM judge_verdicts WHERE key = ?", (key,)
-            ).fetchone()
-            hit = json.loads(row[0]) if row else None
-        except (sqlite3.Error, ValueError, TypeError):
-            return None
-        return hit if isinstance(hit, dict) else None
-
-    def put(self, key: str, verdict: dict[str, Any]) -> None:
-        """Store a valid verdict; a failed write only costs a request next time."""
-        with contextlib.suppress(sqlite3.Error):
-            self._db.execute(
-                "INSERT OR REPLACE INTO judge_verdicts (key, verdict) VALUES (?, ?)",
-                (key, json.dumps(verdict, ensure_ascii=False)),
-            )
-
-    def close(self) -> None:
-        self._db.close()
+_TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
 
 
-def package_version() -> str:
-    """The harness's version (part of every verdict's cache key)."""
-    # Falls back to the installed metadata when `evals` was imported as a bare namespace.
-    return getattr(evals, "__version__", None) or metadata.version("evals")
+class _Tally:
+    """The tokens of one judging, summed over its replies."""
+
+    def __init__(self) -> None:
+        self.tokens = dict.fromkeys(_TOKEN_KEYS, 0)
+        self.replies = 0
+        self.complete = True
+
+    def add(self, resp: Any) -> None:
+        self.replies += 1
+        usage = getattr(resp, "usage", None)
+        counts = [getattr(usage, k, None) for k in _TOKEN_KEYS]
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+            self.complete = False
+            return
+        for k, n in zip(_TOKEN_KEYS, counts, strict=True):
+            self.tokens[k] += n
+
+    def outcome(
+        self, verdict: dict[str, Any] | None, error: str | None, attempts: int
+    ) -> JudgeOutcome:
+        usage = dict(self.tokens) if self.replies else None
+        return JudgeOutcome(verdict, error, attempts, usage=usage, usage_complete=self.complete)
 
 
 def _redacted(text: str) -> str:
@@ -162,6 +154,7 @@ class Judge:
         temperature: float = 0.0,
         cache: VerdictCache | None = None,
         endpoint: str | None = None,
+        price: Price | None = None,
     ) -> None:
         self.model = model
         self.suite = suite
@@ -178,6 +171,8 @@ class Judge:
         self.temperature = temperature
         self.cache = cache
         self.endpoint = endpoint
+        #: USD per million tokens of the judge model ([tool.evals.prices]); None when unlisted.
+        self.price = price
 
     def stamp(self) -> dict[str, Any]:
         """What the run header records under `judge`."""
@@ -223,6 +218,7 @@ class Judge:
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             return JudgeOutcome(hit, None, 0, cached=True)
         problems: list[str] = []
+        tally = _Tally()
         for attempt in range(1, self.max_attempts + 1):
             try:
                 resp = await self.client.chat.completions.create(
@@ -236,10 +232,13 @@ class Judge:
                 if not isinstance(exc, openai.APIStatusError | openai.APIConnectionError):
                     retries = None  # a body the SDK could not read was not retried by it
                 why = _with_history(_describe_failure(exc, retries), problems)
-                return JudgeOutcome(None, self._mask(why), attempt)
+                return tally.outcome(None, self._mask(why), attempt)
             except Exception as exc:  # an unreadable response body: ask again, unchanged
                 problems.append(f"attempt {attempt}: unreadable response ({type(exc).__name__})")
+                # It was answered, so it may be billed; its tokens are unknown.
+                tally.complete = False
                 continue
+            tally.add(resp)
             content, missing = _content(resp)
             if missing:
                 # The judge said nothing usable to correct: ask again, unchanged.
@@ -252,7 +251,7 @@ class Judge:
                 verdict["reasoning"] = self._mask(verdict["reasoning"])
                 if self.cache is not None:
                     self.cache.put(key, verdict)
-                return JudgeOutcome(verdict, None, attempt)
+                return tally.outcome(verdict, None, attempt)
             problems.append(f"attempt {attempt}: {problem}")
             messages = [
                 *messages,
@@ -260,7 +259,15 @@ class Judge:
                 {"role": "user", "content": retry_message(problem, self.scale)},
             ]
         error = f"no valid verdict after {self.max_attempts} attempts: " + "; ".join(problems)
-        return JudgeOutcome(None, self._mask(error), self.max_attempts)
+        return tally.outcome(None, self._mask(error), self.max_attempts)
+
+    def cost_of(self, out: JudgeOutcome) -> float | None:
+        """What this judging paid: 0 for a cached verdict or no reply; None when unknown."""
+        if not out.usage_complete:
+            return None
+        if out.usage is None:
+            return 0.0
+        return cost_usd(out.usage, self.price)
 
     def _mask(self, text: str) -> str:
         """`text` with the endpoint's API key replaced by `***`."""
@@ -285,6 +292,9 @@ class Judge:
             },
             "needs_review": bool(reasons),
             "review_reasons": reasons,
+            # Counted apart from the answer's usage and cost_usd; the summary adds them up.
+            "judge_usage": out.usage,
+            "judge_cost_usd": self.cost_of(out),
         }
         return judge_result(out.verdict, out.error, self.scale), extra
 
@@ -330,6 +340,7 @@ def make_judge(model: str, suite: Suite, settings: Settings, use_cache: bool = T
         temperature=float(temperature),
         cache=_open_cache(settings.cache_path) if use_cache else None,
         endpoint=base_url,
+        price=price_for(model, settings.prices),
     )
 
 

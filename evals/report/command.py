@@ -17,6 +17,7 @@ from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.report.data import RunReport, band, build_report, weakest_first
 from evals.run.files import read_run, resolve_run
+from evals.run.summary import judge_spend_lines
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
 
@@ -93,6 +94,8 @@ def print_report(rep: RunReport, console: Console) -> None:
     console.print(
         Text(f"cost: {fmt_cost(s.get('cost_usd'))}; tokens: {fmt_tokens(s.get('tokens'))}")
     )
+    for line in judge_spend_lines(s):
+        console.print(Text(line))
     lat = rep.latency
     console.print(
         Text(f"latency: p50 {fmt_ms(lat.p50)}, p95 {fmt_ms(lat.p95)} (n={lat.n}/{lat.n_total})")

@@ -127,6 +127,14 @@ def top(rep: RunReport) -> str:
             "tokens", "n/a" if tok is None else f"{tok:,}", fmt_tokens(tokens), ident="card-tokens"
         )
     )
+    if "judge_cost_usd" in s and (j is not None or s.get("judge_cost_usd") is not None):
+        jt = sum(v for v in (s.get("judge_usage") or {}).values() if isinstance(v, int))
+        calls = f"{s.get('n_judge_calls') or 0} call(s), {jt:,} tokens"
+        cards.append(
+            card("judge cost", fmt_cost(s["judge_cost_usd"]), calls, ident="card-judge-cost")
+        )
+        total = fmt_cost(s.get("total_cost_usd"))
+        cards.append(card("total cost", total, "answers + judge, USD", ident="card-total-cost"))
     lat = rep.latency
     cards.append(
         card(

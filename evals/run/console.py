@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from evals.run.summary import coverage_line
+from evals.run.summary import coverage_line, judge_spend_lines
 
 LABEL = {"pass": "PASS ", "fail": "FAIL ", "error": "ERROR"}
 
@@ -88,6 +88,8 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
         if t and no_usage:
             tokens += f" (not counting {no_usage} answer(s) without usage)"
         console.print(f"tokens: {tokens}; cost: {money}", markup=False)
+    for line in judge_spend_lines(summary):
+        console.print(line, markup=False)
     if summary.get("cached"):
         console.print(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
     if not summary.get("completed"):

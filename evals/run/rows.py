@@ -52,6 +52,7 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
             "cache": plan.use_cache,
             "max_cost_usd": plan.max_cost,
             "price": plan.prices.get(plan.provider.model),
+            "judge_price": plan.prices.get(plan.grader.stamp()["model"]) if plan.grader else None,
             **plan.settings,
         },
         "judge": plan.grader.stamp() if plan.grader else None,
@@ -72,6 +73,8 @@ async def grade_reply(
             results[g.name], extra = await g.grade(case, reply)
         except Exception as exc:  # a grader that crashes is that check's error, never a score
             results[g.name] = CheckResult("error", None, f"{type(exc).__name__}: {exc}")
+            # It may have paid for replies before it crashed: their cost is unknown.
+            extra = {f"{g.name}_usage": None, f"{g.name}_cost_usd": None}
     return results, extra
 
 

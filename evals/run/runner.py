@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from evals.providers.base import (
@@ -31,6 +32,25 @@ def _request_chars(request: dict[str, Any]) -> int:
     return sum(len(m.get("content") or "") for m in msgs if isinstance(m, dict))
 
 
+@dataclass
+class _Spend:
+    """One case against `--max-cost`: its answer and its judging are charged together."""
+
+    #: The LLM judge will grade this case (and cost money).
+    judged: bool = False
+    #: The case took a place in the budget (its first paid request was allowed to start).
+    started: bool = False
+    #: Something was paid for: an answer from the endpoint, or a judging.
+    counted: bool = False
+    cost: float | None = 0.0
+    floor: float = 0.0
+    chars: int = 0
+
+    def add(self, cost: float | None) -> None:
+        self.counted = True
+        self.cost = None if cost is None or self.cost is None else self.cost + cost
+
+
 class _Work:
     """The per-run state the workers share (one event loop, so no locks are needed)."""
 
@@ -38,6 +58,8 @@ class _Work:
         self.plan = plan
         self.prompt = prompt
         self.price = price_for(plan.provider.model, plan.prices)
+        # The judge's price (None when unlisted, or for a grader that costs nothing).
+        self.judge_price = getattr(plan.grader, "price", None)
         self.budget = Budget(plan.max_cost) if plan.max_cost is not None else None
         self.stopped: str | None = None
         self.refusals = RefusalWatch(REFUSAL_QUORUM)
@@ -51,22 +73,26 @@ class _Work:
                 # A broken cache must not stop a run: it only costs requests.
                 print(f"warning: answer cache off ({plan.cache_path}: {exc})", file=sys.stderr)
 
-    async def answer(self, case: Case, epoch: int) -> tuple[Reply | None, str | None]:
+    async def answer(
+        self, case: Case, epoch: int, spend: _Spend
+    ) -> tuple[Reply | None, str | None]:
         """The reply (from the cache when it holds one), or the reason there is none."""
         plan = self.plan
         try:
             if self.requester is None:
-                reply = await self._budgeted(plan.provider.answer(case, self.prompt, epoch), 0)
+                coro = plan.provider.answer(case, self.prompt, epoch)
+                reply = await self._budgeted(coro, spend)
                 if reply is not None:
                     self.refusals.answered()
                 return reply, None
             request = self.requester.request_for(case, self.prompt)
+            spend.chars = _request_chars(request)
             key = cache_key(request, epoch) if self.cache else ""
             if self.cache:
                 hit = self.cache.get(key)
                 if hit is not None:
                     return hit, None
-            reply = await self._budgeted(self.requester.send(request), _request_chars(request))
+            reply = await self._budgeted(self.requester.send(request), spend)
             if reply is not None:
                 self.refusals.answered()
             if reply is not None and self.cache:
@@ -85,16 +111,20 @@ class _Work:
             self.refusals.answered()
             return None, f"{type(exc).__name__}: {exc}"
 
-    async def _budgeted(self, coro: Any, chars: int) -> Reply | None:
+    def admit(self, spend: _Spend) -> bool:
+        """Whether the case may start paying: spent + in flight + this one stay under the cap.
+
+        Charged once per case, at its first paid request (the answer, or the judging of a
+        cached answer); the case stays in flight until its judging is done."""
         b = self.budget
-        if b is None:
-            return await coro
-        floor = estimate_prompt_cost(chars, self.price) or 0.0
-        if self.stopped or not b.may_start(floor):
-            coro.close()
+        if b is None or spend.started:
+            return True
+        judge_floor = estimate_prompt_cost(spend.chars, self.judge_price) if spend.judged else 0.0
+        spend.floor = (estimate_prompt_cost(spend.chars, self.price) or 0.0) + (judge_floor or 0.0)
+        if self.stopped or not b.may_start(spend.floor):
             if not self.stopped:
                 guessed = (
-                    f", {b.estimated} reply(ies) without token usage charged at the mean"
+                    f", {b.estimated} case(s) without token usage charged at the mean"
                     if b.estimated
                     else ""
                 )
@@ -102,14 +132,23 @@ class _Work:
                     f"budget: the next case would take the estimated cost past "
                     f"${b.max_usd:g} (spent ${b.spent:.4f}{guessed})"
                 )
-            return None
+            return False
         b.started()
-        try:
-            reply = await coro
-        except BaseException:
-            b.finished(None, counted=False)
-            raise
-        b.finished(cost_usd(reply.usage, self.price), counted=True, floor=floor)
+        spend.started = True
+        return True
+
+    def settle(self, spend: _Spend) -> None:
+        """The case is done: what it paid (answer plus judge) joins the budget's spend."""
+        if self.budget is not None and spend.started:
+            self.budget.finished(spend.cost, counted=spend.counted, floor=spend.floor)
+
+    async def _budgeted(self, coro: Any, spend: _Spend) -> Reply | None:
+        if not self.admit(spend):
+            coro.close()
+            return None
+        reply = await coro
+        if self.budget is not None:
+            spend.add(cost_usd(reply.usage, self.price))
         return reply
 
 
@@ -148,13 +187,21 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
             if work.stopped:
                 return
             in_flight[0] += 1
+            spend = _Spend(judged=plan.grader is not None and plan.grader.applies_to(case))
             try:
-                reply, error = await work.answer(case, epoch)
+                try:
+                    reply, error = await work.answer(case, epoch, spend)
+                finally:
+                    in_flight[0] -= 1
+                if reply is None and error is None:
+                    return  # the budget stopped the run before this case started
+                if reply is not None and spend.judged and not work.admit(spend):
+                    return  # a cached answer, but its judging would pass the cap
+                graded = await grade_reply(plan, case, reply) if reply is not None else None
+                if graded is not None and spend.judged and plan.grader is not None:
+                    spend.add(graded[1].get(f"{plan.grader.name}_cost_usd", 0.0))
             finally:
-                in_flight[0] -= 1
-            if reply is None and error is None:
-                return  # the budget stopped the run before this case started
-            graded = await grade_reply(plan, case, reply) if reply is not None else None
+                work.settle(spend)
             row = make_row(plan, run_id, prompt_sha, case, epoch, reply, error, graded)
             if reply is not None:
                 row["cost_usd"] = cost_usd(reply.usage, work.price)

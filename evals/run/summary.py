@@ -67,6 +67,33 @@ def epoch_stats(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {"n": len(epochs), "per_case": per_case, "flipping": flipping}
 
 
+def _attempts(row: dict[str, Any]) -> int:
+    j = row.get("judge")
+    n = j.get("attempts") if isinstance(j, dict) and not j.get("cached") else 0
+    return n if isinstance(n, int) and n > 0 else 0
+
+
+def judge_spend(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The judge's tokens and cost over the judged rows, apart from the answers'.
+
+    A judged row whose judging cost is unknown (no price, a reply without usage) makes the
+    total unknown, as for answers; rows the judge never saw add nothing."""
+    judged = [r for r in rows if "judge_cost_usd" in r]
+    tokens: dict[str, int] = defaultdict(int)
+    for r in judged:
+        for k, v in (r.get("judge_usage") or {}).items():
+            if isinstance(v, int):
+                tokens[k] += v
+    costs = [r.get("judge_cost_usd") for r in judged]
+    known = all(isinstance(c, int | float) for c in costs)
+    return {
+        "judge_usage": dict(tokens) or None,
+        "judge_cost_usd": round(sum(costs), 6) if judged and known else None,  # type: ignore[arg-type]
+        # Requests made to the judge (retries of an unusable reply included; cached: none).
+        "n_judge_calls": sum(_attempts(r) for r in judged),
+    }
+
+
 def summarise(
     rows: list[dict[str, Any]],
     *,
@@ -100,6 +127,14 @@ def summarise(
         for r in priced
         if not all(isinstance((r.get("usage") or {}).get(k), int) for k in _TOKEN_KEYS)
     )
+    judge = judge_spend(rows)
+    answers_cost = round(sum(costs), 6) if known_cost else None
+    if not any("judge_cost_usd" in r for r in rows):
+        total = answers_cost  # no row was judged
+    elif answers_cost is None or judge["judge_cost_usd"] is None:
+        total = None
+    else:
+        total = round(answers_cost + judge["judge_cost_usd"], 6)
     return {
         "kind": "summary",
         "run_id": run_id,
@@ -114,8 +149,11 @@ def summarise(
         "tokens": dict(tokens) or None,
         "n_no_usage": no_usage,
         # An unknown price anywhere makes the total unknown, never a silent undercount.
-        "cost_usd": round(sum(costs), 6) if known_cost else None,
+        "cost_usd": answers_cost,
         "spent_usd": round(sum(spent), 6) if known_cost else None,
+        # The judge's calls, counted apart and then together with the answers.
+        **judge,
+        "total_cost_usd": total,
         "cached": cached,
         "epochs": epoch_stats(rows),
         # How many cases the judge score covers; absent when no row asked for the judge.
@@ -152,3 +190,29 @@ def coverage_line(cov: dict[str, Any]) -> str:
         f"judge: scored {cov['n_scored']}/{cov['n_judged']} judged ({cov['n_error']} error), "
         f"{cov['n_review']} flagged for review; {cov['n_total']} cases in the run"
     )
+
+
+def judge_spend_lines(summary: dict[str, Any]) -> list[str]:
+    """The judge's tokens and cost, then the total with the answers; [] when nothing was judged.
+
+    `judge: 2,000 in + 300 out over 7 call(s); cost: $0.0030` and
+    `total cost (answers + judge): $0.0042`; an unknown cost says `unknown`, never $0."""
+    if "judge_cost_usd" not in summary or (
+        summary.get("judge_cost_usd") is None and not summary.get("judge")
+    ):
+        return []
+    t = summary.get("judge_usage") or {}
+    calls = summary.get("n_judge_calls") or 0
+    tokens = (
+        f"{t.get('prompt_tokens', 0):,} in + {t.get('completion_tokens', 0):,} out"
+        if t
+        else "none reported"
+    )
+
+    def money(v: Any) -> str:
+        return "unknown" if v is None else f"${v:.4f}"
+
+    return [
+        f"judge: {tokens} over {calls} call(s); cost: {money(summary.get('judge_cost_usd'))}",
+        f"total cost (answers + judge): {money(summary.get('total_cost_usd'))}",
+    ]
