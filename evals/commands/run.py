@@ -190,6 +190,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         provider_stamp=provider.stamp(),
         cases=chosen,
         root=cfg.root,
+        suite=suite.path,
     )
     settings = h.get("settings", {})
     check_budget(opts, provider.model, cfg)

@@ -44,6 +44,7 @@ def check_resumable(
     provider_stamp: dict[str, Any],
     cases: list[Case],
     root: Path,
+    suite: Path | None = None,
 ) -> Resumed:
     """The rows to keep; refuses, with every reason at once, when a stamp changed."""
     h, where = run.header, str(run.path)
@@ -106,7 +107,7 @@ def check_resumable(
             "kept": len(kept),
             "dropped_errors": sum(1 for r in run.rows if r.get("status") == "error"),
             "truncated_line": run.truncated,
-            "git": git_state(root),
+            "git": git_state(root, suite),
         },
     ]
     return Resumed(run.path, header, list(kept.values()))

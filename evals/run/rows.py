@@ -40,7 +40,7 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
         "suite_digest": suite_digest(plan.cases),
         "n_cases": len(plan.cases),
         "label": plan.label,
-        "git": git_state(plan.root),
+        "git": git_state(plan.root, plan.suite.path),
         "versions": versions(),
         "settings": {
             "concurrency": plan.concurrency,

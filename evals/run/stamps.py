@@ -13,8 +13,11 @@ import evals
 _PACKAGES = ("openai", "httpx", "jsonschema", "invoke", "regex", "rich", "cryptography")
 
 
-def git_state(root: Path) -> dict[str, Any]:
-    """The commit and whether the work tree has uncommitted changes (None outside git)."""
+def git_state(root: Path, suite: Path | None = None) -> dict[str, Any]:
+    """The commit and whether the work tree has uncommitted changes (None outside git).
+
+    Untracked files count only inside the suite: a new case file changes what ran, while
+    the run files a run leaves in runs/ do not."""
 
     def git(*args: str) -> str | None:
         try:
@@ -27,6 +30,9 @@ def git_state(root: Path) -> dict[str, Any]:
 
     commit = git("rev-parse", "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    if status == "" and suite is not None:
+        # `--` and an absolute path: the suite may be named like an option or lie anywhere.
+        status = git("status", "--porcelain", "--untracked-files=all", "--", str(suite.resolve()))
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
