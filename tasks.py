@@ -209,6 +209,20 @@ def report(c, run=None, html=None, review=False, a=None, b=None):
 
 
 @task(
+    positional=["case"],
+    help={
+        "case": "the case id",
+        "run": "run file: a path, a run id, 'latest' (default) or 'baseline'",
+    },
+)
+def show(c, case, run=None):
+    """One case of a run: question, answer, each check's status and detail, citations, errors."""
+    from evals.report.show import cmd_show
+
+    _done(guarded(lambda: cmd_show(case, run)))
+
+
+@task(
     help={
         "suite": "suite folder (default: evals)",
         "run": "judge verdicts from this run file (path, run id, latest, baseline); needs --labels",

@@ -27,7 +27,7 @@ def all_tasks() -> list[str]:
 
 TASKS = [
     "baseline", "calibrate", "diff", "export", "fmt", "import", "install-hooks",
-    "merge", "mutate", "new", "report", "review", "run", "seal", "unseal", "validate",
+    "merge", "mutate", "new", "report", "review", "run", "seal", "show", "unseal", "validate",
 ]  # fmt: skip
 
 

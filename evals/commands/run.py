@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+from pathlib import Path
 from typing import Any
 
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
@@ -25,6 +26,7 @@ from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
 from evals.run.console import print_summary
+from evals.run.files import resolve_run
 from evals.run.plan import RunPlan, RunResult
 from evals.run.progress import RunProgress
 from evals.run.resume import check_resumable, open_for_resume, selection
@@ -55,6 +57,8 @@ def _run_one(plan: RunPlan) -> RunResult:
         gc.set_threshold(*threshold)
         gc.unfreeze()
     print_summary(result.summary, str(result.path))
+    if hint := show_hint(result, plan.runs_dir):
+        print(hint, flush=True)
     if str(result.summary.get("stopped_reason") or "").startswith(REFUSED_PREFIX):
         print(
             "the endpoint refused the run's first requests alike, so no further case was "
@@ -64,6 +68,25 @@ def _run_one(plan: RunPlan) -> RunResult:
             flush=True,
         )
     return result
+
+
+def show_hint(result: RunResult, runs_dir: Path) -> str | None:
+    """`see why a case failed: invoke show ID`, naming the run unless it is the latest."""
+    bad = [r for r in result.rows if r.get("status") in ("fail", "error")]
+    if not bad or plan_is_sealed(result):
+        return None
+    try:
+        latest = resolve_run("latest", runs_dir).resolve() == result.path.resolve()
+    except InputError:
+        latest = False
+    where = "" if latest else f" --run {result.path.stem}"
+    return (
+        f"see why a case failed: invoke show CASE{where} (e.g. invoke show {bad[0]['case']}{where})"
+    )
+
+
+def plan_is_sealed(result: RunResult) -> bool:
+    return isinstance(result.header.get("sealed"), dict)
 
 
 EXIT_MEANING = {

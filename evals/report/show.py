@@ -1,0 +1,153 @@
+"""`invoke show CASE`: one case of a run in the terminal: why it passed, failed or errored.
+
+The question, the answer, each check's status and detail (failing ones first), what was
+cited against what was retrieved, the judge's verdict, the error, and what the reply cost."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+import unicodedata
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from evals.cli import EXIT_OK
+from evals.cli import settings as load_settings
+from evals.errors import InputError
+from evals.report.data import citation_spans, is_sealed
+from evals.run.files import RunFile, read_run, resolve_run
+from evals.suite.folder import DEFAULT_CITATION_PATTERN
+
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "error": "bold magenta", "skip": "dim"}
+#: Failing checks first: they are what the reader came for.
+CHECK_ORDER = {"error": 0, "fail": 1, "skip": 2, "pass": 3}
+
+
+def plain(value: object) -> str:
+    """Text from a run file made safe for a terminal: control characters (escape sequences
+    included) become `?`, line breaks and tabs stay."""
+    text = "" if value is None else str(value)
+    return "".join(ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else "?" for ch in text)
+
+
+def rows_of(run: RunFile, case_id: str) -> list[dict[str, Any]]:
+    """The case's rows (one per epoch), or an error naming the ids that come closest."""
+    if is_sealed(run.header):
+        raise InputError(
+            f"{run.path}: a sealed run keeps no case text or ids; nothing to show "
+            "(`invoke report` gives its aggregates)"
+        )
+    rows = [r for r in run.rows if r.get("case") == case_id]
+    if rows:
+        return sorted(rows, key=lambda r: r.get("epoch", 0))
+    ids = sorted({str(r.get("case")) for r in run.rows})
+    close = difflib.get_close_matches(case_id, ids, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else f" ({len(ids)} case(s) in it)"
+    raise InputError(f"{run.path}: no case {case_id!r} in this run{hint}")
+
+
+def cited_refs(row: dict[str, Any], pattern: str) -> list[str]:
+    """The refs the system reported citing, else those the citation pattern finds in the answer."""
+    if isinstance(row.get("cited"), list):
+        return [str(c) for c in row["cited"]]
+    spans = citation_spans(str(row.get("draft") or ""), pattern)
+    return list(dict.fromkeys(ref for _, ref in spans if ref is not None))
+
+
+def citation_lines(row: dict[str, Any], pattern: str) -> list[Text]:
+    """What the answer cited, what the system retrieved, and any citation of neither."""
+    cited = [plain(c) for c in cited_refs(row, pattern)]
+    retrieved = [plain(r) for r in row.get("retrieved") or []]
+    out = [
+        Text("cited: ", style="bold") + Text(", ".join(cited) or "nothing"),
+        Text("retrieved: ", style="bold") + Text(", ".join(retrieved) or "nothing"),
+    ]
+    stray = [c for c in cited if c not in retrieved]
+    if stray and row.get("retrieved") is not None:
+        out.append(Text(f"cited but never retrieved: {', '.join(stray)}", style="bold red"))
+    return out
+
+
+def judge_lines(row: dict[str, Any]) -> list[Text]:
+    judge = row.get("judge")
+    if not isinstance(judge, dict):
+        return []
+    v = judge.get("verdict") if isinstance(judge.get("verdict"), dict) else None
+    head = f"judge ({plain(judge.get('model'))}"
+    head += ", cached)" if judge.get("cached") else f", {judge.get('attempts')} attempt(s))"
+    if v is None:
+        return [Text(f"{head}: no verdict: {plain(judge.get('error'))}", style="bold magenta")]
+    return [
+        Text(
+            f"{head}: score {plain(v.get('score'))}, grounded {plain(v.get('grounded'))}, "
+            f"rubric_met {plain(v.get('rubric_met'))}"
+        ),
+        Text("reasoning: ", style="bold") + Text(plain(v.get("reasoning"))),
+    ]
+
+
+def cost_line(row: dict[str, Any]) -> Text:
+    usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
+    cost = row.get("cost_usd")
+    parts = [
+        f"latency {plain(row.get('latency_ms'))} ms",
+        f"tokens {plain(usage.get('prompt_tokens', 'n/a'))} in + "
+        f"{plain(usage.get('completion_tokens', 'n/a'))} out",
+        "cost unknown" if cost is None else f"cost ${cost:.6f}",
+    ]
+    if row.get("cached"):
+        parts.append("answer from the cache")
+    return Text("; ".join(parts), style="dim")
+
+
+def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
+    """One row, top to bottom: verdict, question, answer, checks, citations, judge, error."""
+    status = str(row.get("status"))
+    epoch = f" (epoch {row.get('epoch')})" if row.get("epoch") else ""
+    score = row.get("score")
+    console.rule(Text(f"{plain(row.get('case'))}{epoch}"), align="left")
+    console.print(
+        Text(status.upper(), style=STATUS_STYLE.get(status, ""))
+        + Text(f"  score {'n/a' if score is None else f'{score:.3f}'}")
+        + Text(f"  run {plain(run.run_id)}  model {plain(row.get('model'))}", style="dim")
+    )
+    console.print(Text("question: ", style="bold") + Text(plain(row.get("question"))))
+    answer = row.get("draft")
+    console.print(
+        Text("answer: ", style="bold")
+        + (Text(plain(answer)) if answer is not None else Text("(no answer)", style="dim"))
+    )
+    if row.get("abstained"):
+        console.print(Text("the system declined to answer (abstained)"))
+    checks = row.get("checks") if isinstance(row.get("checks"), dict) else {}
+    if checks:
+        console.print(Text("checks:", style="bold"))
+    ordered = sorted(checks.items(), key=lambda kv: CHECK_ORDER.get(str(kv[1].get("status")), 9))
+    for name, res in ordered:
+        st = str(res.get("status"))
+        console.print(
+            Text(f"  {st.upper():5} ", style=STATUS_STYLE.get(st, ""))
+            + Text(f"{plain(name)}: ", style="bold")
+            + Text(plain(res.get("detail")))
+        )
+    pattern = (run.header.get("settings") or {}).get("citation_pattern") or DEFAULT_CITATION_PATTERN
+    for line in citation_lines(row, str(pattern)):
+        console.print(line)
+    for line in judge_lines(row):
+        console.print(line)
+    if row.get("error"):
+        console.print(Text("error: ", style="bold magenta") + Text(plain(row.get("error"))))
+    console.print(cost_line(row))
+
+
+def cmd_show(case: str, run: str | None = None, console: Console | None = None) -> int:
+    """`invoke show CASE [--run RUN]`: the case's rows in RUN (default: the newest run)."""
+    console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    rf = read_run(resolve_run(run or "latest", load_settings().runs_path))
+    rows = rows_of(rf, case)
+    console.print(Text(f"run file: {rf.path}", style="dim"))
+    for row in rows:
+        print_case(rf, row, console)
+    return EXIT_OK
