@@ -32,6 +32,14 @@ def suite_at(path: str | None) -> Suite:
     return open_suite(path or (s.root / s.suite))
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with what to do next (e.g. the exact `invoke run --resume` command)."""
+
+    def __init__(self, hint: str) -> None:
+        super().__init__(hint)
+        self.hint = hint
+
+
 def guarded(fn: Callable[[], int]) -> int:
     """Run a command body; bad input prints its problems (no traceback) and gives exit 2."""
     try:
@@ -40,8 +48,9 @@ def guarded(fn: Callable[[], int]) -> int:
         for line in exc.lines():
             print(line, file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        hint = exc.hint if isinstance(exc, Interrupted) else ""
+        print(f"interrupted; {hint}" if hint else "interrupted", file=sys.stderr, flush=True)
         return 130
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, with the code a shell gives SIGPIPE.

@@ -184,3 +184,50 @@ def test_a_run_started_with_no_cache_stays_uncached_when_resumed(
     assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(6)]
     assert not any(r["cached"] for r in rows(path))
     assert len(openai_server.chat_requests) - before == 6 - kept
+
+
+def test_ctrl_c_prints_the_exact_resume_command_and_it_works(tmp_path, openai_server):
+    root = make_project(tmp_path, 10, concurrency=1)
+    openai_server.latency_ms = 150
+    openai_server.responder = lambda body: GOOD
+    env = {**os.environ, "OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": API_KEY}
+    proc = subprocess.Popen(
+        [INVOKE, "-r", str(ROOT), "run", "--model", MODEL, "--no-cache"],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            files = run_files(root)
+            if files and len(rows(files[0])) >= 3:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert proc.returncode == 130
+    (path,) = run_files(root)
+    line = err.strip().splitlines()[-1]
+    assert line == (
+        f"interrupted; every finished row is kept in {path}; "
+        f"continue with `invoke run --resume {path.name}`"
+    )
+    command = line.split("`")[1].split()
+    assert command[:3] == ["invoke", "run", "--resume"]
+    done = subprocess.run(
+        [INVOKE, "-r", str(ROOT), *command[1:]],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(10)]

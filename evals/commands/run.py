@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
-from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
 from evals.commands.options import (
     RunOptions,
     check_budget,
@@ -50,8 +51,16 @@ def _run_one(plan: RunPlan) -> RunResult:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
+    written: list[Path] = []
     try:
-        result = asyncio.run(execute(plan, on_row=progress.row))
+        result = asyncio.run(execute(plan, on_row=progress.row, on_file=written.append))
+    except KeyboardInterrupt:
+        if not written:
+            raise
+        raise Interrupted(
+            f"every finished row is kept in {written[0]}; continue with "
+            f"`invoke run --resume {resume_ref(written[0], plan.runs_dir)}`"
+        ) from None
     finally:
         progress.close()
         gc.set_threshold(*threshold)
@@ -63,11 +72,18 @@ def _run_one(plan: RunPlan) -> RunResult:
         print(
             "the endpoint refused the run's first requests alike, so no further case was "
             "started: check OPENAI_BASE_URL, OPENAI_API_KEY and the model name, then continue "
-            f"with `invoke run --resume {result.path.name}` (cases without a row, and error "
+            f"with `invoke run --resume {resume_ref(result.path, plan.runs_dir)}` (cases without a row, and error "
             "rows, are run again)",
             flush=True,
         )
     return result
+
+
+def resume_ref(path: Path, runs_dir: Path) -> str:
+    """The run file as `--resume` takes it from anywhere in the project: its name when it is
+    in runs/ (a run id), else its absolute path; quoted for a shell when it needs to be."""
+    in_runs = path.resolve().parent == runs_dir.resolve()
+    return shlex.quote(path.name if in_runs else str(path.resolve()))
 
 
 def show_hint(result: RunResult, runs_dir: Path) -> str | None:

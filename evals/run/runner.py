@@ -6,7 +6,9 @@ import asyncio
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from evals.providers.base import (
@@ -152,8 +154,14 @@ class _Work:
         return reply
 
 
-async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:
-    """Run every case (times every epoch) not already done; rows are written as each finishes."""
+async def execute(
+    plan: RunPlan,
+    on_row: RowCallback | None = None,
+    on_file: Callable[[Path], None] | None = None,
+) -> RunResult:
+    """Run every case (times every epoch) not already done; rows are written as each finishes.
+
+    `on_file` gets the run file's path as soon as the file exists (to say how to resume)."""
     prompt_sha = plan.suite.prompt_sha()
     prompt = plan.suite.prompt_text()
     if plan.resume is not None:
@@ -168,6 +176,8 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
         writer.write(header)
         rows = []
     run_id = header["run_id"]
+    if on_file is not None:
+        on_file(path)
     done = {(r["case"], r.get("epoch", 0)) for r in rows}
     queue = [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
     work = _Work(plan, prompt)
