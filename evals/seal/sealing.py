@@ -228,6 +228,54 @@ def _number(value: float | int | str | None, flag: str, kind: type) -> Any:
         ) from None
 
 
+def _is_run_file(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = json.loads(fh.readline())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(head, dict) and head.get("kind") == "run"
+
+
+def retry_command(selection: dict[str, Any], ids: list[str]) -> str:
+    """The same seal with --allow-exposed: the drawn seed keeps the same cases chosen."""
+    if selection["mode"] == "fraction":
+        how = f"--fraction {selection['fraction']:g} --seed {selection['seed']}"
+    else:
+        how = "--ids " + ",".join(ids)
+    return f"invoke seal {how} --allow-exposed"
+
+
+def exposure_problems(exposed: dict[str, list[Path]], selection: dict[str, Any]) -> list[Problem]:
+    """Why sealing is refused: each file and what it holds, then the ways forward.
+
+    A run file exposes exactly the cases it ran: they were answered and graded in the open, so
+    they are development data now, however the pile is encrypted."""
+    by_file: dict[Path, list[str]] = {}
+    for cid, paths in exposed.items():
+        for p in paths:
+            by_file.setdefault(p, []).append(cid)
+    problems = []
+    for path, cids in sorted(by_file.items()):
+        what = (
+            "a run file: these chosen case(s) ran visibly and their text is in it"
+            if _is_run_file(path)
+            else "holds the text of chosen case(s)"
+        )
+        problems.append(Problem(str(path), "", f"{what}: {', '.join(sorted(cids))}"))
+    problems.append(
+        Problem(
+            "",
+            "",
+            f"{len(exposed)} chosen case(s) are already readable in these files, so they would "
+            "not be held out. Seal cases that never ran visibly (`invoke new`, then --ids), "
+            "delete those files, or, to try the pile out knowing these cases are not held out "
+            f"(the manifest records how many): {retry_command(selection, sorted(exposed))}",
+        )
+    )
+    return problems
+
+
 def cmd_seal(
     suite_dir: str | None,
     *,
@@ -255,19 +303,7 @@ def cmd_seal(
     chosen, selection = choose(suite, cases, ids, fraction, seed)
     exposed = exposed_in(settings().root, chosen)
     if exposed and not allow_exposed:
-        files = sorted({str(p) for ps in exposed.values() for p in ps})
-        raise InputError(
-            [Problem(f, "", "holds the text of a case chosen for sealing") for f in files]
-            + [
-                Problem(
-                    "",
-                    "",
-                    f"{len(exposed)} chosen case(s) are already readable in these files, so they "
-                    "would not be held out: seal other cases, delete those files, or pass "
-                    "--allow-exposed to seal anyway (the files keep the text)",
-                )
-            ]
-        )
+        raise InputError(exposure_problems(exposed, selection))
     manifest = write_pile(suite, chosen, key, budget, selection, len(exposed))
     names = [e["file"] for e in manifest["files"]]
     try:
