@@ -270,3 +270,38 @@ def test_gap_ignores_visible_runs_of_another_suite(sealed) -> None:
     r = run_sealed(proj, key)
     assert r.returncode in (0, 1), r.stdout + r.stderr
     assert "gap: no visible-suite run of this model" in r.stdout
+
+
+def test_gap_leaves_out_now_sealed_cases_of_a_visible_run_from_before_the_seal(
+    tmp_path: Path,
+) -> None:
+    proj, _ = project(tmp_path)
+    before = invoke(proj, "run")  # all 12 cases, the 6 to be sealed among them
+    assert before.returncode in (0, 1), before.stderr
+    key = new_key()
+    r = seal(proj, key, "--ids", ",".join(CHOSEN), "--allow-exposed")
+    assert r.returncode == 0, r.stderr
+    r = run_sealed(proj, key)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    (visible,) = [p for p in run_files(proj) if b'"sealed":{' not in p.read_bytes()]
+    rest = [x for x in read_jsonl(visible) if x["kind"] == "case" and x["case"] not in CHOSEN]
+    vk = sum(x["status"] == "pass" for x in rest)
+    assert f"({vk}/{len(rest)}, run {visible.stem}, same prompt; 6 row(s) of now-sealed" in r.stdout
+    for cid in CHOSEN:
+        assert cid not in r.stdout
+
+
+def test_gap_says_it_cannot_compare_when_the_visible_run_held_only_sealed_cases(
+    tmp_path: Path,
+) -> None:
+    proj, _ = project(tmp_path)
+    for p in (proj / "suite" / "cases").glob("*.json"):
+        if p.stem not in CHOSEN:
+            p.unlink()
+    assert invoke(proj, "run").returncode in (0, 1)
+    key = new_key()
+    assert seal(proj, key, "--fraction", "1", "--seed", "1", "--allow-exposed").returncode == 0
+    r = run_sealed(proj, key)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    assert "gap: cannot compare: every row of visible run" in r.stdout
+    assert "gap: visible" not in r.stdout

@@ -177,6 +177,45 @@ def _same_suite(a: str | None, b: str) -> bool:
     return a is not None and Path(a).resolve() == Path(b).resolve()
 
 
+def not_in_pile(rows: list[dict[str, Any]], pile: Pile) -> tuple[list[dict[str, Any]], int]:
+    """The visible rows of cases that are not in the pile now, and how many were left out.
+
+    A visible run from before the seal still holds the now-sealed cases; counting them would
+    compare the pile partly with itself. A case matches by id or by content."""
+    ids = {c.id for c in pile.cases}
+    shas = {c.sha for c in pile.cases}
+    kept = [r for r in rows if r.get("case") not in ids and r.get("case_sha") not in shas]
+    return kept, len(rows) - len(kept)
+
+
+def gap_line(runs_dir: Path, pile: Pile, header: dict[str, Any], k: int, n: int) -> str:
+    """The overfitting gap: the latest visible run's pass rate, over the cases that are not
+    sealed now, minus the pile's; or why there is none."""
+    visible = latest_visible(runs_dir, header["model"], header["prompt_sha"], header.get("suite"))
+    if visible is None:
+        return "gap: no visible-suite run of this model to compare with (run `invoke run` first)"
+    vh, vpath = visible
+    rows, left_out = not_in_pile(read_run(vpath).rows, pile)
+    vk, vn = _counts(rows)
+    same = "same prompt" if vh.get("prompt_sha") == header["prompt_sha"] else "OTHER prompt"
+    # No case ids: how many were left out is all a sealed run may say about them.
+    without = f"; {left_out} row(s) of now-sealed cases left out" if left_out else ""
+    if not rows:
+        return (
+            f"gap: cannot compare: every row of visible run {vh['run_id']} is a case in the pile "
+            "now; run the visible suite (`invoke run`) to get one"
+        )
+    gap = newcombe_gap(vk, vn, k, n)
+    if gap is None:
+        return f"gap: n/a (visible run {vh['run_id']}{without}, or this run, has no scored case)"
+    d, lo, hi = gap
+    return (
+        f"gap: visible {pct(vk / vn)} ({vk}/{vn}, run {vh['run_id']}, {same}{without}) minus "
+        f"sealed {pct(k / n)} = {d * 100:+.1f} pp [95% CI {lo * 100:+.1f} to {hi * 100:+.1f}]; "
+        "a large positive gap means the prompt fits the visible cases better than new ones"
+    )
+
+
 def _print_aggregates(pile: Pile, result: Any, used: int, forced: bool, runs_dir: Path) -> None:
     rows, summary, header = result.rows, result.summary, result.header
     k, n = _counts(rows)
@@ -205,23 +244,7 @@ def _print_aggregates(pile: Pile, result: Any, used: int, forced: bool, runs_dir
             f"paired with {paired.run_id}: {pct(bk / bn if bn else None)} -> {pct(k / n if n else None)}; "
             f"{paired.n_pairs} pairs, {paired.fixed} fixed, {paired.broke} broke, McNemar exact p={p}"
         )
-    visible = latest_visible(runs_dir, header["model"], header["prompt_sha"], header.get("suite"))
-    if visible is None:
-        print("gap: no visible-suite run of this model to compare with (run `invoke run` first)")
-    else:
-        vh, vpath = visible
-        vk, vn = _counts(read_run(vpath).rows)
-        gap = newcombe_gap(vk, vn, k, n)
-        same = "same prompt" if vh.get("prompt_sha") == header["prompt_sha"] else "OTHER prompt"
-        if gap is None:
-            print(f"gap: n/a (visible run {vh['run_id']} or this run has no scored case)")
-        else:
-            d, lo, hi = gap
-            print(
-                f"gap: visible {pct(vk / vn)} ({vk}/{vn}, run {vh['run_id']}, {same}) minus sealed "
-                f"{pct(k / n)} = {d * 100:+.1f} pp [95% CI {lo * 100:+.1f} to {hi * 100:+.1f}]; "
-                "a large positive gap means the prompt fits the visible cases better than new ones"
-            )
+    print(gap_line(runs_dir, pile, header, k, n))
     budget = pile.manifest["budget"]
     print(
         f"budget: {used} of {budget} sealed run(s) used"
