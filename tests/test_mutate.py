@@ -427,3 +427,31 @@ def test_each_deliberately_weak_check_is_found_by_the_operator_that_exposes_it(
     (tmp_path / "strong").mkdir()
     strong = report_for(tmp_path / "strong", strong_case())
     assert strong.exit_code == 0 and not any(v.is_problem for v in strong.variants)
+
+
+def test_a_judge_that_kills_no_mutant_fails_the_run(tmp_path: Path, openai_server: Any) -> None:
+    # A judge that approves everything: the deterministic checks still kill every mutant.
+    openai_server.responder = lambda body: json.dumps(
+        {"score": 5, "grounded": True, "rubric_met": True, "reasoning": "looks fine"}
+    )
+    case = strong_case(expect={**strong_case()["expect"], "rubric": "States the Pro price."})
+    suite_dir = make_project(tmp_path, [case])
+    (suite_dir / "judge_prompt.txt").write_text("Grade the answer.\n", encoding="utf-8")
+    env = {"OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": "sk-test"}
+    args = ["mutate", "--suite", str(suite_dir), "--judge", "openai/gpt-4o-mini@2024-07-18"]
+    r = invoke(tmp_path, *args, env=env)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "killed 0% (0/" in r.stdout and "cannot tell these wrong answers" in r.stdout
+    assert "**Result: FAIL** (exit 1)" in r.stdout
+    data = json.loads(invoke(tmp_path, *args, "--format", "json", env=env).stdout)
+    assert data["totals"]["judge_killed"] == 0 and data["totals"]["judge_graded"] > 0
+    assert data["totals"]["survived"] == 0  # only the judge is blind
+
+
+def test_nothing_to_test_is_exit_2_not_a_pass(tmp_path: Path) -> None:
+    bare = strong_case("no-reference")
+    del bare["reference"], bare["known_wrong"]
+    suite_dir = make_project(tmp_path, [bare])
+    r = invoke(tmp_path, "mutate", "--suite", str(suite_dir))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "nothing to test" in r.stderr and "PASS" not in r.stdout

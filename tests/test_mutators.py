@@ -385,3 +385,64 @@ def test_currency_codes_hyphens_and_spaced_thousands_keep_their_kind() -> None:
     )
     [v] = run_op("number_swap", case)
     assert v.text == "Pro costs EUR 29 per seat [doc:p]." and "money" in v.note
+
+
+GERMAN_ANNUAL = make_case(
+    question="Wie viel spare ich jährlich?",
+    retrieved=[{"ref": "pricing#annual", "text": "Bei jährlicher Zahlung sparen Sie 15 %."}],
+    expect={"facts": ["15 %"], "sources": ["pricing#annual"]},
+    reference="Wenn Sie jährlich zahlen, sparen Sie 15 % [doc:pricing#annual].",
+    context={"locale": "de"},
+)
+
+
+def test_negation_never_writes_english_into_a_german_answer() -> None:
+    from evals.mutate.operators import NotApplicable
+
+    # No German auxiliary to negate: skipped, with the reason, rather than "Wenn Sie not ...".
+    try:
+        variants = run_op("negation", GERMAN_ANNUAL)
+    except NotApplicable as why:
+        assert "'de'" in str(why)
+    else:
+        raise AssertionError(f"expected a skip, got {[v.text for v in variants]}")
+    german = make_case(
+        reference="Der Zuschlag gilt ab 22:00 [doc:pricing#plans].",
+        expect={"facts": ["22:00"], "sources": ["pricing#plans"]},
+        context={"locale": "de-DE"},
+    )
+    [v] = run_op("negation", german)
+    assert v.text == "Der Zuschlag gilt nicht ab 22:00 [doc:pricing#plans]."
+
+
+def test_the_case_language_comes_from_locale_then_tags_then_the_text() -> None:
+    from evals.mutate.answer import case_language
+
+    assert case_language(make_case(context={"locale": "fr_CA"})) == "fr"
+    assert case_language(make_case(tags=["billing", "spanish"])) == "es"
+    assert case_language(make_case(question="Was kostet ein Platz und wie ist die Frist?")) == "de"
+    assert case_language(make_case()) == "en"
+
+
+def test_with_a_language_negate_uses_only_its_words() -> None:
+    from evals.mutate.words import negate
+
+    assert negate("Wenn Sie jährlich zahlen, sparen Sie 15 %.", 30, "de") is None
+    assert negate("Der Export ist möglich.", 10, "de") == "Der Export ist nicht möglich."
+    assert negate("Sie bekommen keinen Zuschlag.", 10, "de") == "Sie bekommen Zuschlag."
+    assert negate("Los datos se borran a los 30 días.", 20, "es") == (
+        "Los datos no se borran a los 30 días."
+    )
+    assert negate("Los datos no se borran.", 10, "es") == "Los datos se borran."
+    assert negate("Vous payez 45 € par mois.", 12, "fr") is None
+    # English rules only: "son" is a Spanish verb, not a place for "no" in English.
+    assert negate("My son costs nothing.", 3, "en") == "My son does not cost nothing."
+
+
+def test_a_language_without_negation_rules_is_skipped_with_the_reason(tmp_path) -> None:
+    from evals.mutate.engine import GoodAnswer, mutate_case
+
+    case = make_case(context={"locale": "it"})
+    report = mutate_case(case, SETTINGS, [GoodAnswer("reference", case.data["reference"])])
+    assert report.operator_status("negation") == "n/a"
+    assert any("negation not applied" in n and "'it'" in n for n in report.notes)

@@ -17,10 +17,34 @@ from evals.mutate.text import (
     phrase_regex,
     split_sentences,
 )
-from evals.mutate.words import Names, name_candidates
+from evals.mutate.words import Names, guess_language, name_candidates
 from evals.suite import patterns
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
+
+#: Tags that name a case's language.
+LANGUAGE_TAGS = {
+    "english": "en",
+    "german": "de",
+    "deutsch": "de",
+    "french": "fr",
+    "français": "fr",
+    "spanish": "es",
+    "español": "es",
+    **{code: code for code in ("en", "de", "fr", "es")},
+}
+
+
+def case_language(case: Case) -> str:
+    """The case's language: `context.locale` ("de-DE" is "de"), else a language tag, else a
+    guess from the question and the reference."""
+    locale = case.context.get("locale")
+    if isinstance(locale, str) and locale.strip():
+        return regex.split(r"[-_]", locale.strip().lower())[0]
+    for tag in case.data.get("tags") or []:
+        if isinstance(tag, str) and tag.lower() in LANGUAGE_TAGS:
+            return LANGUAGE_TAGS[tag.lower()]
+    return guess_language(f"{case.question} {case.data.get('reference') or ''}")
 
 
 class CaseContext:
@@ -61,6 +85,10 @@ class CaseContext:
     @cached_property
     def mentions(self) -> list[regex.Pattern[str]]:
         return [patterns.compile_pattern(p) for p in self.case.expect.get("mentions") or []]
+
+    @cached_property
+    def language(self) -> str:
+        return case_language(self.case)
 
     @property
     def should_abstain(self) -> bool:

@@ -98,6 +98,13 @@ def cmd_mutate(
     finally:
         if extra is not None:
             extra.close()
+    if not report.tested:
+        raise InputError(
+            f"nothing to test: none of the {len(chosen)} selected case(s) has a `reference` or a "
+            "`known_wrong` draft"
+            + (" (nor a passing draft in the run)" if from_run else "")
+            + ", or no operator applied; add a reference answer to mutate"
+        )
     report.run_file = str(run_path) if run_path else None
     report.judge = judge
     report.warnings = warnings

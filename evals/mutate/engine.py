@@ -19,6 +19,9 @@ from evals.suite.case import Case
 from evals.suite.folder import Suite, SuiteSettings
 
 ExtraGrader = Callable[[Case, Reply], dict[str, CheckResult]]
+#: The check the LLM judge produces, and the statuses that are verdicts (not errors or skips).
+JUDGE = "judge"
+VERDICTS = ("pass", "fail")
 
 
 @dataclass(frozen=True)
@@ -150,10 +153,33 @@ class MutationReport:
         return [v for c in self.cases for v in c.variants]
 
     @property
+    def judge_kills(self) -> tuple[int, int]:
+        """(killed, graded): the mutants the judge check failed, of those it gave a verdict on."""
+        graded = [
+            v.checks[JUDGE]
+            for v in self.variants
+            if v.kind == "mutant" and JUDGE in v.checks and v.checks[JUDGE].status in VERDICTS
+        ]
+        return sum(r.status == "fail" for r in graded), len(graded)
+
+    @property
+    def judge_blind(self) -> bool:
+        """The judge graded mutants and failed none: it cannot tell wrong answers from right."""
+        killed, graded = self.judge_kills
+        return bool(self.judge) and graded > 0 and killed == 0
+
+    @property
+    def tested(self) -> int:
+        """Variants graded, known_wrong drafts graded, and good answers that failed themselves."""
+        failing = sum(g.status != "pass" for c in self.cases for g in c.good)
+        return len(self.variants) + sum(len(c.known_wrong) for c in self.cases) + failing
+
+    @property
     def exit_code(self) -> int:
         """1 on any unexempted survivor or false alarm, missed known_wrong, failing reference or
-        check error (the proof is then incomplete); else 0."""
-        return 1 if any(c.problem_count for c in self.cases) else 0
+        check error (the proof is then incomplete), or a judge that killed none of its mutants;
+        else 0."""
+        return 1 if any(c.problem_count for c in self.cases) or self.judge_blind else 0
 
 
 def _with_extra(
@@ -227,7 +253,12 @@ def _mutate(
         ctx = contexts.get(key)
         if ctx is None:
             ctx = contexts[key] = CaseContext(job.case, settings, good.retrieved)
-        for variants in make_variants(job.case, good.text, ctx).by_operator.values():
+        made = make_variants(job.case, good.text, ctx)
+        for op, why in made.skipped.items():
+            note = f"{op} not applied ({good.source}): {why}"
+            if note not in job.report.notes:
+                job.report.notes.append(note)
+        for variants in made.by_operator.values():
             for v in variants:
                 # abstained=None: a refusal is recognised from its words, as for a plain draft
                 reply = Reply(answer=v.text, retrieved=good.retrieved, abstained=v.abstained)

@@ -22,7 +22,7 @@ from evals.mutate.text import (
     nearby_figure,
     replace_value,
 )
-from evals.mutate.words import negate
+from evals.mutate.words import NEGATION_LANGUAGES, negate
 from evals.suite.case import Case
 
 Kind = Literal["mutant", "invariant"]
@@ -42,6 +42,10 @@ class Variant:
 
 
 Operator = Callable[[Case, Answer, CaseContext], list[Variant]]
+
+
+class NotApplicable(Exception):
+    """An operator cannot make a variant of this answer, and says why (shown as a note)."""
 
 
 @dataclass(frozen=True)
@@ -128,11 +132,22 @@ def negation(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
         span = ans.sentence_at(figs[0].start) if figs else None
         if span:
             targets = [("figure " + figs[0].text, span, figs[0].start)]
+    lang = ctx.language
+    if lang not in NEGATION_LANGUAGES:
+        raise NotApplicable(
+            f"no negation rule for the case's language {lang!r} "
+            f"(known: {', '.join(NEGATION_LANGUAGES)})"
+        )
     for label, (s, e), pos in targets[:MAX_PER_OPERATOR]:
-        flipped = negate(ans.text[s:e], pos - s)
+        flipped = negate(ans.text[s:e], pos - s, lang)
         if flipped and flipped != ans.text[s:e]:
             text = ans.text[:s] + flipped + ans.text[e:]
             out.append(Variant("negation", text, f"polarity flipped in the sentence with {label}"))
+    if targets and not out:
+        raise NotApplicable(
+            f"no place for a negation in the sentence with {targets[0][0]} that the {lang!r} "
+            "rules know (a variant no speaker would write is not made)"
+        )
     return out
 
 
@@ -372,6 +387,8 @@ class AnswerVariants:
     """Every operator's variants for one good answer; an empty list means not applicable."""
 
     by_operator: dict[str, list[Variant]] = field(default_factory=dict)
+    #: Operators that did not apply and said why.
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 def make_variants(case: Case, answer: str, ctx: CaseContext) -> AnswerVariants:
@@ -379,6 +396,10 @@ def make_variants(case: Case, answer: str, ctx: CaseContext) -> AnswerVariants:
     ans = Answer(answer, ctx)
     out = AnswerVariants()
     for op_id, spec in OPERATORS.items():
-        variants = [v for v in spec.fn(case, ans, ctx) if v.text != answer]
+        try:
+            variants = [v for v in spec.fn(case, ans, ctx) if v.text != answer]
+        except NotApplicable as why:
+            variants = []
+            out.skipped[op_id] = str(why)
         out.by_operator[op_id] = variants
     return out

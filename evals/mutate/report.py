@@ -101,6 +101,8 @@ def totals(report: MutationReport) -> dict[str, Any]:
         "known_wrong": len(kws),
         "known_wrong_missed": sum(k.status == "missed" for k in kws),
         "known_wrong_errors": sum(k.status == "error" for k in kws),
+        "judge_killed": report.judge_kills[0] if report.judge else None,
+        "judge_graded": report.judge_kills[1] if report.judge else None,
     }
 
 
@@ -223,6 +225,14 @@ def render_markdown(report: MutationReport) -> str:
             f"- cases with no good answer (nothing mutated; add `reference`): "
             f"{t['cases_without_good_answer']}"
         )
+    if report.judge:
+        jk, jn = report.judge_kills
+        blind = (
+            ": it cannot tell these wrong answers from right ones (FAIL)"
+            if report.judge_blind
+            else ""
+        )
+        out.append(f"- judge {report.judge}: killed {_pct(jk, jn)} of the mutants it graded{blind}")
     out += ["", f"**Result: {'FAIL' if code else 'PASS'}** (exit {code})", ""]
 
     out += [

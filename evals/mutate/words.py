@@ -10,8 +10,18 @@ import regex
 from evals.mutate.text import MONTHS
 
 # ---------------------------------------------------------------------------
-# Negation, in the languages the example suite speaks (en, de, es, fr).
+# Negation, in the languages the example suite speaks (en, de, es, fr). With a language
+# given, only that language's words are used: no English "not" in a German answer.
 
+_NEG_EN = (
+    r"\b(?:(?P<word>not|never|no longer)\s+)"
+    r"|\b(?P<nt>(?:is|are|was|were|do|does|did|has|have|had|ca|wo|should|could|would|must))"
+    r"n[’']t\b"
+    r"|\b(?P<cannot>cannot)\b|\b(?P<no>no)\s+(?=\w)"
+)
+_NEG_DE = r"\b(?:(?P<word>nicht|nie|kein(?:e|en|er|em|es)?)\s+)"
+_NEG_FR = r"\bn(?:e\s|')(?P<fr>\w+)\s+(?:pas|jamais|plus)\b"
+_NEG_ES = r"\b(?:(?P<word>no|nunca)\s+)(?=\w)"
 _NEGATION = re.compile(
     r"\bn(?:e\s|')(?P<fr>\w+)\s+pas\b"
     r"|\b(?:(?P<word>not|never|no longer|nicht|kein(?:e|en|er|em|es)?)\s+)"
@@ -20,6 +30,12 @@ _NEGATION = re.compile(
     r"|\b(?P<cannot>cannot)\b|\b(?P<no>no)\s+(?=\w)",
     re.IGNORECASE,
 )
+_NEGATION_BY_LANG = {
+    lang: re.compile(pat, re.IGNORECASE)
+    for lang, pat in (("en", _NEG_EN), ("de", _NEG_DE), ("fr", _NEG_FR), ("es", _NEG_ES))
+}
+#: The languages `negate` has rules for.
+NEGATION_LANGUAGES = tuple(_NEGATION_BY_LANG)
 _NT_BASE = {"ca": "can", "wo": "will"}
 # "you get", "we refund": a plain verb after a pronoun takes "do not".
 _ADVERBS = {"also", "only", "still", "just", "then", "now", "already", "always", "usually"}
@@ -32,28 +48,53 @@ _AFTER_EN = "is are was were can will should must may could would might does do 
 _AFTER_DE = "ist sind kann können wird werden muss müssen darf gilt kostet"
 _BEFORE_ES = "puede pueden es son está están tiene tienen incluye cuesta debe hay se"
 _WRAP_FR = "peut peuvent est sont ont inclut coûte doit doivent"
-_SLOTS = {
-    **{w: ("after", " not") for w in _AFTER_EN.split()},
-    **{w: ("after", " nicht") for w in _AFTER_DE.split()},
-    **{w: ("before", "no ") for w in _BEFORE_ES.split()},
-    **{w: ("wrap", "") for w in _WRAP_FR.split()},
+_SLOTS_BY_LANG = {
+    "en": {w: ("after", " not") for w in _AFTER_EN.split()},
+    "de": {w: ("after", " nicht") for w in _AFTER_DE.split()},
+    "es": {w: ("before", "no ") for w in _BEFORE_ES.split()},
+    "fr": {w: ("wrap", "") for w in _WRAP_FR.split()},
 }
-_SLOT = re.compile(r"\b(?:" + "|".join(sorted(_SLOTS, key=len, reverse=True)) + r")\b", re.I)
+_SLOTS = {w: slot for slots in _SLOTS_BY_LANG.values() for w, slot in slots.items()}
+
+
+def _slot_regex(words: dict[str, tuple[str, str]]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(sorted(words, key=len, reverse=True)) + r")\b", re.I)
+
+
+_SLOT = _slot_regex(_SLOTS)
+_SLOT_BY_LANG = {lang: _slot_regex(words) for lang, words in _SLOTS_BY_LANG.items()}
 _MAIN_VERB = re.compile(
     r"\b(?:costs|includes|takes|gives|offers|supports|allows|covers|requires|needs|runs|starts|"
     r"ends|applies|lasts|renews|charges|refunds|contains|comes|works|means|gets|keeps|stays|"
     r"expires|counts|pays|adds|provides|lets|remains)\b",
     re.IGNORECASE,
 )
+# A few of each language's commonest words: enough to tell which of the four a text is in.
+_COMMON = {
+    "en": "the and is are you your to of in for with what can not do does it this",
+    "de": "der die das und ist sind sie wir nicht ein eine mit für wie auf ich es wird",
+    "fr": "le les et est sont vous nous pas un une avec pour que des du je ce",
+    "es": "el los las y es son usted no un una con para que del se puede",
+}
+_COMMON_SETS = {lang: set(words.split()) for lang, words in _COMMON.items()}
+
+
+def guess_language(text: str) -> str:
+    """`en`, `de`, `fr` or `es`: the one whose commonest words the text uses most (ties: en)."""
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    hits = {lang: sum(w in common for w in words) for lang, common in _COMMON_SETS.items()}
+    best = max(hits.values())
+    return "en" if hits["en"] == best else max(hits, key=lambda k: hits[k])
 
 
 def _remove_negation(sentence: str, m: re.Match[str]) -> str:
-    if m.group("fr"):
-        return sentence[: m.start()] + m.group("fr") + sentence[m.end() :]
-    if m.group("nt"):
-        base = _NT_BASE.get(m.group("nt").lower(), m.group("nt"))
+    groups = m.groupdict()
+    if groups.get("fr"):
+        return sentence[: m.start()] + groups["fr"] + sentence[m.end() :]
+    if groups.get("nt"):
+        base = _NT_BASE.get(groups["nt"].lower(), groups["nt"])
         return sentence[: m.start()] + base + sentence[m.end() :]
-    if m.group("cannot"):
+    if groups.get("cannot"):
         return sentence[: m.start()] + m.group(0)[:3] + sentence[m.end() :]
     return sentence[: m.start()] + sentence[m.end() :]
 
@@ -66,14 +107,36 @@ def _does_not(sentence: str, v: re.Match[str]) -> str:
     return sentence[: v.start()] + f"{aux_word} not {base}" + sentence[v.end() :]
 
 
-def negate(sentence: str, anchor: int) -> str:
-    """Flip the sentence's polarity: drop a negation it has, else add one near `anchor`."""
-    m = _NEGATION.search(sentence)
+def _insert_at_slot(sentence: str, pick: re.Match[str]) -> str:
+    how, word = _SLOTS[pick.group(0).lower()]
+    s, e = pick.start(), pick.end()
+    if how == "after":
+        return sentence[:e] + word + sentence[e:]
+    if how == "before":
+        return sentence[:s] + word + sentence[s:]
+    ne = "n'" if pick.group(0)[0].lower() in "aeiouéè" else "ne "
+    return sentence[:s] + ne + pick.group(0) + " pas" + sentence[e:]
+
+
+def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
+    """Flip the sentence's polarity: drop a negation it has, else add one near `anchor`.
+
+    With `lang` (en, de, fr, es) only that language's negations are used, and None is
+    returned when the sentence has no place its rules know for one: a skipped variant is
+    better than a sentence no speaker would write. Without `lang`, any of the four."""
+    m = _NEGATION_BY_LANG.get(lang or "", _NEGATION).search(sentence)
     if m:
         return _remove_negation(sentence, m)
-    slots = list(_SLOT.finditer(sentence))
+    slots = list(_SLOT_BY_LANG.get(lang or "", _SLOT).finditer(sentence))
     before = [a for a in slots if a.start() <= anchor]
     pick = before[-1] if before else (slots[0] if slots else None)
+    if lang not in (None, "en"):
+        if pick is not None:
+            return _insert_at_slot(sentence, pick)
+        polite = re.match(r"\s*por favor\s+", sentence, re.I) if lang == "es" else None
+        if polite:
+            return sentence[: polite.end()] + "no " + sentence[polite.end() :]
+        return None
     plain = [
         v
         for v in _PRONOUN_VERB.finditer(sentence)
@@ -93,14 +156,7 @@ def negate(sentence: str, anchor: int) -> str:
     if verbs and (pick is None or verbs[-1].start() > pick.start()):
         return _does_not(sentence, verbs[-1])
     if pick is not None:
-        how, word = _SLOTS[pick.group(0).lower()]
-        s, e = pick.start(), pick.end()
-        if how == "after":
-            return sentence[:e] + word + sentence[e:]
-        if how == "before":
-            return sentence[:s] + word + sentence[s:]
-        ne = "n'" if pick.group(0)[0].lower() in "aeiouéè" else "ne "
-        return sentence[:s] + ne + pick.group(0) + " pas" + sentence[e:]
+        return _insert_at_slot(sentence, pick)
     later = [v for v in _MAIN_VERB.finditer(sentence) if v.start() > anchor]
     if later:  # the fact names its subject first: "Pro costs 45 €" -> "Pro does not cost 45 €"
         return _does_not(sentence, later[0])
