@@ -38,6 +38,17 @@ def new(c, id, suite=None):  # noqa: A002 - the flag users type is `invoke new I
 
 
 @task(
+    positional=["dir"],
+    help={"dir": "the folder to create (refused when it exists and is not empty)"},
+)
+def init(c, dir):  # noqa: A002 - the word users type is `invoke init DIR`
+    """Create an empty suite: cases/, prompt.txt, a commented suite.toml, judge_prompt.txt."""
+    from evals.commands.suite import cmd_init
+
+    _done(guarded(lambda: cmd_init(dir)))
+
+
+@task(
     iterable=["model"],
     help={
         "suite": "suite folder (default: evals)",

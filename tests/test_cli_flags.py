@@ -26,7 +26,7 @@ def all_tasks() -> list[str]:
 
 
 TASKS = [
-    "baseline", "calibrate", "diff", "export", "fmt", "import", "install-hooks",
+    "baseline", "calibrate", "diff", "export", "fmt", "import", "init", "install-hooks",
     "merge", "mutate", "new", "report", "review", "run", "seal", "show", "unseal", "validate",
 ]  # fmt: skip
 

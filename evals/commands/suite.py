@@ -1,7 +1,8 @@
-"""The `validate`, `fmt` and `new` commands."""
+"""The `validate`, `fmt`, `new` and `init` commands."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from evals.errors import Problem
 from evals.seal.manifest import pile_problems
 from evals.suite.casefiles import format_cases, write_new_case
 from evals.suite.folder import Suite
+from evals.suite.scaffold import create_suite
 
 
 def validate_suite(suite: Suite) -> list[Problem]:
@@ -68,4 +70,17 @@ def cmd_new(suite_dir: str | None, case_id: str) -> int:
     """The `invoke new` command: write a case skeleton to fill in."""
     path = write_new_case(suite_at(suite_dir), case_id)
     print(f"wrote {path}; fill it in, then run `invoke validate`")
+    return EXIT_OK
+
+
+def cmd_init(directory: str) -> int:
+    """The `invoke init DIR` command: an empty suite, ready for its first case."""
+    path = Path(directory)
+    create_suite(path)
+    where = shlex.quote(str(path))
+    print(f"created the suite {path}: cases/, prompt.txt, suite.toml, judge_prompt.txt")
+    print(f"next: edit {path / 'prompt.txt'} for your assistant, then")
+    print(f"  invoke new my-first-case --suite {where}   # a case to fill in")
+    print(f"  invoke validate --suite {where}")
+    print(f"  invoke run --suite {where}")
     return EXIT_OK

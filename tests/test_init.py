@@ -1,0 +1,55 @@
+"""`invoke init DIR`: an empty suite in one command, never written over anything."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from casekit import invoke, make_project
+
+from evals.judge.prompt import read_judge_prompt
+from evals.suite.folder import SuiteSettings, load_suite_settings, open_suite
+from evals.suite.scaffold import SUITE_TOML
+
+
+def test_init_creates_a_suite_that_validates_and_takes_a_first_case(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    r = invoke(tmp_path, "init", "support")
+    assert r.returncode == 0, r.stderr
+    suite = tmp_path / "support"
+    assert sorted(p.name for p in suite.iterdir()) == [
+        "cases",
+        "judge_prompt.txt",
+        "prompt.txt",
+        "suite.toml",
+    ]
+    assert "invoke new my-first-case --suite support" in r.stdout
+    assert load_suite_settings(suite) == SuiteSettings()  # everything commented out
+    assert read_judge_prompt(open_suite(suite)).text.startswith("You grade one reply")
+    assert invoke(tmp_path, "validate", "--suite", "support").returncode == 0
+    assert invoke(tmp_path, "new", "first", "--suite", "support").returncode == 0
+    assert invoke(tmp_path, "validate", "--suite", "support").returncode == 0
+
+
+def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    r = invoke(tmp_path, "init", "taken")
+    assert r.returncode == 2
+    assert r.stderr.strip().endswith("already exists; a new suite is not written over it")
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["notes.txt"]
+    (tmp_path / "empty").mkdir()
+    assert invoke(tmp_path, "init", "empty").returncode == 0
+    assert invoke(tmp_path, "init", "empty").returncode == 2  # the second time it is taken
+
+
+def test_the_commented_settings_show_the_defaults(tmp_path: Path) -> None:
+    # Uncommenting a setting as written changes nothing: the comments cannot drift from the code.
+    lines = []
+    for line in SUITE_TOML.splitlines():
+        m = re.match(r"# ((?:citation_pattern|figure_window|judge_\w+) = .*)$", line)
+        lines.append(m.group(1) if m else line)
+    (tmp_path / "suite.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert sum(not x.startswith("#") and "=" in x for x in lines) == 5
+    assert load_suite_settings(tmp_path) == SuiteSettings()
