@@ -47,7 +47,7 @@ def test_export_then_import_round_trips_byte_for_byte(tmp_path):
     out = tmp_path / "suite.jsonl"
     assert invoke(tmp_path / "a", "export", "--out", str(out)).returncode == 0
     dest = make_project(tmp_path / "b", cases=[])
-    proc = invoke(tmp_path / "b", "import", str(out))
+    proc = invoke(tmp_path / "b", "import", str(out), "--suite", "suite")
     assert proc.returncode == 0, proc.stderr
     assert "(format: case)" in proc.stdout
     for path in sorted((src / "cases").glob("*.json")):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from casekit import invoke, make_project, read_jsonl, write_case
+from casekit import good_case, invoke, make_project, read_jsonl, write_case
 
 from evals.interchange.importers import slugify
 
@@ -46,7 +46,7 @@ def test_golden_jsonl_maps_every_field_and_keeps_unknown_ones_in_the_note(tmp_pa
             },
         ],
     )
-    proc = invoke(tmp_path, "import", str(src))
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(src))
     assert proc.returncode == 0, proc.stderr
     assert "imported 2 case(s)" in proc.stdout and "(format: golden)" in proc.stdout
     assert "'Refund Window' -> refund-window" in proc.stdout
@@ -88,7 +88,7 @@ def test_rubric_jsonl_maps_destinations_to_facts_and_reports_unknown_difficulty(
             },
         ],
     )
-    proc = invoke(tmp_path, "import", str(src))
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(src))
     assert proc.returncode == 0, proc.stderr
     assert "line 1 (no id) -> trips-0001, line 2 (no id) -> trips-0002" in proc.stdout
     assert "trips-0002: difficulty 'insane' is not easy|medium|hard: kept in note" in proc.stdout
@@ -121,7 +121,9 @@ def test_csv_with_chunks_gives_passages_sources_facts_abstain_and_a_replay_file(
     (tmp_path / "chunks.csv").write_text(CHUNKS, "utf-8")
     src = tmp_path / "evalset.csv"
     src.write_text(EVAL_CSV, "utf-8")
-    proc = invoke(tmp_path, "import", str(src), "--chunks", str(tmp_path / "chunks.csv"))
+    proc = invoke(
+        tmp_path, "import", "--suite", "suite", str(src), "--chunks", str(tmp_path / "chunks.csv")
+    )
     assert proc.returncode == 0, proc.stderr
     assert "'Price-Pro' -> price-pro" in proc.stdout
     assert "field 'reviewer' has no case field: kept in the note of 2 case(s)" in proc.stdout
@@ -165,18 +167,38 @@ def test_csv_answers_out_flag_and_missing_chunks_is_bad_input(tmp_path):
     suite = project(tmp_path)
     src = tmp_path / "evalset.csv"
     src.write_text(EVAL_CSV, "utf-8")
-    proc = invoke(tmp_path, "import", str(src))
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(src))
     assert proc.returncode == 2
     assert "line 2/expected_chunk_ids: the passages are unknown: pass --chunks FILE" in proc.stderr
     assert not list((suite / "cases").iterdir())
     (tmp_path / "chunks.csv").write_text(CHUNKS.replace("refunds,", "refund-policy,"), "utf-8")
     out = tmp_path / "saved" / "answers.jsonl"
     out.parent.mkdir()
-    proc = invoke(tmp_path, "import", str(src), "--chunks", "chunks.csv", "--answers-out", str(out))
+    proc = invoke(
+        tmp_path,
+        "import",
+        "--suite",
+        "suite",
+        str(src),
+        "--chunks",
+        "chunks.csv",
+        "--answers-out",
+        str(out),
+    )
     assert proc.returncode == 2
     assert "line 3/expected_chunk_ids: not in the chunks file: refunds" in proc.stderr
     (tmp_path / "chunks.csv").write_text(CHUNKS, "utf-8")
-    proc = invoke(tmp_path, "import", str(src), "--chunks", "chunks.csv", "--answers-out", str(out))
+    proc = invoke(
+        tmp_path,
+        "import",
+        "--suite",
+        "suite",
+        str(src),
+        "--chunks",
+        "chunks.csv",
+        "--answers-out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     assert len(read_jsonl(out)) == 3 and not (tmp_path / "evalset.answers.jsonl").exists()
 
@@ -192,7 +214,7 @@ def test_conflicts_are_all_reported_and_nothing_is_written(tmp_path):
             for i in ("a", "b", "c")
         ],
     )
-    proc = invoke(tmp_path, "import", str(src))
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(src))
     assert proc.returncode == 2
     conflicts = [line for line in proc.stderr.splitlines() if "already exists" in line]
     assert len(conflicts) == 2
@@ -218,7 +240,7 @@ def test_every_bad_record_is_reported_at_once_with_its_line(tmp_path):
         + "\n",
         "utf-8",
     )
-    proc = invoke(tmp_path, "import", str(src), "--format", "golden")
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(src), "--format", "golden")
     assert proc.returncode == 2
     err = proc.stderr
     assert "g.jsonl: line 2/question: required, a non-empty string" in err
@@ -236,12 +258,15 @@ def test_format_detection_and_override(tmp_path):
         tmp_path / "mixed.jsonl",
         [{"id": "m", "question": "Q?", "expected_facts": ["x"], "rubric": "r"}],
     )
-    proc = invoke(tmp_path, "import", str(mixed))
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(mixed))
     assert proc.returncode == 2 and "pass --format" in proc.stderr
-    proc = invoke(tmp_path, "import", str(mixed), "--format", "rubric")
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(mixed), "--format", "rubric")
     assert proc.returncode == 0, proc.stderr
     assert "field 'expected_facts' has no case field" in proc.stdout
-    assert invoke(tmp_path, "import", str(mixed), "--format", "yaml").returncode == 2
+    assert (
+        invoke(tmp_path, "import", "--suite", "suite", str(mixed), "--format", "yaml").returncode
+        == 2
+    )
 
 
 def test_slugify_follows_the_case_id_rule():
@@ -273,7 +298,7 @@ def test_messy_csv_bom_crlf_quotes_multiline_cells_and_odd_ids_import_and_run(tm
     suite = project(tmp_path)
     (tmp_path / "evalset.csv").write_bytes(MESSY_CSV.encode("utf-8"))
     (tmp_path / "chunks.csv").write_bytes(MESSY_CHUNKS.encode("utf-8"))
-    proc = invoke(tmp_path, "import", "evalset.csv", "--chunks", "chunks.csv")
+    proc = invoke(tmp_path, "import", "--suite", "suite", "evalset.csv", "--chunks", "chunks.csv")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "'Q-001' -> q-001, 'Größe 2' -> grosse-2" in out
@@ -316,7 +341,7 @@ def test_a_multi_line_record_is_reported_at_the_line_it_starts_on(tmp_path):
     (tmp_path / "e.csv").write_text(
         'case_id,question,should_abstain\na,"one\ntwo\nthree",maybe\nb,fine?,perhaps\n', "utf-8"
     )
-    proc = invoke(tmp_path, "import", "e.csv")
+    proc = invoke(tmp_path, "import", "--suite", "suite", "e.csv")
     assert proc.returncode == 2
     assert "e.csv: line 2/should_abstain: 'maybe' is not" in proc.stderr
     assert "e.csv: line 5/should_abstain: 'perhaps' is not" in proc.stderr
@@ -332,8 +357,8 @@ def test_semicolon_and_tab_separated_files_and_localised_yes_no(tmp_path):
     (tmp_path / "tabs.tsv").write_text(
         "case_id\tquestion\trequired_points\nt-1\tHello, world?\thello | world\n", "utf-8"
     )
-    assert invoke(tmp_path, "import", "semi.csv").returncode == 0
-    assert invoke(tmp_path, "import", "tabs.tsv").returncode == 0
+    assert invoke(tmp_path, "import", "--suite", "suite", "semi.csv").returncode == 0
+    assert invoke(tmp_path, "import", "--suite", "suite", "tabs.tsv").returncode == 0
     assert case_file(suite, "de-1")["question"] == "Preis; pro Monat?"
     assert case_file(suite, "de-1")["expect"] == {"facts": ["45 €"], "abstain": False}
     assert case_file(suite, "de-2")["expect"] == {"abstain": True}
@@ -347,12 +372,12 @@ def test_a_json_array_file_imports_like_jsonl_with_lines(tmp_path):
         {"id": "a2", "question": "", "expected_facts": ["y"]},
     ]
     (tmp_path / "golden.json").write_text(json.dumps(records, indent=2), "utf-8")
-    proc = invoke(tmp_path, "import", "golden.json")
+    proc = invoke(tmp_path, "import", "--suite", "suite", "golden.json")
     assert proc.returncode == 2
     assert "golden.json: line 9/question: required" in proc.stderr
     records[1]["question"] = "Two?"
     (tmp_path / "golden.json").write_text(json.dumps(records, indent=2), "utf-8")
-    assert invoke(tmp_path, "import", "golden.json").returncode == 0
+    assert invoke(tmp_path, "import", "--suite", "suite", "golden.json").returncode == 0
     assert case_file(suite, "a2")["expect"] == {"facts": ["y"]}
 
 
@@ -366,12 +391,12 @@ def test_rubric_only_cases_are_named_and_chunks_with_jsonl_is_bad_input(tmp_path
         ],
     )
     (tmp_path / "chunks.csv").write_text("chunk_id,text\nc,t\n", "utf-8")
-    proc = invoke(tmp_path, "import", str(src), "--chunks", "chunks.csv")
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(src), "--chunks", "chunks.csv")
     assert proc.returncode == 2 and "--chunks is for CSV" in proc.stderr
-    proc = invoke(tmp_path, "import", str(src))
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(src))
     assert proc.returncode == 0, proc.stderr
     assert "1 case(s) have only a rubric, so only the judge grades them" in proc.stdout
-    assert proc.stdout.rstrip().endswith("t1")
+    assert "without it they error): t1\n" in proc.stdout
 
 
 def test_the_original_id_stays_in_the_note_and_long_id_lists_are_capped(tmp_path):
@@ -380,7 +405,9 @@ def test_the_original_id_stays_in_the_note_and_long_id_lists_are_capped(tmp_path
         {"id": f"Case {i}", "question": f"Q{i}?", "expected_facts": ["x"]} for i in range(25)
     ]
     records.append({"id": "質問", "question": "Why?", "expected_facts": ["y"]})
-    proc = invoke(tmp_path, "import", str(write_jsonl(tmp_path / "g.jsonl", records)))
+    proc = invoke(
+        tmp_path, "import", "--suite", "suite", str(write_jsonl(tmp_path / "g.jsonl", records))
+    )
     assert proc.returncode == 0, proc.stderr
     changed = next(line for line in proc.stdout.splitlines() if "ids changed" in line)
     assert "'Case 19' -> case-19, ... and 5 more" in changed and "case-20" not in changed
@@ -392,8 +419,89 @@ def test_a_utf16_spreadsheet_export_imports_and_a_folder_is_bad_input(tmp_path):
     suite = project(tmp_path)
     text = "case_id\tquestion\trequired_points\r\nu-1\tGrüße?\tHallo\r\n"
     (tmp_path / "unicode.tsv").write_bytes(text.encode("utf-16"))  # with its BOM
-    proc = invoke(tmp_path, "import", "unicode.tsv")
+    proc = invoke(tmp_path, "import", "--suite", "suite", "unicode.tsv")
     assert proc.returncode == 0, proc.stderr
     assert case_file(suite, "u-1")["question"] == "Grüße?"
-    proc = invoke(tmp_path, "import", str(tmp_path))
+    proc = invoke(tmp_path, "import", "--suite", "suite", str(tmp_path))
     assert proc.returncode == 2 and "is a directory, not a file" in proc.stderr
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+
+
+def copy_examples(dest: Path) -> None:
+    for name in ("evalset.csv", "chunks.csv"):
+        (dest / name).write_bytes((EXAMPLES / name).read_bytes())
+
+
+def test_import_makes_a_new_suite_and_prints_the_command_that_runs_only_its_cases(tmp_path):
+    import shlex
+
+    configured = make_project(tmp_path, [good_case("existing")])
+    copy_examples(tmp_path)
+    proc = invoke(tmp_path, "import", "evalset.csv", "--chunks", "chunks.csv")
+    assert proc.returncode == 0, proc.stderr
+    new = tmp_path / "suites" / "evalset"
+    assert sorted(p.name for p in new.iterdir()) == [
+        "cases",
+        "judge_prompt.txt",
+        "prompt.txt",
+        "suite.toml",
+    ]
+    assert sorted(p.stem for p in (new / "cases").glob("*.json")) == [
+        "pro-seat-price",
+        "refund-promise",
+        "trial-length",
+    ]
+    assert [p.stem for p in (configured / "cases").glob("*.json")] == ["existing"]
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("run them"))
+    command = shlex.split(line.split(": ", 1)[1])
+    assert command[:4] == ["invoke", "run", "--suite", "suites/evalset"]
+    run = invoke(tmp_path, *command[1:])
+    assert run.returncode == 1, run.stdout + run.stderr  # one saved answer is wrong; none errors
+    assert "cases: 2 pass, 1 fail, 0 error, 3 total" in run.stdout
+
+
+def test_import_into_a_suite_with_other_cases_selects_the_imported_ones(tmp_path):
+    suite = make_project(tmp_path, [good_case("existing")])
+    copy_examples(tmp_path)
+    (tmp_path / "one.csv").write_text(
+        "case_id,question,required_points,candidate_answer\n"
+        "faq-a,What is A?,letter,A is a letter.\nfaq-b,What is B?,letter,B is a letter.\n",
+        "utf-8",
+    )
+    proc = invoke(tmp_path, "import", "one.csv", "--suite", "suite")
+    assert proc.returncode == 0, proc.stderr
+    assert "--case 'faq-*'" in proc.stdout and "other case(s)" not in proc.stdout
+    (tmp_path / "two.csv").write_text(
+        "case_id,question,required_points,candidate_answer\n"
+        "zeta,What is Z?,letter,Z is a letter.\nalpha,What is Q?,letter,Q is a letter.\n",
+        "utf-8",
+    )
+    proc = invoke(tmp_path, "import", "two.csv", "--suite", str(suite))
+    assert proc.returncode == 0, proc.stderr
+    assert "the suite has 3 other case(s) that this command runs too" in proc.stdout
+
+
+def test_import_refuses_a_folder_that_is_not_a_suite_and_writes_nothing(tmp_path):
+    make_project(tmp_path, [])
+    copy_examples(tmp_path)
+    (tmp_path / "suites" / "evalset").mkdir(parents=True)
+    (tmp_path / "suites" / "evalset" / "notes.txt").write_text("mine\n", "utf-8")
+    proc = invoke(tmp_path, "import", "evalset.csv", "--chunks", "chunks.csv")
+    assert proc.returncode == 2 and "already exists" in proc.stderr
+    assert not (tmp_path / "evalset.answers.jsonl").exists()
+    # A bad input leaves no new suite folder behind either.
+    (tmp_path / "bad.csv").write_text("case_id,question\nx,\n", "utf-8")
+    assert invoke(tmp_path, "import", "bad.csv").returncode == 2
+    assert not (tmp_path / "suites" / "bad").exists()
+
+
+def test_the_readme_import_walkthrough_works_verbatim_on_a_fresh_clone(tmp_path):
+    from clonekit import fresh_copy, readme_block, run_lines
+
+    repo = fresh_copy(tmp_path / "clone")
+    lines = readme_block("### `invoke import`: bring an existing golden set", "sh")
+    codes, done = run_lines(lines, repo)
+    assert codes == [0, 1], done.stdout + done.stderr
+    assert "0 error" in done.stdout and "no saved answer" not in done.stdout

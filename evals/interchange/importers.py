@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import fnmatch
 import json
+import os
 import re
+import shlex
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -24,7 +28,8 @@ from evals.interchange.formats import (
     unknown_note,
 )
 from evals.suite.case import canonical_json
-from evals.suite.folder import Suite, load_suite_checks
+from evals.suite.folder import Suite, load_suite_checks, open_suite
+from evals.suite.scaffold import create_suite, refuse_existing
 from evals.suite.schemas import schema_problems
 
 FORMATS = ("auto", "golden", "rubric", "csv", "case")
@@ -267,11 +272,16 @@ def write_plan(plan: Plan) -> None:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
-def report(file: Path, suite: Suite, plan: Plan) -> list[str]:
+def report(file: Path, suite: Suite, plan: Plan, created: bool = False) -> list[str]:
     """What was written and every field that was renamed, generated, or had nowhere to go."""
     out = [
         f"imported {len(plan.cases)} case(s) from {file} (format: {plan.fmt}) into {suite.cases_dir}"
     ]
+    if created:
+        out.append(
+            f"  a new suite: {suite.path} with prompt.txt (a starter: edit it for your assistant), "
+            "suite.toml and judge_prompt.txt"
+        )
     if plan.changed_ids:
         pairs = listed([f"{a!r} -> {b}" for a, b in plan.changed_ids])
         out.append(f"  ids changed to the case-id rule (the note keeps the original): {pairs}")
@@ -288,20 +298,79 @@ def report(file: Path, suite: Suite, plan: Plan) -> list[str]:
     out += [f"  {r}" for r in plan.remarks]
     if plan.answers_path:
         out.append(f"  {len(plan.answers)} saved answer(s) written to {plan.answers_path}")
-        out.append(
-            f"  evaluate them: invoke run --answers {plan.answers_path} --model vendor/system@YYYY-MM-DD"
-        )
     return out
+
+
+def shown(path: Path) -> str:
+    """A path as a command line should carry it: relative to here when below, shell-quoted."""
+    try:
+        text = str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        text = str(path.resolve())
+    return shlex.quote(text)
+
+
+def only_these(suite: Suite, ids: list[str]) -> str | None:
+    """A --case glob that selects exactly `ids` among the suite's cases, or None."""
+    prefix = os.path.commonprefix(ids)
+    if not prefix:
+        return None
+    glob = prefix + "*"
+    every = [p.stem for p in suite.case_files()]
+    return glob if sorted(fnmatch.filter(every, glob)) == sorted(ids) else None
+
+
+def run_command(file: Path, suite: Suite, plan: Plan) -> list[str]:
+    """The exact command that runs the imported cases (with their saved answers, if any)."""
+    ids = [p.stem for p, _ in plan.cases]
+    cmd = f"invoke run --suite {shown(suite.path)}"
+    others = len(suite.case_files()) - len(ids)
+    if others:
+        glob = only_these(suite, ids)
+        if glob:
+            cmd += f" --case {shlex.quote(glob)}"
+    if not plan.answers_path:
+        lines = [f"run them: {cmd}   (add --model ID for your model; default: the offline one)"]
+    else:
+        model = f"imported/{slugify(file.stem) or 'answers'}@{dt.date.today().isoformat()}"
+        cmd += f" --answers {shown(plan.answers_path)} --model {model}"
+        lines = [
+            f"run them with their saved answers: {cmd}",
+            "  (the model id labels the answers in the run file: use the pinned id of the "
+            "system that wrote them, if you know it)",
+        ]
+    if others and " --case " not in cmd:
+        lines.append(
+            f"  the suite has {others} other case(s) that this command runs too; "
+            "import into a suite of their own (the default) to run only these"
+        )
+    return lines
+
+
+def default_suite(file: Path) -> Path:
+    """Where an import goes without --suite: a new suite named after the file, in suites/."""
+    from evals.cli import settings
+
+    return settings().root / "suites" / (slugify(file.stem) or "imported")
 
 
 def cmd_import(
     file: str, suite_dir: str | None, chunks: str | None, fmt: str, answers_out: str | None
 ) -> int:
-    """The `invoke import` command: plan every case, write them all, print what changed."""
-    from evals.cli import EXIT_OK, suite_at
+    """The `invoke import` command: plan every case, write them all, print what changed.
 
-    suite = suite_at(suite_dir)
+    Without --suite the cases go to a new suite folder (suites/NAME, created); --suite DIR
+    imports into that suite, or creates it when DIR does not exist yet."""
+    from evals.cli import EXIT_OK
+
     path = Path(file)
+    target = Path(suite_dir) if suite_dir else default_suite(path)
+    created = not (target / "cases").is_dir()
+    if created:
+        refuse_existing(target)  # before reading anything: the import would land on it
+        suite = Suite(path=target)
+    else:
+        suite = open_suite(target)
     plan = plan_import(
         path,
         suite,
@@ -309,6 +378,8 @@ def cmd_import(
         Path(chunks) if chunks else None,
         Path(answers_out) if answers_out else None,
     )
+    if created:
+        create_suite(target)
     write_plan(plan)
-    print("\n".join(report(path, suite, plan)))
+    print("\n".join(report(path, suite, plan, created) + run_command(path, suite, plan)))
     return EXIT_OK
