@@ -231,7 +231,7 @@ def test_the_request_asks_for_the_verdict_schema_on_the_suite_scale(
         10,
     )
     assert "maxLength" not in json.dumps(schema)  # strict endpoints refuse length limits
-    assert body["model"] == "gpt-4o-mini"
+    assert body["model"] == "gpt-4o-mini-2024-07-18"  # the dated snapshot, not the alias
     assert body["messages"][0] == {"role": "system", "content": PROMPT}
     user = body["messages"][1]["content"]
     for shown in (

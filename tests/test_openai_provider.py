@@ -34,6 +34,9 @@ def test_request_is_system_prompt_plus_case_with_refs_at_temperature_zero(
     header = records(run_files(root)[0])[0]
     assert header["settings"]["provider"]["generation"] == {"temperature": 0.0}
     assert header["settings"]["provider"]["endpoint_model"] == "chat-small"
+    # acme's server knows no dates: the @date labels the run, and the run says so.
+    assert header["model_date_is_label"] is True
+    assert all(r["model_date_is_label"] is True for r in records(run_files(root)[0])[1:-1])
 
 
 def test_row_records_usage_latency_resolved_model_and_cost(tmp_path, monkeypatch, openai_server):
@@ -326,3 +329,15 @@ def test_content_given_as_text_parts_is_joined_into_the_answer():
     }
     content, usage, model, finish = parse_completion(json.dumps(body).encode())
     assert (content, usage, model, finish) == ("One more seat costs 45 EUR.", None, "m", "stop")
+
+
+def test_an_openai_id_requests_the_dated_snapshot(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run(models=["openai/gpt-4o-mini@2024-07-18"]) == 0
+    (req,) = openai_server.chat_requests
+    assert req.body["model"] == "gpt-4o-mini-2024-07-18"
+    header, row, _ = records(run_files(root)[0])
+    assert header["model_date_is_label"] is False and row["model_date_is_label"] is False
+    assert header["settings"]["provider"]["endpoint_model"] == "gpt-4o-mini-2024-07-18"

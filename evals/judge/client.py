@@ -31,7 +31,7 @@ from evals.judge.verdict import (
     verdict_schema,
     wire_schema,
 )
-from evals.providers.modelid import check_pinned, endpoint_name
+from evals.providers.modelid import check_pinned, date_is_label, endpoint_name, undated_name
 from evals.reply import Reply
 from evals.run.cost import Price, cost_usd, price_for
 from evals.suite.case import Case
@@ -179,6 +179,7 @@ class Judge:
         return {
             "model": self.model,
             "endpoint_model": endpoint_name(self.model),
+            "model_date_is_label": date_is_label(self.model),
             "prompt_sha": self.prompt.sha,
             "schema_sha": self.schema_sha,
             "scale": [self.scale.lo, self.scale.hi],
@@ -355,7 +356,7 @@ def _open_cache(path: Path) -> VerdictCache | None:
 
 def _family(model: str) -> str:
     """`gpt-4o-mini-2024-07-18` and `openai/gpt-4o@2024-08-06` are both `gpt-4o`."""
-    name = endpoint_name(model).lower()
+    name = undated_name(model).lower()
     tokens = [t for t in name.split("-") if t]
     out: list[str] = []
     for t in tokens:

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from evals.providers.base import EndpointRefused
-from evals.providers.modelid import endpoint_name
+from evals.providers.modelid import date_is_label, endpoint_name, undated_name
 from evals.reply import ProviderError, Reply
 from evals.suite.case import Case
 
@@ -80,7 +80,7 @@ def same_model(pinned: str, resolved: str) -> bool:
     `openai/gpt-4o-mini@2024-07-18` matches `gpt-4o-mini` and `gpt-4o-mini-2024-07-18`,
     not `gpt-4o-mini-2024-09-01`; vendor prefixes on either side are ignored.
     """
-    want = endpoint_name(pinned).casefold()
+    want = undated_name(pinned).casefold()
     got = resolved.casefold()
     got_tail = got.split("/", 1)[1] if "/" in got and not want.count("/") else got
     if got_tail == want:
@@ -158,6 +158,11 @@ class OpenAICompatProvider:
         self._warned_length = False
         self._client: Any = None
 
+    @property
+    def model_date_is_label(self) -> bool:
+        """The pinned id's date is not what the endpoint is asked for (see modelid)."""
+        return date_is_label(self.model)
+
     def generation(self) -> dict[str, Any]:
         """Every generation setting sent with a request."""
         gen: dict[str, Any] = {"temperature": self.temperature}
@@ -170,6 +175,7 @@ class OpenAICompatProvider:
             "kind": "openai",
             "base_url": redact_url(self.base_url),
             "endpoint_model": endpoint_name(self.model),
+            "model_date_is_label": self.model_date_is_label,
             "generation": self.generation(),
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,

@@ -57,8 +57,16 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
         },
         "judge": plan.grader.stamp() if plan.grader else None,
         "sealed": None,
+        **_date_label(plan),
         **plan.header_extra,
     }
+
+
+def _date_label(plan: RunPlan) -> dict[str, bool]:
+    """`model_date_is_label: true` where the endpoint is asked for the undated name: the
+    model id's date then labels the run, it does not pin what answered."""
+    label = getattr(plan.provider, "model_date_is_label", None)
+    return {"model_date_is_label": label} if isinstance(label, bool) else {}
 
 
 async def grade_reply(
@@ -100,6 +108,7 @@ def make_row(
         "category": case.category,
         "cluster": case.cluster,
         "question": case.question,
+        **_date_label(plan),
     }
     if reply is None:
         row.update(
