@@ -53,6 +53,9 @@ def test_merge_joins_three_shards_into_one_run(tmp_path, monkeypatch, openai_ser
     assert sorted(r["case"] for r in merged) == [f"case-{i:03d}" for i in range(9)]
     header = records(out)[0]
     assert header["settings"]["shard"] is None and len(header["merged_from"]) == 3
+    # One shard's label does not name the whole run; each shard's stays in merged_from.
+    assert header["label"] is None
+    assert [m["label"] for m in header["merged_from"]] == ["shard-1", "shard-2", "shard-3"]
     assert header["n_cases"] == 9
     assert summary(out)["counts"]["total"] == 9 and summary(out)["completed"] is True
     # The merged digest equals a whole-suite run's digest: same cases, same content.
@@ -111,3 +114,13 @@ def test_two_runs_of_the_same_shard_name_a_few_clashing_cases_and_count_the_rest
     assert sum(": also in " in x for x in lines) == 5
     assert any("and 9 more case(s) also in" in x for x in lines)
     assert not (root / "m.jsonl").exists()
+
+
+def test_a_merged_run_keeps_the_label_its_shards_share(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 4)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    for i in (1, 2):
+        run(shard=f"{i}/2", label=f"nightly-shard-{i}")
+    out, _ = merge_runs(run_files(root), root / "merged.jsonl")
+    assert records(out)[0]["label"] == "nightly"

@@ -7,6 +7,7 @@ split is present exactly once, each finished, and no case appears twice.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +167,7 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
     header.update(
         run_id=out.stem,
         created=iso_z(),
+        label=merged_label([r.header.get("label") for r in runs]),
         settings=settings,
         n_cases=len(shas),
         suite_digest=suite_digest([Case({"id": cid}, None, sha) for cid, sha in shas.items()]),
@@ -173,6 +175,7 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
             {
                 "run_id": r.run_id,
                 "shard": r.header["settings"]["shard"],
+                "label": r.header.get("label"),
                 "git": r.header.get("git"),
                 "n_rows": len(r.rows),
             }
@@ -192,6 +195,18 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
             w.write(row)
         w.write(summary)
     return out, summary
+
+
+_SHARD_WORD = re.compile(r"(?:^|[-_.\s])shard[-_.]?\d+(?:[-_/of]+\d+)?(?=$|[-_.\s])", re.I)
+
+
+def merged_label(labels: list[str | None]) -> str | None:
+    """The label the shards share once their shard part is gone (`nightly-shard-2` ->
+    `nightly`), or None: one shard's label must not name the whole run."""
+    kept = {_SHARD_WORD.sub("", label).strip("-_. ") if label else "" for label in labels}
+    if len(kept) != 1:
+        return None
+    return kept.pop() or None
 
 
 def cmd_merge(files: list[str], out: str | None) -> int:
