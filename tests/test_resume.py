@@ -231,3 +231,27 @@ def test_ctrl_c_prints_the_exact_resume_command_and_it_works(tmp_path, openai_se
     )
     assert done.returncode == 0, done.stderr
     assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(10)]
+
+
+def test_resuming_a_run_without_retries_keeps_its_retries(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    # The project's own setting is 2 retries; the run says 0, and so must its new rows.
+    root = make_project(tmp_path, 2, concurrency=1, max_retries=2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.enqueue(Fault.server_error(), GOOD)
+    assert run(max_retries=0) == 3
+    (path,) = run_files(root)
+    assert records(path)[0]["settings"]["provider"]["max_retries"] == 0
+    openai_server.reset()
+    openai_server.enqueue(Fault.server_error())
+    assert run(resume=str(path), models=[]) == 3
+    assert len(openai_server.chat_requests) == 1  # no retry: the run's own 0
+    header = records(path)[0]
+    assert header["settings"]["provider"]["max_retries"] == 0
+    errors = [r["error"] for r in rows(path) if r["status"] == "error"]
+    assert errors and not any("after 2 retries" in e for e in errors)
+    assert run(resume=str(path), models=[], max_retries=3) == 2
+    assert "--retries 3 cannot be used with --resume: the run's own (0) is kept" in (
+        capsys.readouterr().err
+    )

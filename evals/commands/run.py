@@ -6,6 +6,7 @@ the exit code."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import shlex
 import sys
@@ -211,6 +212,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
     h = old.header
     if h.get("sealed"):
         raise InputError(f"{old.path}: a sealed run cannot be resumed; start a new sealed run")
+    cfg = _run_request_settings(opts, h, cfg, old.path)
     suite = suite_at(opts.suite or h.get("suite"))
     chosen = selected_cases(suite, selection(h))
     provider = _provider_for_resume(opts, h, cfg)
@@ -257,6 +259,29 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         resume=resumed,
     )
     return exit_code(_run_one(plan).summary)
+
+
+def _run_request_settings(
+    opts: RunOptions, header: dict[str, Any], cfg: Settings, where: Path
+) -> Settings:
+    """The resumed run's own timeout and retries: the header states them for every row, so
+    new rows must be made the same way (a different --timeout or --retries is refused)."""
+    stamp = (header.get("settings") or {}).get("provider") or {}
+    over: dict[str, Any] = {}
+    for key, flag, given in (
+        ("max_retries", "--retries", opts.max_retries),
+        ("timeout_s", "--timeout", opts.timeout_s),
+    ):
+        kept = stamp.get(key)
+        if kept is None:
+            continue
+        if given is not None and given != kept:
+            raise InputError(
+                f"{where}: /settings/provider/{key}: {flag} {given:g} cannot be used with "
+                f"--resume: the run's own ({kept:g}) is kept, so its rows stay alike"
+            )
+        over[key] = kept
+    return dataclasses.replace(cfg, **over) if over else cfg
 
 
 def _refuse_for_sealed(opts: RunOptions) -> None:
