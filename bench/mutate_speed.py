@@ -2,6 +2,12 @@
 
     .venv/bin/python bench/mutate_speed.py [--cases 1000]
 
+The figure is the time; the line also gives `invoke mutate`'s exit code and what it means.
+The generated cases are not tightly checked (some German negations survive, by design of
+the generator), so the usual code is 1: survivors found, which says nothing about speed.
+This script exits 0 once it has printed the figure, and stops with the reason when
+`invoke mutate` fails outright (exit 2 or 3).
+
 The cases follow the shapes of real support cases: prices beside the ticket's own times,
 archived passages, several sentences with citations, hand-overs, German and Spanish.
 """
@@ -170,7 +176,19 @@ def main() -> None:
     print(
         f"mutate: {args.cases} cases, {totals['mutants']} mutants, {totals['invariants']} "
         f"invariance variants, {totals['known_wrong']} known_wrong drafts in {seconds:.2f} s "
-        f"wall, {cpu:.2f} s CPU (exit {proc.returncode}; target < 10 s wall)"
+        f"wall, {cpu:.2f} s CPU (target < 10 s wall)"
+    )
+    print(f"invoke mutate exit {proc.returncode}: {exit_meaning(proc.returncode, totals)}")
+
+
+def exit_meaning(code: int, totals: dict[str, Any]) -> str:
+    """What `invoke mutate`'s exit code says about the synthetic suite (not about speed)."""
+    if code == 0:
+        return "every mutant killed and every invariance variant held"
+    return (
+        f"{totals['survived']} mutant(s) survived ({totals['survived_exempt']} exempt), "
+        f"{totals['false_alarms']} false alarm(s), {totals['known_wrong_missed']} known_wrong "
+        "draft(s) missed: the generated cases' checks are not tight; the timing stands"
     )
 
 

@@ -6,6 +6,11 @@ both times, the ideal N*latency/C, the ratios, a fully cached re-run, and each
 process's peak memory (from the kernel's rusage for that child).
 
     .venv/bin/python bench/throughput.py [--cases 1000] [--latency-ms 100] [--concurrency 32]
+
+Each harness line ends with `invoke run`'s exit code: 0 every case passed (the scripted
+reply is a correct answer), 1 a case failed its checks, 3 a case errored (a timing that
+includes errors is not comparable). Any code but 0 is printed with its meaning and stderr.
+The script itself exits 0 once it has printed the figures.
 """
 
 from __future__ import annotations
@@ -25,6 +30,15 @@ PY = sys.executable
 INVOKE = str(Path(PY).with_name("invoke"))
 MODEL = "bench/echo-model@2024-01-01"
 REPLY = "The Pro plan costs 45 EUR per seat and month [doc:pricing#plans]."
+
+#: `invoke run`'s exit codes (README, "Exit codes").
+EXIT_MEANING = {
+    0: "every case passed",
+    1: "a case failed its checks",
+    2: "bad input or usage",
+    3: "a case errored or the run stopped early",
+    130: "interrupted",
+}
 
 BARE = r"""
 import asyncio, json, sys
@@ -115,8 +129,11 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float,
     err = p.stderr.read().decode() if p.stderr else ""
     p.stderr and p.stderr.close()
     code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        print(f"  ! {' '.join(cmd[:3])}... exited {code}: {err[-2000:]}", file=sys.stderr)
+    if code != 0:
+        meaning = EXIT_MEANING.get(code, "unexpected")
+        print(
+            f"  ! {' '.join(cmd[:3])}... exited {code} ({meaning}): {err[-2000:]}", file=sys.stderr
+        )
     return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, code
 
 
@@ -168,10 +185,15 @@ def main() -> int:
             print(
                 f"  {name:<28} {r[0]:7.2f} s   cpu {r[2]:5.2f} s   peak {r[1]:6.1f} MB   "
                 f"{r[0] / bare[0]:.2f}x bare, {r[0] / ideal:.2f}x ideal, cpu {r[2] / bare[2]:.2f}x bare"
+                f"   exit {r[3]}"
             )
         print(
             f"  harness fully cached re-run  {cached[0]:7.2f} s   cpu {cached[2]:5.2f} s   "
-            f"peak {cached[1]:6.1f} MB"
+            f"peak {cached[1]:6.1f} MB   exit {cached[3]}"
+        )
+        codes = sorted({r[3] for r in (cold, nocache, cached)})
+        print(
+            "  exit codes: " + "; ".join(f"{c} {EXIT_MEANING.get(c, 'unexpected')}" for c in codes)
         )
         load = os.getloadavg()[0]
         print(f"  (load average {load:.1f} on {os.cpu_count()} CPUs when done)")
