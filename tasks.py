@@ -149,7 +149,8 @@ def review(c, base=None, suite=None, fail_on_weakened=False):
     name="import",
     help={
         "file": "the golden set: JSONL (golden or rubric) or CSV",
-        "suite": "suite folder (default: evals)",
+        "suite": "suite to import into, created when missing (default: a new suite, "
+        "suites/FILE-NAME)",
         "chunks": "CSV with chunk_id,text: the passages for expected_chunk_ids",
         "format": "auto (default), golden, rubric, csv or case",
         "answers_out": "where saved answers go (default: next to FILE, .answers.jsonl)",

@@ -243,6 +243,27 @@ def _complete_context_for_help(self: ParseMachine) -> None:
     _complete_context_base(self)
 
 
+_help_for = ParserContext.help_for
+
+
+def _help_for_typed(self: ParserContext, flag: str) -> tuple[str, str]:
+    # invoke names a value STRING or INT by the argument's kind and shows a repeatable flag
+    # (`--model`) as if it took no value; say what each flag takes instead.
+    arg = self.flags[flag]
+    vtype = FLAG_TYPES.get(str(arg.name).replace("-", "_"))
+    word = "STRING" if vtype is None else "INT" if vtype is WHOLE else "NUMBER"
+    kind = arg.kind
+    if kind is list:
+        arg.kind = str
+    try:
+        names, text = _help_for(self, flag)
+    finally:
+        arg.kind = kind
+    if kind is list:
+        text += " (repeatable)"
+    return (names.replace("STRING", word) if kind in (str, list) else names), text
+
+
 _parse_tasks = Program.parse_tasks
 
 
@@ -262,4 +283,5 @@ if not getattr(Program.parse_tasks, "exit_2", False):
     ParseMachine.complete_flag = _complete_flag_needing_value  # type: ignore[method-assign]
     ParseMachine.error = _error_reworded  # type: ignore[method-assign]
     ParseMachine.complete_context = _complete_context_for_help  # type: ignore[method-assign]
+    ParserContext.help_for = _help_for_typed  # type: ignore[method-assign]
     Program.parse_tasks = _parse_tasks_exit_2  # type: ignore[method-assign]

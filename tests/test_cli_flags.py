@@ -116,3 +116,10 @@ def test_typed_values_reach_the_task_converted() -> None:
     res = invoke("run", "--epochs", "0")
     assert res.returncode == 2
     assert res.stderr.strip() == "--epochs 0: must be 1 or more"
+
+
+def test_help_says_what_each_flag_takes() -> None:
+    out = invoke("run", "--help").stdout
+    for shown in ("--epochs=INT", "--max-cost=NUMBER", "--model=STRING", "-n, --no-cache"):
+        assert shown in out, shown
+    assert "(repeatable)" in out
