@@ -123,3 +123,18 @@ def test_help_says_what_each_flag_takes() -> None:
     for shown in ("--epochs=INT", "--max-cost=NUMBER", "--model=STRING", "-n, --no-cache"):
         assert shown in out, shown
     assert "(repeatable)" in out
+
+
+POSITIONAL = {"import": {"file"}, "init": {"dir"}, "new": {"id"}, "show": {"case"},
+              "report": {"run"}, "merge": {"files"}, "baseline": {"run"}}  # fmt: skip
+
+
+def test_docs_tasks_names_every_task_and_every_flag() -> None:
+    docs = (ROOT / "docs" / "tasks.md").read_text("utf-8")
+    for task in TASKS:
+        assert f"### `invoke {task}" in docs, task
+        section = docs.split(f"### `invoke {task}", 1)[1].split("\n### ", 1)[0]
+        help_text = invoke(task, "--help").stdout.split("Options:", 1)[1]
+        flags = set(re.findall(r"--([a-z][a-z-]*)", help_text)) - POSITIONAL.get(task, set())
+        missing = sorted(f for f in flags if f"--{f}" not in section)
+        assert not missing, f"docs/tasks.md: invoke {task} lacks {missing}"
