@@ -14,8 +14,10 @@ from evals.suite.case import EXPECT_ORDER, KEY_ORDER, Case, canonical_json, cont
 # expect fields whose items are each a requirement: removing one loosens the case.
 REQUIREMENT_LISTS = {
     "facts": "fact",
+    "figures": "figure",
     "mentions": "mention pattern",
-    "must_not_contain": "forbidden phrase",
+    "must_not_contain": "forbidden claim",
+    "forbidden_figures": "forbidden figure",
     "sources": "source",
 }
 MISSING = object()

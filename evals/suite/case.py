@@ -32,10 +32,14 @@ KEY_ORDER = [
 ]
 EXPECT_ORDER = [
     "facts",
+    "figures",
     "mentions",
     "must_not_contain",
+    "forbidden_figures",
     "sources",
+    "may_cite",
     "abstain",
+    "language",
     "rubric",
     "max_words",
 ]

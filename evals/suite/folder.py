@@ -39,7 +39,7 @@ class SuiteSettings:
     citation_pattern: str = DEFAULT_CITATION_PATTERN
     refusal_phrases: tuple[str, ...] = tuple(DEFAULT_REFUSAL_PHRASES)
     # How far after a figure its citation may stand, in characters.
-    figure_window: int = 120
+    figure_window: int = 240
     # Judge settings (used by the judge check).
     judge_scale: tuple[int, int] = (1, 5)
     judge_threshold: int = 3
