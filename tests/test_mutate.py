@@ -23,12 +23,25 @@ TRAP_PASSAGES = [
 ]
 
 
+PATTERN_ONLY = [
+    "mentions_expected",
+    "sources_cited",
+    "retrieval_recall",
+    "citation_precision",
+    "citations_resolve",
+    "no_unsourced_number",
+]
+
+
 def trap_case(mention: str, **over: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": "night-surcharge",
         "question": "My shift starts at 21:45. What surcharge do I get?",
         "retrieved": TRAP_PASSAGES,
         "expect": {"mentions": [mention], "sources": ["pricing#night"]},
+        # The pattern alone, without claim support (which would catch the swapped price):
+        # this case shows what mutation finds in a weak pattern.
+        "checks": PATTERN_ONLY,
         "reference": "For the shift at 21:45 you get a surcharge of 45 € per shift [doc:pricing#night].",
     }
     data.update(over)
@@ -154,6 +167,7 @@ def test_mutation_exempt_suppresses_with_the_reason_shown(tmp_path: Path) -> Non
     case = trap_case(
         r"\b45\s?€",
         expect={"facts": ["45 €"], "sources": ["pricing#night"]},
+        checks=[*PATTERN_ONLY, "facts_present"],
         mutation_exempt=[{"operator": "negation", "why": why}],
     )
     report = report_for(tmp_path, case)
@@ -420,7 +434,9 @@ def test_each_deliberately_weak_check_is_found_by_the_operator_that_exposes_it(
         for c in report.cases
     }
     assert found["generic-fact"] == {"number_swap"}
-    assert found["no-sources"] == {"citation_moved"}
+    # Without expect.sources a moved citation used to pass; citation_precision now asks whether
+    # the cited passage supports the claim, so this case is no longer weak.
+    assert found["no-sources"] == set()
     assert found["unchecked-abstain"] == {"confident_answer"}
     assert found["loose-name"] == {"entity_swap"}
     assert report.exit_code == 1

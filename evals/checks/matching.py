@@ -76,7 +76,7 @@ _SAME_WORD = {
 }
 # "22:00" is one word, not a clause break.
 _CLOCK = regex.compile(r"(\d):(\d)")
-_WORD = regex.compile(r"[\p{L}\p{N}]+|[.,;:!?()\[\]–—]")
+_WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
 _PUNCT = set(".,;:!?()[]–—")
 
 

@@ -7,7 +7,7 @@ from functools import cached_property
 import regex
 
 from evals.checks.expectations import Item, items
-from evals.checks.matching import states
+from evals.checks.matching import find
 from evals.checks.values import Figure as ValueFigure
 from evals.checks.values import parse_figures, parse_one
 from evals.mutate.text import (
@@ -111,7 +111,7 @@ class Answer:
         for s, e in self.sentences:
             sentence = self.text[s:e]
             for it in self.ctx.facts:
-                if any(states(sentence, alt) for alt in it.alternatives):
+                if any(find(sentence, alt) for alt in it.alternatives):
                     out.append((f"fact {it.label}", s, e))
         for f in parse_figures(self.text):
             for label, want in self.ctx.figures:

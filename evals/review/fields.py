@@ -16,7 +16,7 @@ REQUIREMENT_LISTS = {
     "facts": "fact",
     "figures": "figure",
     "mentions": "mention pattern",
-    "must_not_contain": "forbidden claim",
+    "must_not_contain": "forbidden phrase",
     "forbidden_figures": "forbidden figure",
     "sources": "source",
 }
