@@ -411,11 +411,14 @@ def main() -> int:
     import argparse
 
     ap = argparse.ArgumentParser(description="Loopback OpenAI-compatible Files + Batches server.")
-    ap.add_argument("--polls", type=int, default=3)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--polls", type=int, default=3, help="status checks until a batch ends")
     ap.add_argument("--content", default="scripted reply")
     ap.add_argument("--max-seconds", type=float, default=600.0)
     args = ap.parse_args()
-    srv = BatchServer(polls_to_finish=args.polls, responder=lambda body: args.content)
+    srv = BatchServer(
+        port=args.port, polls_to_finish=args.polls, responder=lambda body: args.content
+    )
     srv.start()
     print(f"listening {srv.base_url}", flush=True)
     stop = threading.Event()

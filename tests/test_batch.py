@@ -180,18 +180,26 @@ def test_a_bad_batch_discount_is_refused_naming_the_file_and_field(
 def test_max_cost_sends_only_what_the_estimate_fits_and_refuses_the_rest(
     tmp_path, monkeypatch, srv
 ):
-    # ~190 prompt characters per request -> ~48 input tokens at $1000/M x 0.5: ~$0.024 each.
+    # 283 prompt characters a request -> ~71 input tokens at $1000/M x 0.5: ~$0.035 each,
+    # and no output size known yet (no max_tokens, no answer): two fit in $0.08.
     root = batch_project(tmp_path, 10, price=(1000.0, 1000.0), discount=0.5)
     use(monkeypatch, root, srv.base_url)
-    assert run(batch=True, max_cost=0.06) == 3
+    assert run(batch=True, max_cost=0.08) == 3
     path = run_files(root)[-1]
     s = summary(path)
-    assert s["completed"] is False and s["stopped_reason"].startswith("budget: the batch of 10")
-    sent = len(srv.uploaded_lines)
-    assert 1 <= sent < 10 and len(rows(path)) == sent
+    assert s["completed"] is False
+    assert s["stopped_reason"].startswith(
+        "budget: the batch of 10 request(s) would cost about $0.35"
+    )
+    assert "input only" in s["stopped_reason"] and s["stopped_reason"].endswith("2 sent")
+    assert len(srv.uploaded_lines) == 2 and len(rows(path)) == 2
+    # Resumed with room for the rest: they go as a second batch, sized by the answers so far.
+    assert run(resume=path.name, models=[], max_cost=1.0) == 0
+    assert len(srv.uploaded_lines) == 10 and len(rows(path)) == 10
+    sent = 10
     # A budget below one request: nothing is uploaded at all.
     assert run(batch=True, max_cost=0.000001, no_cache=True) == 3
-    assert len(srv.uploaded_lines) == sent and srv.batches_created == 1
+    assert len(srv.uploaded_lines) == sent and srv.batches_created == 2
     assert "0 sent" in summary(run_files(root)[-1])["stopped_reason"]
 
 
