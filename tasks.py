@@ -61,6 +61,8 @@ def new(c, id, suite=None):  # noqa: A002 - the flag users type is `invoke new I
         "timeout": "seconds per request (and per --target call) before it is retried or "
         "abandoned (default [tool.evals] timeout_s)",
         "retries": "retries per request, with backoff (default [tool.evals] max_retries)",
+        "batch": "send the requests as one provider batch (OpenAI-compatible Batch API, "
+        "24 h window, batch price); see docs/batch.md",
     },
 )
 def run(
@@ -85,6 +87,7 @@ def run(
     key_file=None,
     timeout=None,
     retries=None,
+    batch=False,
 ):
     """Send every case to the model, check the answers, write a stamped run file."""
     from evals.commands.run import RunOptions, cmd_run
@@ -114,6 +117,7 @@ def run(
                 key_file=key_file,
                 timeout_s=None if timeout is None else float(timeout),
                 max_retries=None if retries is None else int(retries),
+                batch=bool(batch),
             )
         except ValueError as exc:
             raise InputError(f"run: bad flag value: {exc}") from None

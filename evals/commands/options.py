@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,11 @@ from evals.judge.client import make_judge
 from evals.providers.base import Provider
 from evals.providers.local import ExtractiveModel
 from evals.providers.modelid import check_pinned
-from evals.providers.openai_compat import from_settings
+from evals.providers.openai_compat import OpenAICompatProvider, from_settings
 from evals.providers.replay import ReplayProvider
 from evals.providers.target import TargetProvider, load_target
-from evals.run.cost import price_for
-from evals.run.plan import Grader
+from evals.run.cost import batch_discount, price_for
+from evals.run.plan import BatchSettings, Grader
 from evals.suite.case import Case
 from evals.suite.folder import Suite, select_cases
 
@@ -51,6 +52,8 @@ class RunOptions:
     #: Per-request timeout and SDK retries, overriding [tool.evals] timeout_s / max_retries.
     timeout_s: float | None = None
     max_retries: int | None = None
+    #: Send the requests as one provider batch (OpenAI-compatible endpoints only).
+    batch: bool = False
 
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
@@ -111,6 +114,11 @@ def check_flags(opts: RunOptions, models: list[str]) -> None:
         raise InputError(f"--timeout {opts.timeout_s}: must be more than 0 seconds")
     if opts.max_retries is not None and opts.max_retries < 0:
         raise InputError(f"--retries {opts.max_retries}: must be 0 or more")
+    if opts.batch and (opts.target or opts.answers):
+        flag = "--target" if opts.target else "--answers"
+        raise InputError(
+            f"--batch needs an OpenAI-compatible endpoint: {flag} is answered here, not by one"
+        )
 
 
 def settings_for(opts: RunOptions) -> Settings:
@@ -147,3 +155,42 @@ def check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:
             f"--max-cost: no price for {model!r} in [tool.evals.prices] "
             "(USD per million input and output tokens), so its cost cannot be estimated"
         )
+
+
+def _pointer(*parts: str) -> str:
+    """A JSON pointer (RFC 6901): `/` and `~` inside a part are escaped."""
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _seconds(cfg: Settings, key: str, default: float) -> float:
+    value = cfg.extra.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise InputError(
+            f"{cfg.root / 'pyproject.toml'}: {_pointer('tool', 'evals', key)}: "
+            f"{value!r} is not a number of seconds more than 0"
+        )
+    return float(value)
+
+
+def batch_settings(provider: Provider, cfg: Settings) -> BatchSettings:
+    """`--batch`: the endpoint must be OpenAI-compatible; the price table may give the batch
+    discount; `[tool.evals] batch_poll_s` / `batch_poll_max_s` set the wait between checks."""
+    if not isinstance(provider, OpenAICompatProvider):
+        what = "the offline model" if provider.stamp().get("kind") == "local" else "not one"
+        raise InputError(
+            f"--batch needs an OpenAI-compatible endpoint: {provider.model!r} is {what}"
+        )
+    try:
+        discount = batch_discount(provider.model, cfg.prices)
+    except ValueError as exc:
+        where = _pointer("tool", "evals", "prices", provider.model, "batch_discount")
+        raise InputError(f"{cfg.root / 'pyproject.toml'}: {where}: {exc}") from None
+    poll_s = _seconds(cfg, "batch_poll_s", 5.0)
+    poll_max_s = max(poll_s, _seconds(cfg, "batch_poll_max_s", 60.0))
+    if discount is None and price_for(provider.model, cfg.prices) is not None:
+        print(
+            f"warning: no batch_discount for {provider.model!r} in [tool.evals.prices]: "
+            "batch costs are counted at the live price",
+            file=sys.stderr,
+        )
+    return BatchSettings(poll_s=poll_s, poll_max_s=poll_max_s, discount=discount)

@@ -13,6 +13,7 @@ from typing import Any
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
 from evals.commands.options import (
     RunOptions,
+    batch_settings,
     check_budget,
     check_flags,
     grader_for,
@@ -24,6 +25,7 @@ from evals.commands.options import (
 from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
+from evals.run.batch import execute_batch
 from evals.run.console import print_summary
 from evals.run.plan import RunPlan, RunResult
 from evals.run.progress import RunProgress
@@ -35,9 +37,10 @@ from evals.seal.runs import open_sealed, run_sealed
 def _run_one(plan: RunPlan) -> RunResult:
     done = len(plan.resume.rows) if plan.resume else 0
     epochs = f" x {plan.epochs} epochs" if plan.epochs > 1 else ""
+    mode = " as one provider batch" if plan.batch else ""
     print(
-        f"running {len(plan.cases)} case(s){epochs} of {plan.suite.path} on {plan.provider.model} "
-        f"(prompt {plan.suite.prompt_sha()[:7]})",
+        f"running {len(plan.cases)} case(s){epochs} of {plan.suite.path} on {plan.provider.model}"
+        f"{mode} (prompt {plan.suite.prompt_sha()[:7]})",
         flush=True,
     )
     progress = RunProgress(len(plan.cases) * plan.epochs - done)
@@ -49,7 +52,10 @@ def _run_one(plan: RunPlan) -> RunResult:
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
     try:
-        result = asyncio.run(execute(plan, on_row=progress.row))
+        if plan.batch:
+            result = asyncio.run(execute_batch(plan, on_row=progress.row, on_note=progress.note))
+        else:
+            result = asyncio.run(execute(plan, on_row=progress.row))
     finally:
         progress.close()
         gc.set_threshold(*threshold)
@@ -108,10 +114,11 @@ def cmd_run(opts: RunOptions) -> int:
     ]
     for p in providers:
         check_budget(opts, p.model, cfg)
+    batches = [batch_settings(p, cfg) if opts.batch else None for p in providers]
     # Every judge is made before any run starts, so bad judge settings cost no requests.
     graders = [grader_for(opts.judge, suite, cfg, not opts.no_cache) for _ in providers]
     codes = []
-    for provider, grader in zip(providers, graders, strict=True):
+    for provider, grader, batch in zip(providers, graders, batches, strict=True):
         if len(providers) > 1:
             print(f"== model {provider.model}", flush=True)
         plan = RunPlan(
@@ -129,6 +136,7 @@ def cmd_run(opts: RunOptions) -> int:
             cache_path=cfg.cache_path,
             prices=cfg.prices,
             max_cost=opts.max_cost,
+            batch=batch,
         )
         codes.append(exit_code(_run_one(plan).summary))
     code = worst(codes)
@@ -193,6 +201,13 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
     )
     settings = h.get("settings", {})
     check_budget(opts, provider.model, cfg)
+    # A batch run continues as one (collecting a batch still running); a live run stays live.
+    if opts.batch and not settings.get("batch"):
+        raise InputError(
+            f"{old.path}: /settings/batch: this run sent live requests; --batch cannot "
+            "switch it (start a new run with --batch)"
+        )
+    batch = batch_settings(provider, cfg) if settings.get("batch") else None
     print(
         f"resuming {old.path.name}: {len(resumed.rows)} row(s) kept, "
         f"{len(chosen) * int(settings.get('epochs', 1)) - len(resumed.rows)} to run",
@@ -215,6 +230,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         prices=cfg.prices,
         max_cost=opts.max_cost,
         resume=resumed,
+        batch=batch,
     )
     return exit_code(_run_one(plan).summary)
 
@@ -239,6 +255,11 @@ def cmd_run_sealed(opts: RunOptions) -> int:
     """`invoke run --sealed`: the pile supplies the plan's cases and row filter; only
     aggregates are printed."""
     _refuse_for_sealed(opts)
+    if opts.batch:
+        raise InputError(
+            "--batch cannot be used with --sealed: the pile's cases would be stored in the "
+            "provider's files"
+        )
     cfg = settings_for(opts)
     suite = suite_at(opts.suite)
     sealed = open_sealed(suite, opts.key_file, bool(opts.force), cfg.runs_path)

@@ -290,13 +290,18 @@ class OpenAICompatProvider:
                 raise self._failure(exc) from None
             latency = (time.perf_counter() - start) * 1000
             try:
-                content, usage, resolved, finish = parse_completion(raw)
-                break
+                return self.reply_from_body(raw, latency)
             except MalformedBody as exc:
                 if attempt == self.max_retries:
                     tries = f" (after {attempt} retries)" if attempt else ""
                     raise ProviderError(self._redact(f"{exc}{tries}")) from None
                 await asyncio.sleep(min(0.25 * 2**attempt, 8.0))
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def reply_from_body(self, raw: bytes, latency_ms: float | None) -> Reply:
+        """The Reply in a chat completion body (a live response, or one line of a batch's
+        output); ProviderError (MalformedBody when asking again may help) when it is none."""
+        content, usage, resolved, finish = parse_completion(raw)
         resolved = self._redact(resolved) if resolved else None
         if resolved and resolved not in self._warned and not same_model(self.model, resolved):
             self._warned.add(resolved)
@@ -313,9 +318,18 @@ class OpenAICompatProvider:
         return Reply(
             answer=self._redact(content),
             usage=usage,
-            latency_ms=latency,
+            latency_ms=latency_ms,
             resolved_model=resolved,
         )
+
+    def sdk_client(self) -> Any:
+        """The shared AsyncOpenAI client (its timeout and retries), for the Files and Batches
+        endpoints."""
+        return self._get_client()
+
+    def error_for(self, exc: BaseException) -> ProviderError:
+        """What an SDK failure that outlived its retries means, in one line without the key."""
+        return self._failure(exc)
 
     async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
         return await self.send(self.request_for(case, prompt))

@@ -81,6 +81,8 @@ class RunFile:
     summary: dict[str, Any] | None = None
     truncated: bool = False
     warnings: list[str] = field(default_factory=list)
+    #: `batch` records of a batch run: input files uploaded, batches created and ended.
+    batches: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def run_id(self) -> str:
@@ -107,6 +109,7 @@ def read_run(path: Path) -> RunFile:
         raise InputError([Problem(str(path), "", f"not UTF-8: {exc}")]) from None
     header: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = []
+    batches: list[dict[str, Any]] = []
     summary = None
     truncated = False
     warnings = []
@@ -148,6 +151,8 @@ def read_run(path: Path) -> RunFile:
             rows.append(rec)
         elif kind == "summary":
             summary = rec
+        elif kind == "batch":
+            batches.append(rec)
         else:
             problems.append(Problem(str(path), f"line {n}", f"unknown record kind {kind!r}"))
     if header is None:
@@ -155,7 +160,7 @@ def read_run(path: Path) -> RunFile:
     if problems:
         raise InputError(problems)
     assert header is not None
-    return RunFile(path, header, rows, summary, truncated, warnings)
+    return RunFile(path, header, rows, summary, truncated, warnings, batches)
 
 
 def run_headers(runs_dir: Path) -> Iterator[tuple[dict[str, Any], Path]]:

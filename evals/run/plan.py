@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from evals.checks import CheckResult
 from evals.providers.base import Provider
+from evals.providers.batch import COMPLETION_WINDOW, ENDPOINT
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import Suite
@@ -42,6 +43,27 @@ class Resumed:
     path: Path
     header: dict[str, Any]
     rows: list[dict[str, Any]]
+    #: The run's `batch` records (a batch run): a batch still open is collected, not re-sent.
+    batches: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """`--batch`: the answers come from one provider batch instead of live requests."""
+
+    #: The first wait between status checks, doubled after each up to `poll_max_s`.
+    poll_s: float = 5.0
+    poll_max_s: float = 60.0
+    #: The price table's batch_discount for the model (None: costs at the live price).
+    discount: float | None = None
+
+    def stamp(self) -> dict[str, Any]:
+        """What the run header records under settings.batch."""
+        return {
+            "endpoint": ENDPOINT,
+            "completion_window": COMPLETION_WINDOW,
+            "discount": self.discount,
+        }
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,8 @@ class RunPlan:
     max_cost: float | None = None
     #: --resume: the run file to continue.
     resume: Resumed | None = None
+    #: --batch: send the requests as one provider batch (an OpenAI-compatible endpoint only).
+    batch: BatchSettings | None = None
 
 
 @dataclass

@@ -52,6 +52,7 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
             "cache": plan.use_cache,
             "max_cost_usd": plan.max_cost,
             "price": plan.prices.get(plan.provider.model),
+            **({"batch": plan.batch.stamp()} if plan.batch else {}),
             **plan.settings,
         },
         "judge": plan.grader.stamp() if plan.grader else None,

@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from evals.providers.base import (
@@ -26,7 +27,8 @@ from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 
 
-def _request_chars(request: dict[str, Any]) -> int:
+def request_chars(request: dict[str, Any]) -> int:
+    """The characters of a request's messages: the prompt-size floor of its cost."""
     msgs = request.get("body", {}).get("messages") or []
     return sum(len(m.get("content") or "") for m in msgs if isinstance(m, dict))
 
@@ -66,7 +68,7 @@ class _Work:
                 hit = self.cache.get(key)
                 if hit is not None:
                     return hit, None
-            reply = await self._budgeted(self.requester.send(request), _request_chars(request))
+            reply = await self._budgeted(self.requester.send(request), request_chars(request))
             if reply is not None:
                 self.refusals.answered()
             if reply is not None and self.cache:
@@ -113,24 +115,34 @@ class _Work:
         return reply
 
 
+def open_run_file(
+    plan: RunPlan,
+) -> tuple[Path, dict[str, Any], BatchedRunWriter, list[dict[str, Any]]]:
+    """A new run file with its header written, or the resumed one made whole again; with
+    the rows it already holds."""
+    if plan.resume is not None:
+        return plan.resume.path, plan.resume.header, reopen(plan.resume), list(plan.resume.rows)
+    created_dt = utc_now()
+    path = plan.runs_dir / run_file_name(created_dt, plan.suite.prompt_sha(), plan.label)
+    header = make_header(plan, path.stem, created_dt.isoformat().replace("+00:00", "Z"))
+    writer = BatchedRunWriter(path)
+    writer.write(header)
+    return path, header, writer, []
+
+
+def to_run(plan: RunPlan, rows: list[dict[str, Any]]) -> list[tuple[Case, int]]:
+    """Every (case, epoch) without a row yet, epoch by epoch."""
+    done = {(r["case"], r.get("epoch", 0)) for r in rows}
+    return [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
+
+
 async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:
     """Run every case (times every epoch) not already done; rows are written as each finishes."""
     prompt_sha = plan.suite.prompt_sha()
     prompt = plan.suite.prompt_text()
-    if plan.resume is not None:
-        path, header = plan.resume.path, plan.resume.header
-        writer = reopen(plan.resume)
-        rows = list(plan.resume.rows)
-    else:
-        created_dt = utc_now()
-        path = plan.runs_dir / run_file_name(created_dt, prompt_sha, plan.label)
-        header = make_header(plan, path.stem, created_dt.isoformat().replace("+00:00", "Z"))
-        writer = BatchedRunWriter(path)
-        writer.write(header)
-        rows = []
+    path, header, writer, rows = open_run_file(plan)
     run_id = header["run_id"]
-    done = {(r["case"], r.get("epoch", 0)) for r in rows}
-    queue = [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
+    queue = to_run(plan, rows)
     work = _Work(plan, prompt)
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))

@@ -31,6 +31,12 @@ class BatchedRunWriter(RunWriter):
             os.fsync(self._fh.fileno())
             self._last_sync = now
 
+    def sync(self) -> None:
+        """Make everything written so far durable now (a record that must survive a crash)."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._last_sync = time.monotonic()
+
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.flush()
