@@ -225,13 +225,34 @@ def report(c, run=None, html=None, review=False, a=None, b=None):
         "labels": 'JSONL of {"case": ID, "label": "pass"|"fail"} for the run\'s drafts',
         "judge": "pinned judge model: judge now (the references, or the run's drafts)",
         "no_cache": "ask the judge again instead of reusing cached verdicts",
+        "checks": "measure the deterministic checks instead of the judge: grade the references, "
+        "known_right/known_wrong drafts and labelled/*.jsonl answers; no model",
+        "format": "with --checks: md (default) or json",
     }
 )
-def calibrate(c, suite=None, run=None, labels=None, judge=None, no_cache=False):
-    """Judge vs human labels: agreement, Cohen's kappa, confusion matrix; exit 1 below the floor."""
-    from evals.judge.calibrate import cmd_calibrate
+def calibrate(
+    c, suite=None, run=None, labels=None, judge=None, no_cache=False, checks=False, format=None
+):  # noqa: A002
+    """Judge vs human labels (kappa, confusion matrix); --checks: the checks vs labelled answers."""
 
-    _done(guarded(lambda: cmd_calibrate(suite, run, labels, judge, not no_cache)))
+    def body() -> int:
+        from evals.errors import InputError
+
+        if checks:
+            if run or labels or judge or no_cache:
+                raise InputError(
+                    "--checks calls no model: --run, --labels, --judge and --no-cache do not apply"
+                )
+            from evals.calibrate.command import cmd_calibrate_checks
+
+            return cmd_calibrate_checks(suite, format or "md")
+        if format is not None:
+            raise InputError("--format applies to --checks")
+        from evals.calibrate.judge import cmd_calibrate
+
+        return cmd_calibrate(suite, run, labels, judge, not no_cache)
+
+    _done(guarded(body))
 
 
 @task(

@@ -14,7 +14,8 @@ from casekit import good_case, invoke, make_project
 from openai_server import OpenAIServer
 
 from evals.cli import guarded
-from evals.judge.calibrate import agreement, cmd_calibrate, cohen_kappa, confusion
+from evals.calibrate.judge import cmd_calibrate
+from evals.calibrate.stats import agreement, cohen_kappa, confusion
 
 JUDGE = "anthropic/claude-3-5-haiku@2024-10-22"
 

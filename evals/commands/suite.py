@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
+from evals.calibrate.labelled import labelled_files, read_labelled
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
 from evals.errors import Problem
@@ -14,8 +16,11 @@ from evals.suite.folder import Suite
 
 
 def validate_suite(suite: Suite) -> list[Problem]:
-    """Every problem in the suite's case files, prompt and sealed pile, without raising."""
+    """Every problem in the suite's case files, labelled answers, prompt and sealed pile,
+    without raising."""
     _, problems = load_cases(suite, strict=False)
+    # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
+    problems += read_labelled(suite, {p.stem for p in suite.case_files()})[1]
     if not suite.prompt_path.is_file():
         problems.append(Problem(str(suite.prompt_path), "", "prompt.txt is missing"))
     # The sealed pile's integrity needs no key; with EVAL_SEAL_KEY set its cases are checked too.
@@ -31,13 +36,16 @@ def cmd_validate(suite_dir: str | None) -> int:
         print(p, file=sys.stderr)
     n = len(suite.case_files())
     if problems:
-        files = len({p.path for p in problems})
+        # A labelled answer's problem names its line (`file.jsonl:12`): count the file once.
+        files = len({re.sub(r":\d+$", "", p.path) for p in problems})
         print(
             f"{len(problems)} problem(s) in {files} file(s); {n} case file(s) checked",
             file=sys.stderr,
         )
         return EXIT_USAGE
-    print(f"ok: {n} case file(s) valid in {suite.path}")
+    labelled = labelled_files(suite)
+    more = f" and {len(labelled)} labelled answer file(s)" if labelled else ""
+    print(f"ok: {n} case file(s){more} valid in {suite.path}")
     return EXIT_OK
 
 

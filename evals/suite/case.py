@@ -24,6 +24,7 @@ KEY_ORDER = [
     "checks",
     "reference",
     "known_wrong",
+    "known_right",
     "mutation_exempt",
     "human",
     "cluster",

@@ -44,6 +44,9 @@ class SuiteSettings:
     judge_scale: tuple[int, int] = (1, 5)
     judge_threshold: int = 3
     judge_on_facts: bool = False
+    # Floors of `invoke calibrate --checks` ([calibration] in suite.toml).
+    min_sensitivity: float = 0.95
+    min_specificity: float = 0.95
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -100,13 +103,18 @@ def load_suite_settings(path: Path) -> SuiteSettings:
     extra = {}
     where = str(file)
     for key, value in table.items():
+        if key == "calibration":
+            floors, found = calibration_floors(value, where)
+            kwargs.update(floors)
+            problems += found
+            continue
         if key in EXTRA_KEYS:
             if not isinstance(value, dict):
                 problems.append(Problem(where, f"/{key}", "must be a table: [checks]"))
             extra[key] = value
             continue
         if key not in _EXPECTED:
-            known = ", ".join([*_EXPECTED, *EXTRA_KEYS])
+            known = ", ".join([*_EXPECTED, *EXTRA_KEYS, "calibration"])
             problems.append(Problem(where, f"/{key}", f"unknown setting (known: {known})"))
             continue
         kind = _EXPECTED[key]
@@ -133,6 +141,28 @@ _EXPECTED: dict[str, type] = {
 }
 # A table of settings for the suite's own checks, which read `settings.extra["checks"]`.
 EXTRA_KEYS = ("checks",)
+
+
+FLOORS = ("min_sensitivity", "min_specificity")
+
+
+def calibration_floors(value: Any, where: str) -> tuple[dict[str, float], list[Problem]]:
+    """The `[calibration]` table: each floor a number from 0 to 1."""
+    if not isinstance(value, dict):
+        return {}, [Problem(where, "/calibration", "must be a table: [calibration]")]
+    floors: dict[str, float] = {}
+    problems: list[Problem] = []
+    for key, floor in value.items():
+        at = f"/calibration/{key}"
+        if key not in FLOORS:
+            problems.append(Problem(where, at, f"unknown setting (known: {', '.join(FLOORS)})"))
+        elif isinstance(floor, bool) or not isinstance(floor, int | float):
+            problems.append(Problem(where, at, "must be a number from 0 to 1"))
+        elif not 0.0 <= floor <= 1.0:
+            problems.append(Problem(where, at, f"{floor!r} is not between 0 and 1"))
+        else:
+            floors[key] = float(floor)
+    return floors, problems
 
 
 def _value_problem(key: str, value: Any) -> str | None:
