@@ -38,6 +38,17 @@ def printable(text: str, *, one_line: bool = False) -> str:
     return out
 
 
+def describe(exc: BaseException) -> str:
+    """`Type: message` of an exception on one clean line; an exception whose text cannot
+    even be produced (a hostile `__str__`) still gives a reason instead of a crash."""
+    name = printable(type(exc).__name__, one_line=True)[:80] or "exception"
+    try:
+        text = str(exc)
+    except Exception:
+        text = "(its message could not be read)"
+    return f"{name}: {printable(text, one_line=True)}"
+
+
 class SecretMask:
     """Masks one secret (an API key) in text: the whole of it, and any long fragment of it."""
 

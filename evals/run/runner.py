@@ -14,6 +14,7 @@ from evals.providers.base import (
     RefusalWatch,
     RequestProvider,
 )
+from evals.providers.masking import describe
 from evals.reply import ProviderError, Reply
 from evals.run.cache import AnswerCache, cache_key
 from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
@@ -83,7 +84,7 @@ class _Work:
             return None, str(exc) or type(exc).__name__
         except Exception as exc:  # an unexpected provider failure is still only this case's error
             self.refusals.answered()
-            return None, f"{type(exc).__name__}: {exc}"
+            return None, describe(exc)[:500]
 
     async def _budgeted(self, coro: Any, chars: int) -> Reply | None:
         b = self.budget
@@ -160,7 +161,17 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
                 row["cost_usd"] = cost_usd(reply.usage, work.price)
             if plan.row_filter:
                 row = plan.row_filter(row)
-            writer.write(row)
+            try:
+                writer.write(row)
+            except ValueError as exc:
+                # A row that is not JSON (a NaN from an app or a check) would make the file
+                # unreadable: the case becomes an error row that says why.
+                row = make_row(
+                    plan, run_id, prompt_sha, case, epoch, None, f"row not written: {exc}"
+                )
+                if plan.row_filter:
+                    row = plan.row_filter(row)
+                writer.write(row)
             rows.append(row)
             if on_row:
                 on_row(row)
