@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,8 +131,20 @@ def grader_for(judge: str | None, suite: Suite, cfg: Settings, use_cache: bool) 
     return make_judge(model=judge, suite=suite, settings=cfg, use_cache=use_cache)
 
 
-def selected_cases(suite: Suite, sel: dict[str, Any]) -> list[Case]:
-    cases, _ = load_cases(suite)
+def warn_unmatched_answers(provider: Provider, cases: list[Case]) -> None:
+    """Say which saved answers (--answers) name no case of the suite."""
+    if isinstance(provider, ReplayProvider):
+        line = provider.unmatched({c.id for c in cases})
+        if line:
+            print(line, file=sys.stderr, flush=True)
+
+
+def selected_cases(
+    suite: Suite, sel: dict[str, Any], cases: list[Case] | None = None
+) -> list[Case]:
+    """The cases a selection (--case, --category, --limit, --shard) keeps, in id order."""
+    if cases is None:
+        cases, _ = load_cases(suite)
     chosen = select_cases(
         cases, case_glob=sel.get("case"), category=sel.get("category"), limit=sel.get("limit")
     )

@@ -10,6 +10,7 @@ import gc
 import sys
 from typing import Any
 
+from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
 from evals.commands.options import (
     RunOptions,
@@ -20,6 +21,7 @@ from evals.commands.options import (
     parse_shard,
     selected_cases,
     settings_for,
+    warn_unmatched_answers,
 )
 from evals.config import Settings
 from evals.errors import InputError
@@ -100,7 +102,8 @@ def cmd_run(opts: RunOptions) -> int:
         "limit": opts.limit,
         "shard": {"index": shard[0], "count": shard[1]} if shard else None,
     }
-    chosen = selected_cases(suite, sel)
+    every_case, _ = load_cases(suite)
+    chosen = selected_cases(suite, sel, every_case)
     if not chosen:
         raise InputError("no case matches the selection (--case/--category/--limit/--shard)")
     providers = [
@@ -108,6 +111,7 @@ def cmd_run(opts: RunOptions) -> int:
     ]
     for p in providers:
         check_budget(opts, p.model, cfg)
+        warn_unmatched_answers(p, every_case)
     # Every judge is made before any run starts, so bad judge settings cost no requests.
     graders = [grader_for(opts.judge, suite, cfg, not opts.no_cache) for _ in providers]
     codes = []
