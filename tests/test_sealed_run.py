@@ -232,6 +232,74 @@ def test_pairing_counts_cases_that_broke_and_error_text_stays_withheld(sealed) -
     assert [e["errors"] for e in ledger(proj)] == [0, 0, len(CHOSEN)]
 
 
+def _sealed_on_server(proj: Path, key: str, server, monkeypatch) -> int:
+    """`invoke run --sealed --model M` in-process against the loopback server."""
+    from evals.cli import guarded
+    from evals.commands.run import RunOptions, cmd_run
+
+    monkeypatch.chdir(proj)
+    monkeypatch.setenv("EVAL_SEAL_KEY", key)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-sealed-0123456789")
+    opts = RunOptions(models=["acme/chat-small@2024-07-18"], sealed=True)
+    return guarded(lambda: cmd_run(opts))
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_a_provider_message_quoting_a_sealed_case_is_never_stored_or_printed(
+    sealed, openai_server, monkeypatch, capsys, status: int
+) -> None:
+    from openai_server import Fault
+
+    from evals.cli import guarded
+    from evals.report.command import cmd_report
+
+    proj, key, chosen = sealed
+    question = chosen[0]["question"]
+    # The endpoint quotes the prompt it refused, as some gateways do.
+    openai_server.responder = lambda body: (_ for _ in ()).throw(AssertionError("not refused"))
+    openai_server.enqueue(*[Fault.http(status, f"denied for prompt: {question}")] * 40)
+    code = _sealed_on_server(proj, key, openai_server, monkeypatch)
+    assert code == 3
+    assert guarded(lambda: cmd_report("latest", html=str(proj / "sealed-report.html"))) == 0
+    out = capsys.readouterr()
+    printed = out.out + out.err
+    for c in chosen:
+        for text in [*secrets_of(c), "denied for prompt"]:
+            assert text not in printed, text
+            for path, raw in all_bytes(proj):
+                if path.parent.name != "cases":
+                    assert text.encode() not in raw, f"{text!r} found in {path}"
+    (run_file,) = run_files(proj)
+    recs = read_jsonl(run_file)
+    errors = {r["error"] for r in recs if r["kind"] == "case"}
+    assert errors == {f"HTTP {status}: provider message withheld (sealed run)"}
+    if status == 401:
+        stopped = recs[-1]["stopped_reason"]
+        assert stopped.startswith("the endpoint refused every request: HTTP 401: provider")
+
+
+def test_a_model_name_quoting_a_sealed_case_is_withheld_from_rows_and_warnings(
+    sealed, openai_server, monkeypatch, capsys
+) -> None:
+    from openai_server import Scripted
+
+    proj, key, chosen = sealed
+    leak = chosen[1]["question"]
+    openai_server.responder = lambda body: Scripted(
+        "One more Pro seat costs 45 € [doc:pricing#plans].", model=f"chat-small-{leak}"
+    )
+    code = _sealed_on_server(proj, key, openai_server, monkeypatch)
+    assert code in (0, 1)
+    out = capsys.readouterr()
+    assert leak not in out.out + out.err
+    assert "reports a model other than the pinned" in out.err
+    (run_file,) = run_files(proj)
+    assert leak.encode() not in run_file.read_bytes()
+    models = {r["resolved_model"] for r in read_jsonl(run_file) if r["kind"] == "case"}
+    assert models == {"withheld: not the pinned model (sealed run)"}
+
+
 def test_an_altered_ledger_refuses_the_run_and_writes_nothing(sealed) -> None:
     proj, key, _ = sealed
     assert run_sealed(proj, key).returncode in (0, 1)

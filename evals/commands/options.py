@@ -79,9 +79,11 @@ def make_provider(
     *,
     answers: str | None = None,
     target: str | None = None,
+    withhold: bool = False,
 ) -> Provider:
     """Replay for --answers, the app for --target, the offline model for `local/...`,
-    any other pinned id on the OpenAI-compatible endpoint."""
+    any other pinned id on the OpenAI-compatible endpoint. With `withhold`, the endpoint
+    provider prints nothing the endpoint said (a sealed run)."""
     if answers:
         if not model:
             raise InputError("--answers needs --model: the pinned id of the system that wrote them")
@@ -92,7 +94,7 @@ def make_provider(
     model = check_pinned(model or cfg.default_model)
     if model.startswith("local/extractive"):
         return ExtractiveModel(model)
-    return from_settings(model, cfg)
+    return from_settings(model, cfg, withhold=withhold)
 
 
 def check_flags(opts: RunOptions, models: list[str]) -> None:

@@ -248,7 +248,7 @@ def cmd_run_sealed(opts: RunOptions) -> int:
     sealed = open_sealed(suite, opts.key_file, bool(opts.force), cfg.runs_path)
     plan = RunPlan(
         suite=suite,
-        provider=make_provider(cfg, opts.model, target=opts.target),
+        provider=make_provider(cfg, opts.model, target=opts.target, withhold=True),
         runs_dir=cfg.runs_path,
         root=cfg.root,
         label=opts.label,

@@ -75,6 +75,23 @@ def same_model(pinned: str, resolved: str) -> bool:
 MALFORMED = "malformed reply"
 
 
+def plain_model_id(pinned: str, resolved: str) -> bool:
+    """Whether the endpoint reports exactly the pinned model, in one of the forms endpoints
+    use (`gpt-4o-mini`, `gpt-4o-mini-2024-07-18`, each with or without a vendor prefix).
+
+    Stricter than `same_model`: a name that only begins like the pinned one could carry
+    any text after it.
+    """
+    name = endpoint_name(pinned)
+    forms = {name}
+    if "@" in pinned:
+        forms.add(f"{name}-{pinned.rsplit('@', 1)[1]}")
+    vendor = pinned.split("/", 1)[0] if "/" in pinned else None
+    if vendor:
+        forms |= {f"{vendor}/{f}" for f in forms}
+    return resolved in forms
+
+
 class MalformedBody(ProviderError):
     """A body that is not a chat completion at all (garbage, no choices): worth asking again."""
 
@@ -132,8 +149,11 @@ class OpenAICompatProvider:
         timeout_s: float = 60.0,
         max_retries: int = 4,
         warn: Callable[[str], None] | None = None,
+        withhold: bool = False,
     ) -> None:
         self.model = model
+        # A sealed run prints nothing the endpoint said: it could quote a sealed case.
+        self.withhold = withhold
         self.base_url = (base_url or OPENAI_DEFAULT_URL).rstrip("/")
         self._api_key = api_key or "not-set"
         self._mask = SecretMask(api_key)
@@ -302,7 +322,14 @@ class OpenAICompatProvider:
                     raise ProviderError(f"{exc}{tries}", MALFORMED) from None
                 await asyncio.sleep(min(0.25 * 2**attempt, 8.0))
         resolved = self._mask.message(resolved, 200) if resolved else None
-        if resolved and resolved not in self._warned and not same_model(self.model, resolved):
+        if self.withhold:
+            if resolved and not self._warned and not plain_model_id(self.model, resolved):
+                self._warned.add("")
+                self._warn(
+                    "warning: the endpoint reports a model other than the pinned "
+                    f"{self.model!r} (its name withheld: sealed run)"
+                )
+        elif resolved and resolved not in self._warned and not same_model(self.model, resolved):
             self._warned.add(resolved)
             self._warn(
                 f"warning: the endpoint reports model {resolved!r}, not the pinned {self.model!r}"
@@ -335,6 +362,7 @@ def from_settings(
     cfg: Any,
     env: dict[str, str] | None = None,
     warn: Callable[[str], None] | None = None,
+    withhold: bool = False,
 ) -> OpenAICompatProvider:
     """The provider configured from the environment first, then `[tool.evals]`."""
     env = dict(os.environ) if env is None else env
@@ -357,4 +385,5 @@ def from_settings(
         timeout_s=float(cfg.timeout_s),
         max_retries=int(cfg.max_retries),
         warn=warn,
+        withhold=withhold,
     )

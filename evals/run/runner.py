@@ -26,6 +26,14 @@ from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 
+WITHHELD_MESSAGE = "provider message withheld (sealed run)"
+
+
+def _builtin_name(exc: BaseException) -> str:
+    """The exception's type when Python defines it; an application's own class name could
+    be made of any text."""
+    return type(exc).__name__ if type(exc).__module__ == "builtins" else "exception"
+
 
 def _request_chars(request: dict[str, Any]) -> int:
     msgs = request.get("body", {}).get("messages") or []
@@ -74,17 +82,25 @@ class _Work:
                 self.cache.put(key, plan.provider.model, reply)  # only successes reach here
             return reply, None
         except EndpointRefused as exc:
-            reason = str(exc) or exc.signature
+            reason = self._reason(exc)
             verdict = self.refusals.refused(exc.signature, reason, exc.hint)
             if verdict and not self.stopped:
                 self.stopped = verdict
             return None, reason
         except ProviderError as exc:
             self.refusals.answered()
-            return None, str(exc) or type(exc).__name__
+            return None, self._reason(exc)
         except Exception as exc:  # an unexpected provider failure is still only this case's error
             self.refusals.answered()
+            if self.plan.withhold_provider_text:
+                return None, f"{_builtin_name(exc)}: {WITHHELD_MESSAGE}"
             return None, describe(exc)[:500]
+
+    def _reason(self, exc: ProviderError) -> str:
+        """The error row's reason: the provider's message, or only its kind when withheld."""
+        if self.plan.withhold_provider_text:
+            return f"{exc.kind}: {WITHHELD_MESSAGE}"
+        return str(exc) or exc.kind
 
     async def _budgeted(self, coro: Any, chars: int) -> Reply | None:
         b = self.budget

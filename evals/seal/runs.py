@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 from evals.compare.stats import mcnemar_exact
 from evals.errors import InputError, Problem
 from evals.numfmt import pct
+from evals.providers.openai_compat import plain_model_id
 from evals.run.files import iso_z, read_run, run_headers
 from evals.run.plan import RunPlan
 from evals.run.runner import exit_code, run
@@ -29,6 +31,11 @@ from evals.suite.folder import Suite
 
 Z95 = 1.959963984540054
 WITHHELD = "withheld: sealed run"
+CHECK_ERROR = "a check errored (detail withheld: sealed run)"
+OTHER_MODEL = "withheld: not the pinned model (sealed run)"
+# A provider failure's reason in a sealed row is the runner's own (a kind such as "HTTP 401"
+# plus a fixed phrase); anything else is withheld, whatever produced it.
+_OWN_REASON = re.compile(r"^[A-Za-z0-9 ._:()-]{1,160}$")
 # Row fields that carry no case text; everything else is dropped from a sealed row.
 _KEEP = (
     "kind",
@@ -44,7 +51,6 @@ _KEEP = (
     "latency_ms",
     "usage",
     "cost_usd",
-    "resolved_model",
     "cached",
 )
 
@@ -92,11 +98,27 @@ def make_row_filter(pile: Pile) -> Callable[[dict[str, Any]], dict[str, Any]]:
         }
         for k in ("cluster", "question", "draft", "retrieved", "cited"):
             out[k] = None
-        out["error"] = WITHHELD if row["status"] == "error" else None
+        out["error"] = _sealed_error(row)
+        # The endpoint names the model it used; a name other than the pinned one is its text.
+        resolved = row.get("resolved_model")
+        if resolved is not None and not plain_model_id(row["model"], resolved):
+            resolved = OTHER_MODEL
+        out["resolved_model"] = resolved
         out["sealed"] = True
         return out
 
     return strip
+
+
+def _sealed_error(row: dict[str, Any]) -> str | None:
+    """The reason a sealed row may keep: a provider failure's kind (the runner withholds its
+    message in sealed runs); a check's error detail can quote the answer, so it never stays."""
+    if row["status"] != "error":
+        return None
+    error = row.get("error") or ""
+    if row.get("checks"):
+        return CHECK_ERROR
+    return error if _OWN_REASON.match(error) else WITHHELD
 
 
 # --- what a run is compared with ------------------------------------------------------------
@@ -260,6 +282,8 @@ class SealedRun:
                 },
             },
             "row_filter": make_row_filter(pile),
+            # A provider's message could quote the prompt, and so a sealed case.
+            "withhold_provider_text": True,
             # The answer cache would hold questions and answers in clear text.
             "use_cache": False,
         }
