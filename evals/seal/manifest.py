@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from evals.errors import InputError, Problem
-from evals.seal.ledger import LEDGER, ledger_problems
+from evals.seal.ledger import LEDGER, LOCK, ledger_problems
 from evals.suite.case import Case, canonical_json, content_sha
 from evals.suite.folder import LINK_REFUSED, Suite, sealed_link_problems
 
@@ -38,7 +38,7 @@ KEY_ENV = "EVAL_SEAL_KEY"
 # Plaintext is padded to a multiple of this, so ciphertext sizes say little about the case.
 PAD = 512
 # Entries of sealed/ that belong to no pile; with no pile, sealed/ holds only these.
-NEUTRAL = {RETIRED, ".gitkeep", ".gitattributes"}
+NEUTRAL = {RETIRED, ".gitkeep", ".gitattributes", LOCK}
 # Files in sealed/ that are not envelopes; anything else not in the manifest is an addition.
 NOT_ENVELOPES = NEUTRAL | {MANIFEST, LEDGER}
 
