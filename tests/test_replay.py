@@ -64,6 +64,28 @@ def test_case_without_saved_answer_is_an_error_row_and_exit_3(tmp_path: Path) ->
     assert "no saved answer" in rows["b"]["error"]
 
 
+def test_answers_for_cases_that_do_not_exist_are_counted_and_named(tmp_path: Path) -> None:
+    make_project(tmp_path, [good_case("a"), good_case("b")])
+    good = good_case()["reference"]
+    strays = ["../../etc/passwd", "c", "d", "\x1b[31me", "f", "g", "h"]
+    answers = write_answers(
+        tmp_path / "a.jsonl",
+        [{"case": "a", "answer": good}, {"case": "b", "answer": good}]
+        + [{"case": s, "answer": good} for s in strays],
+    )
+    res = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-10-01")
+    assert res.returncode == 0, res.stdout + res.stderr
+    [line] = [x for x in res.stderr.splitlines() if "no case" in x]
+    assert line.startswith(f"warning: {answers}: 7 answer(s) name no case in the suite")
+    assert "'../../etc/passwd' (not a case id)" in line and "'c'" in line
+    assert "\x1b" not in res.stderr and "and 2 more" in line
+    # Answers for cases left out by --case are not strays: those cases exist.
+    res = invoke(
+        tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-10-01", "--case", "a"
+    )
+    assert "7 answer(s) name no case" in res.stderr
+
+
 def test_suite_check_that_raises_is_an_error_with_its_message_and_exit_3(tmp_path: Path) -> None:
     suite = make_project(tmp_path, [good_case(checks=["mentions_expected", "tone_ok"])])
     (suite / "checks.py").write_text(

@@ -10,7 +10,7 @@ from evals.checks.grading import EXTERNAL_CHECKS, checks_for
 from evals.checks.values import parse_one
 from evals.errors import InputError, Problem
 from evals.suite.case import Case, read_json_file
-from evals.suite.folder import Suite, load_suite_checks
+from evals.suite.folder import Suite, link_problem, load_suite_checks
 from evals.suite.patterns import pattern_problem
 from evals.suite.schemas import schema_problems
 
@@ -115,6 +115,10 @@ def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[P
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
     for path in suite.case_files():
         # Every problem is kept with its file, so the report reads file by file.
+        linked = link_problem(path)
+        if linked:
+            parsed.append((path, None, None, [linked]))
+            continue
         try:
             data = read_json_file(path)
         except ValueError as exc:

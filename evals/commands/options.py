@@ -81,9 +81,11 @@ def make_provider(
     *,
     answers: str | None = None,
     target: str | None = None,
+    withhold: bool = False,
 ) -> Provider:
     """Replay for --answers, the app for --target, the offline model for `local/...`,
-    any other pinned id on the OpenAI-compatible endpoint."""
+    any other pinned id on the OpenAI-compatible endpoint. With `withhold`, the endpoint
+    provider prints nothing the endpoint said (a sealed run)."""
     if answers:
         if not model:
             raise InputError("--answers needs --model: the pinned id of the system that wrote them")
@@ -94,7 +96,7 @@ def make_provider(
     model = check_pinned(model or cfg.default_model)
     if model.startswith("local/extractive"):
         return ExtractiveModel(model)
-    return from_settings(model, cfg)
+    return from_settings(model, cfg, withhold=withhold)
 
 
 def check_flags(opts: RunOptions, models: list[str]) -> None:
@@ -138,8 +140,20 @@ def grader_for(judge: str | None, suite: Suite, cfg: Settings, use_cache: bool) 
     return make_judge(model=judge, suite=suite, settings=cfg, use_cache=use_cache)
 
 
-def selected_cases(suite: Suite, sel: dict[str, Any]) -> list[Case]:
-    cases, _ = load_cases(suite)
+def warn_unmatched_answers(provider: Provider, cases: list[Case]) -> None:
+    """Say which saved answers (--answers) name no case of the suite."""
+    if isinstance(provider, ReplayProvider):
+        line = provider.unmatched({c.id for c in cases})
+        if line:
+            print(line, file=sys.stderr, flush=True)
+
+
+def selected_cases(
+    suite: Suite, sel: dict[str, Any], cases: list[Case] | None = None
+) -> list[Case]:
+    """The cases a selection (--case, --category, --limit, --shard) keeps, in id order."""
+    if cases is None:
+        cases, _ = load_cases(suite)
     chosen = select_cases(
         cases, case_glob=sel.get("case"), category=sel.get("category"), limit=sel.get("limit")
     )

@@ -10,6 +10,7 @@ import gc
 import sys
 from typing import Any
 
+from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
 from evals.commands.options import (
     RunOptions,
@@ -21,6 +22,7 @@ from evals.commands.options import (
     parse_shard,
     selected_cases,
     settings_for,
+    warn_unmatched_answers,
 )
 from evals.config import Settings
 from evals.errors import InputError
@@ -106,7 +108,8 @@ def cmd_run(opts: RunOptions) -> int:
         "limit": opts.limit,
         "shard": {"index": shard[0], "count": shard[1]} if shard else None,
     }
-    chosen = selected_cases(suite, sel)
+    every_case, _ = load_cases(suite)
+    chosen = selected_cases(suite, sel, every_case)
     if not chosen:
         raise InputError("no case matches the selection (--case/--category/--limit/--shard)")
     providers = [
@@ -114,6 +117,7 @@ def cmd_run(opts: RunOptions) -> int:
     ]
     for p in providers:
         check_budget(opts, p.model, cfg)
+        warn_unmatched_answers(p, every_case)
     batches = [batch_settings(p, cfg) if opts.batch else None for p in providers]
     # Every judge is made before any run starts, so bad judge settings cost no requests.
     graders = [grader_for(opts.judge, suite, cfg, not opts.no_cache) for _ in providers]
@@ -265,7 +269,7 @@ def cmd_run_sealed(opts: RunOptions) -> int:
     sealed = open_sealed(suite, opts.key_file, bool(opts.force), cfg.runs_path)
     plan = RunPlan(
         suite=suite,
-        provider=make_provider(cfg, opts.model, target=opts.target),
+        provider=make_provider(cfg, opts.model, target=opts.target, withhold=True),
         runs_dir=cfg.runs_path,
         root=cfg.root,
         label=opts.label,

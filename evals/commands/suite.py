@@ -10,14 +10,18 @@ from evals.calibrate.labelled import labelled_files, read_labelled
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
 from evals.errors import Problem
+from evals.seal.budget import ledger_history
 from evals.seal.manifest import pile_problems
 from evals.suite.casefiles import format_cases, write_new_case
 from evals.suite.folder import Suite
 
 
-def validate_suite(suite: Suite) -> list[Problem]:
+def validate_suite(suite: Suite, notes: list[str] | None = None) -> list[Problem]:
     """Every problem in the suite's case files, labelled answers, prompt and sealed pile,
-    without raising."""
+    without raising.
+
+    Notes (what could not be checked, such as a ledger git cannot vouch for) go to `notes`.
+    """
     _, problems = load_cases(suite, strict=False)
     # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
     problems += read_labelled(suite, {p.stem for p in suite.case_files()})[1]
@@ -25,13 +29,20 @@ def validate_suite(suite: Suite) -> list[Problem]:
         problems.append(Problem(str(suite.prompt_path), "", "prompt.txt is missing"))
     # The sealed pile's integrity needs no key; with EVAL_SEAL_KEY set its cases are checked too.
     problems += pile_problems(suite)
+    history = ledger_history(suite)
+    problems += history.problems
+    if history.note and notes is not None:
+        notes.append(history.note)
     return problems
 
 
 def cmd_validate(suite_dir: str | None) -> int:
     """Print every problem, one line each; exit 2 when there is any."""
     suite = suite_at(suite_dir)
-    problems = validate_suite(suite)
+    notes: list[str] = []
+    problems = validate_suite(suite, notes)
+    for note in notes:
+        print(note, file=sys.stderr)
     for p in problems:
         print(p, file=sys.stderr)
     n = len(suite.case_files())

@@ -15,6 +15,7 @@ from evals.cli import EXIT_OK
 from evals.cli import settings as load_settings
 from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
+from evals.providers.masking import printable
 from evals.report.data import RunReport, band, build_report, weakest_first
 from evals.run.files import read_run, resolve_run
 
@@ -76,7 +77,11 @@ def print_report(rep: RunReport, console: Console) -> None:
         for e in rep.errors:
             who = "" if rep.sealed else "  (" + ", ".join(e.cases[:5])
             who += "" if rep.sealed else (", ..." if len(e.cases) > 5 else "") + ")"
-            reason = "(reason withheld: sealed run)" if rep.sealed else e.reason
+            reason = (
+                "(reason withheld: sealed run)"
+                if rep.sealed
+                else printable(e.reason, one_line=True)
+            )
             console.print(Text(f"  {len(e.cases)}x {reason}{who}"))
     if rep.judge is not None:
         j = rep.judge
@@ -98,7 +103,8 @@ def print_report(rep: RunReport, console: Console) -> None:
         Text(f"latency: p50 {fmt_ms(lat.p50)}, p95 {fmt_ms(lat.p95)} (n={lat.n}/{lat.n_total})")
     )
     if not s.get("completed"):
-        console.print(Text(f"run stopped early: {s.get('stopped_reason')}", style="bold"))
+        reason = printable(str(s.get("stopped_reason")), one_line=True)
+        console.print(Text(f"run stopped early: {reason}", style="bold"))
     console.print(Text(f"run file: {rep.run.path}"))
 
 

@@ -38,13 +38,27 @@ def run_file_name(created: dt.datetime, prompt_sha: str, label: str | None = Non
 
 def record_line(record: dict[str, Any]) -> str:
     """One JSONL line. Text that UTF-8 cannot hold (a lone surrogate from a model or an app)
-    is written as a JSON escape instead of crashing the run and losing the row."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    is written as a JSON escape instead of crashing the run and losing the row.
+
+    Raises ValueError for a record that is not JSON (NaN or infinity, which `json` would
+    write as the non-JSON `NaN`; a value of no JSON type; a circular reference): such a
+    line would make the whole file unreadable.
+    """
+    try:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:
+        if "Circular" in str(exc):
+            raise ValueError("the record refers to itself (not JSON)") from None
+        raise ValueError("the record holds a number that is not finite (NaN or infinity)") from None
+    except TypeError as exc:
+        raise ValueError(f"the record holds a value of no JSON type ({exc})") from None
+    except RecursionError:
+        raise ValueError("the record is nested too deeply to write") from None
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
-        line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
-    return line
+        line = json.dumps(record, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return line + "\n"
 
 
 class RunWriter:

@@ -85,6 +85,9 @@ class RunPlan:
     header_extra: dict[str, Any] = field(default_factory=dict)
     #: Applied to each row before it is written or shown (sealed runs strip all case text).
     row_filter: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: Store and print only the kind of a provider failure (HTTP 401, timeout), never the
+    #: provider's own message, which could quote the case (a sealed run turns this on).
+    withhold_provider_text: bool = False
     #: Answers are read from and written to the cache (a sealed run turns this off).
     use_cache: bool = True
     cache_path: Path | None = None

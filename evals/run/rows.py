@@ -7,6 +7,7 @@ from typing import Any
 
 from evals.checks import CheckResult
 from evals.checks.grading import grade, outcome, results_json
+from evals.providers.masking import printable
 from evals.reply import Reply
 from evals.run.plan import RunPlan
 from evals.run.stamps import git_state, versions
@@ -105,7 +106,7 @@ def make_row(
             score=None,
             checks={},
             failed_checks=[],
-            error=error,
+            error=printable(error or "no reason given", one_line=True),
             draft=None,
             retrieved=None,
             cited=None,
@@ -127,7 +128,7 @@ def make_row(
         score=out.score,
         checks=results_json(results),
         failed_checks=out.failed,
-        error="; ".join(errors) if errors else None,
+        error=printable("; ".join(errors), one_line=True) if errors else None,
         draft=reply.answer,
         retrieved=reply.retrieved if reply.retrieved is not None else case.retrieved_refs,
         cited=reply.cited,

@@ -15,6 +15,7 @@ from evals.providers.base import (
     RefusalWatch,
     RequestProvider,
 )
+from evals.providers.masking import describe
 from evals.reply import ProviderError, Reply
 from evals.run.cache import AnswerCache, cache_key
 from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
@@ -25,6 +26,14 @@ from evals.run.rows import grade_reply, make_header, make_row
 from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
+
+WITHHELD_MESSAGE = "provider message withheld (sealed run)"
+
+
+def _builtin_name(exc: BaseException) -> str:
+    """The exception's type when Python defines it; an application's own class name could
+    be made of any text."""
+    return type(exc).__name__ if type(exc).__module__ == "builtins" else "exception"
 
 
 def request_chars(request: dict[str, Any]) -> int:
@@ -75,17 +84,25 @@ class _Work:
                 self.cache.put(key, plan.provider.model, reply)  # only successes reach here
             return reply, None
         except EndpointRefused as exc:
-            reason = str(exc) or exc.signature
+            reason = self._reason(exc)
             verdict = self.refusals.refused(exc.signature, reason, exc.hint)
             if verdict and not self.stopped:
                 self.stopped = verdict
             return None, reason
         except ProviderError as exc:
             self.refusals.answered()
-            return None, str(exc) or type(exc).__name__
+            return None, self._reason(exc)
         except Exception as exc:  # an unexpected provider failure is still only this case's error
             self.refusals.answered()
-            return None, f"{type(exc).__name__}: {exc}"
+            if self.plan.withhold_provider_text:
+                return None, f"{_builtin_name(exc)}: {WITHHELD_MESSAGE}"
+            return None, describe(exc)[:500]
+
+    def _reason(self, exc: ProviderError) -> str:
+        """The error row's reason: the provider's message, or only its kind when withheld."""
+        if self.plan.withhold_provider_text:
+            return f"{exc.kind}: {WITHHELD_MESSAGE}"
+        return str(exc) or exc.kind
 
     async def _budgeted(self, coro: Any, chars: int) -> Reply | None:
         b = self.budget
@@ -172,7 +189,17 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
                 row["cost_usd"] = cost_usd(reply.usage, work.price)
             if plan.row_filter:
                 row = plan.row_filter(row)
-            writer.write(row)
+            try:
+                writer.write(row)
+            except ValueError as exc:
+                # A row that is not JSON (a NaN from an app or a check) would make the file
+                # unreadable: the case becomes an error row that says why.
+                row = make_row(
+                    plan, run_id, prompt_sha, case, epoch, None, f"row not written: {exc}"
+                )
+                if plan.row_filter:
+                    row = plan.row_filter(row)
+                writer.write(row)
             rows.append(row)
             if on_row:
                 on_row(row)

@@ -182,11 +182,42 @@ def _value_problem(key: str, value: Any) -> str | None:
     return None
 
 
+LINK_REFUSED = (
+    "a symbolic link: refused (case files, cases/ and sealed/ must be real files and "
+    "folders of the suite, not links to text elsewhere)"
+)
+
+
+def link_problem(path: Path) -> Problem | None:
+    """A problem when `path` is a symbolic link, else None.
+
+    A linked case file runs (and `fmt` rewrites, as a copy, ready to commit) whatever file
+    it points at, anywhere on the machine; a linked `sealed/` moves the ledger and the pile
+    out of the repository's sight. Neither is followed.
+    """
+    return Problem(str(path), "", LINK_REFUSED) if path.is_symlink() else None
+
+
+def sealed_link_problems(suite: Suite) -> list[Problem]:
+    """Every symbolic link among the entries of sealed/ (and its retired/ record)."""
+    d = suite.sealed_dir
+    if not d.is_dir() or d.is_symlink():
+        return []
+    entries = list(d.iterdir())
+    retired = d / "retired"
+    if retired.is_dir() and not retired.is_symlink():
+        entries += list(retired.iterdir())
+    return [p for p in map(link_problem, sorted(entries)) if p]
+
+
 def open_suite(path: str | Path) -> Suite:
-    """A Suite for `path`; refuses a folder that is not a suite."""
+    """A Suite for `path`; refuses a folder that is not a suite, or a linked cases/ or sealed/."""
     p = Path(path)
     if not p.is_dir():
         raise InputError([Problem(str(p), "", "suite folder does not exist")])
+    linked = [q for q in (link_problem(p / "cases"), link_problem(p / "sealed")) if q]
+    if linked:
+        raise InputError(linked)
     if not (p / "cases").is_dir() and not (p / "sealed").is_dir():
         raise InputError([Problem(str(p), "", "not a suite: no cases/ folder")])
     return Suite(path=p, settings=load_suite_settings(p))
