@@ -224,9 +224,10 @@ def claims(answer: str, phrase: str) -> bool:
     """Whether the answer claims `phrase`: stated in some clause that neither negates it nor
     names it to correct it."""
     for _, piece in clauses(answer):
-        # Commas inside a clause do not part a claim: "our smallest plan, Pro, costs 29 €".
-        flat = piece.replace(",", " ")
-        if any(not x.negated for x in find(flat, phrase, gap=0)) and not corrects(piece):
+        # Commas inside a clause do not part a claim ("our smallest plan, Pro, costs 29 €"),
+        # but they do bound a negation ("don't worry, they will honour it").
+        found = find(piece, phrase, gap=0) or find(piece.replace(",", " "), phrase, gap=0)
+        if any(not x.negated for x in found) and not corrects(piece):
             return True
     return False
 
