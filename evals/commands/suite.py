@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from evals.calibrate.labelled import labelled_files, read_labelled
+from evals.checks.lint import brittle
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
 from evals.errors import Problem
@@ -54,9 +55,13 @@ def cmd_validate(suite_dir: str | None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    warnings = [w for case in load_cases(suite, strict=False)[0] for w in brittle(case)]
+    for w in warnings:
+        print(w, file=sys.stderr)
     labelled = labelled_files(suite)
     more = f" and {len(labelled)} labelled answer file(s)" if labelled else ""
-    print(f"ok: {n} case file(s){more} valid in {suite.path}")
+    brittle_note = f"; {len(warnings)} brittle expectation(s) warned about" if warnings else ""
+    print(f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}")
     return EXIT_OK
 
 
