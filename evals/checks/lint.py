@@ -7,13 +7,12 @@ forbidden phrase the case's own passages or reference contain, a figure written 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import regex
 
 from evals.checks.expectations import items
 from evals.checks.matching import claims, tokens
 from evals.checks.values import parse_one
+from evals.errors import Problem
 from evals.suite.case import Case
 
 _BARE_NUMBER = regex.compile(r"^\s*[\d.,:\s]+\s*$")
@@ -25,23 +24,16 @@ _RETIRED = regex.compile(
 )
 
 
-@dataclass(frozen=True)
-class Warning:
-    """One brittle expectation: `path: /json/pointer: message`."""
-
-    path: str
-    pointer: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.pointer}: warning: {self.message}"
+def Warning(path: str, pointer: str, message: str) -> Problem:  # noqa: N802 - reads as a record
+    """A brittle expectation, printed like a problem but marked as a warning."""
+    return Problem(path, pointer, f"warning: {message}")
 
 
-def brittle(case: Case) -> list[Warning]:
+def brittle(case: Case) -> list[Problem]:
     """Every brittle expectation of one case."""
     path = str(case.path)
     expect = case.expect
-    out: list[Warning] = []
+    out: list[Problem] = []
     for i, it in enumerate(items(expect.get("facts"))):
         where = f"/expect/facts/{i}"
         if all(parse_one(a) is not None and len(tokens(a)) <= 3 for a in it.alternatives):
