@@ -13,9 +13,9 @@ import pytest
 from casekit import good_case, invoke, make_project
 from openai_server import OpenAIServer
 
-from evals.cli import guarded
 from evals.calibrate.judge import cmd_calibrate
 from evals.calibrate.stats import agreement, cohen_kappa, confusion
+from evals.cli import guarded
 
 JUDGE = "anthropic/claude-3-5-haiku@2024-10-22"
 
