@@ -443,3 +443,58 @@ def test_each_deliberately_weak_check_is_found_by_the_operator_that_exposes_it(
     (tmp_path / "strong").mkdir()
     strong = report_for(tmp_path / "strong", strong_case())
     assert strong.exit_code == 0 and not any(v.is_problem for v in strong.variants)
+
+
+def test_a_known_right_draft_a_check_fails_is_a_false_alarm_with_the_check_and_its_detail(
+    tmp_path: Path,
+) -> None:
+    case = strong_case(
+        checks=["says_pro_plan_exactly"],
+        known_right=[
+            {
+                "draft": "Per month, the Pro plan costs 45 € [doc:pricing#plans].",
+                "why": "reordered",
+            },
+            {"draft": "The pro plan is €45 a month [doc:pricing#plans].", "why": "lower case"},
+        ],
+    )
+    report = report_for(tmp_path, case, checks_py=CASE_SENSITIVE_CHECK)
+    assert [k.status for k in report.cases[0].known_right] == ["held", "false_alarm"]
+    assert report.exit_code == 1
+    md = render_markdown(report)
+    assert "- known_right drafts: 2; false alarms 1, errors 0" in md
+    assert "## known_right drafts failed: false alarms (1)" in md
+    assert "- `pro-price` known_right[1] (lower case):" in md
+    assert "  - failed by says_pro_plan_exactly: no 'Pro plan'" in md
+    data = to_json(report)
+    assert data["totals"]["known_right"] == 2
+    assert data["totals"]["known_right_false_alarms"] == 1
+    assert data["cases"][0]["known_right"][1]["failed_checks"] == {
+        "says_pro_plan_exactly": "no 'Pro plan'"
+    }
+    # The passing draft alone: nothing to report (this one check lets mutants survive, though).
+    (tmp_path / "ok").mkdir()
+    good = {**case, "known_right": case["known_right"][:1]}
+    alone = report_for(tmp_path / "ok", good, checks_py=CASE_SENSITIVE_CHECK)
+    assert [k.status for k in alone.cases[0].known_right] == ["held"]
+    assert "known_right drafts failed" not in render_markdown(alone)
+    # The same reference and variants: the false alarm is the one problem more (exit 1).
+    assert report.cases[0].problem_count == alone.cases[0].problem_count + 1
+
+
+def test_known_wrong_and_known_right_drafts_are_graded_with_the_refs_they_report(
+    tmp_path: Path,
+) -> None:
+    # No citation in the text: the refs the system reported decide `sources_cited`.
+    case = strong_case(
+        checks=["sources_cited"],
+        known_right=[
+            {"draft": "The Pro plan costs 45 € per month.", "why": "x", "cited": ["pricing#plans"]}
+        ],
+        known_wrong=[
+            {"draft": "The Pro plan costs 45 € [doc:pricing#plans].", "why": "x", "cited": []}
+        ],
+    )
+    c = report_for(tmp_path, case).cases[0]
+    assert [k.status for k in c.known_right] == ["held"]
+    assert [k.status for k in c.known_wrong] == ["caught"]
