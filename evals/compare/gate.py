@@ -316,7 +316,9 @@ def _reading(
             out[key] = [c for c in cases if c.a is not None and c.b is not None]
             continue
         out[key] = [
-            dataclasses.replace(
+            c
+            if c.a is not None and c.b is not None and c.a_worst is None and c.b_worst is None
+            else dataclasses.replace(
                 c,
                 a=c.a_worst if c.a_worst is not None else ceiling if c.a is None else c.a,
                 b=c.b_worst if c.b_worst is not None else floor if c.b is None else c.b,
@@ -379,7 +381,10 @@ def decide(
     k = len(errored)
     readings = {LEFT_OUT: left_out, WORST: worst}
     if worst.verdict == left_out.verdict:
-        reason = f"{worst.reason} (the same with the {k} case(s) with errors counted against B)"
+        reason = (
+            f"{worst.reason}, with errors counted against B ({left_out.verdict} too with the "
+            f"{k} case(s) with errors left out)"
+        )
         return Decision(
             worst.verdict,
             EXIT_CODES[worst.verdict],

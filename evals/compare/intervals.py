@@ -239,8 +239,8 @@ def paired_diff_interval(
     """Mean of d = b - a with a t interval at level 1 - alpha and a one-sided p that it is < 0.
 
     Without clusters: SE = sd/sqrt(n), df = n - 1 (the paired t test). With clusters: the
-    Liang-Zeger sandwich SE with the G/(G - 1) factor (as evals.compare.stats.clustered_se and
-    Stata's `mean d, vce(cluster g)`), df = G - 1; with equal cluster sizes this is exactly
+    Liang-Zeger sandwich SE with the G/(G - 1) factor (as Stata's `mean d, vce(cluster g)`),
+    df = G - 1; with equal cluster sizes this is exactly
     the t test on the G cluster means. A None cluster key makes that case its own cluster.
     When n < 2 or the SE is 0 (one pair, all ties, every difference equal), a t interval
     would have zero width; values in [0, 1] then get the Newcombe interval on (soft) 2x2
@@ -327,8 +327,8 @@ def effect_interval(
     """
     note = ""
     if clusters is not None:
-        keys = {g if g is not None else ("\0case", i) for i, g in enumerate(clusters)}
-        if len(keys) < 2:
+        keys = set(clusters)
+        if len(keys - {None}) + list(clusters).count(None) < 2:
             clusters, note = None, "; every case in one cluster, so counted as independent"
     if clusters is None and is_binary(a) and is_binary(b):
         n11, n10, n01, n00 = _binary_counts(a, b)
@@ -347,7 +347,7 @@ def effect_interval(
             mcnemar=test,
         )
     ci = paired_diff_interval(a, b, clusters, alpha)
-    if all(0.0 <= v <= 1.0 for v in (*a, *b)):
+    if min(a) >= 0.0 and min(b) >= 0.0 and max(a) <= 1.0 and max(b) <= 1.0:
         # A mean change of values in [0, 1] lies in [-1, 1]: a t interval reaching past it
         # (few clusters, few df) says nothing more there, and clipping cannot lose the truth.
         ci = dataclasses.replace(ci, low=max(-1.0, ci.low), high=min(1.0, ci.high))
