@@ -195,10 +195,15 @@ def epoch_lines(cmp: Comparison) -> list[str]:
         )
     for side, split in (("A", e.split_a), ("B", e.split_b)):
         if split is not None:
+            naive = split.se_if_attempts_independent
+            wrong = (
+                f" ({100 * naive:.1f} if every attempt counted as a case, which understates it)"
+                if naive < split.se
+                else ""
+            )
             out.append(
                 f"Run {side}: SE of the pass rate {100 * split.se:.1f} points with cases as the "
-                f"unit ({100 * split.se_if_attempts_independent:.1f} if every attempt counted "
-                "as a case, which understates it)."
+                f"unit{wrong}."
             )
     return out
 
