@@ -6,7 +6,8 @@ escapes it for its own format. Every sentence is built from figures the JSON car
 
 from __future__ import annotations
 
-from evals.compare.gate import LEFT_OUT, WORST, Figure, Reading, fmt_change, in_points
+from evals.compare.figures import Figure, fmt_change, in_points
+from evals.compare.gate import LEFT_OUT, WORST, Reading
 from evals.compare.pairing import Comparison
 
 MODE_WHAT = {

@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from evals.compare.explain import how_to_read, power_lines, stats_lines, verdict_line
-from evals.compare.gate import Figure, Reading
+from evals.compare.figures import Figure
+from evals.compare.gate import Reading
 from evals.compare.intervals import Interval
 from evals.compare.pairing import CHANGE_ORDER, CaseDiff, Comparison, SideCase
 

@@ -17,7 +17,8 @@ from evals.compare.explain import (
     stats_lines,
     verdict_line,
 )
-from evals.compare.gate import LEFT_OUT, WORST, Figure, Reading
+from evals.compare.figures import Figure
+from evals.compare.gate import LEFT_OUT, WORST, Reading
 from evals.compare.intervals import Interval
 from evals.compare.jsondata import render_json
 from evals.compare.pairing import CHANGE_ORDER, CaseDiff, Comparison, SideCase, Unpaired

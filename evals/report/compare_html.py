@@ -16,7 +16,7 @@ from evals.compare.explain import (
     stats_lines,
     verdict_line,
 )
-from evals.compare.gate import Figure, fmt_change, in_points
+from evals.compare.figures import Figure, fmt_change, in_points
 from evals.compare.jsondata import comparison_data
 from evals.compare.pairing import CaseDiff, Comparison, Unpaired, compare_runs
 from evals.compare.render import (
