@@ -127,17 +127,19 @@ def stats_section(cmp: Comparison, nav: str = "") -> str:
             "bad" if (s.rate_b or 0) < (s.rate_a or 0) else "",
         ),
     ]
-    for f in d.main.figures:
+    gated = [f for f in d.main.figures if f.gated]  # a figure that only mirrors another: table only
+    for f in gated:
         cards.append(_figure_card(f, "st-" + f.name.replace(" ", "-")))
-    for f in d.main.figures:
-        mde = "none" if f.mde_kind == "none" else "n/a" if f.mde is None else fmt_estimate(f)
+    for f in gated:
         if f.mde is not None:
             mde = fmt_change(f.mde, f.name).lstrip("+").replace(" points", " pts")
+        else:
+            mde = "none at this n" if f.mde_kind == "none" else "unknown"
         cards.append(
             stat_card(
                 f"smallest detectable drop ({f.name})",
                 mde,
-                f"at {d.power:.0%} power, level {f.level:.3g}, with {s.n_paired} cases",
+                f"at {d.power:.0%} power, level {f.level:.3g}, with {d.main.n_paired} cases",
                 "st-mde-" + f.name.replace(" ", "-"),
                 "warn" if f.mde is None or (in_points(f.name) and f.mde > 0.1) else "",
             )
