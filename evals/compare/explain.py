@@ -167,6 +167,13 @@ def cluster_line(cmp: Comparison) -> str:
     lone = f"; {alone} case(s) with neither count as their own cluster" if alone else ""
     if not c.used:
         return f"Clusters: every paired case shares one key from {source}, so cases count as independent."
+    robust = [f for f in cmp.decision.main.figures if f.interval.method.startswith("cluster")]
+    if not robust:
+        return (
+            f"Clusters: {c.n_clusters} from {source}{lone}. No change varied, so there is no "
+            "cluster-to-cluster noise to estimate: the intervals fall back to Newcombe's, "
+            "with cases as independent."
+        )
     return (
         f"Clusters: {c.n_clusters} from {source}{lone}. Intervals, tests and detectable "
         f"changes are cluster-robust with G - 1 = {c.n_clusters - 1} degrees of freedom."
