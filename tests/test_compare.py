@@ -402,3 +402,24 @@ def test_markdown_cells_escape_markup_so_a_question_cannot_break_the_pr_table(
     question = c00.split("|", 2)[2].rsplit("|", 4)[0].replace("`@jan` `#12`", "")
     assert not re.search(r"(?<!\\)[<>`*_]", question)
     assert "x" * 79 + "…" in table[1] and "x" * 80 not in table[1]
+
+
+def test_rows_with_a_score_out_of_range_or_odd_keys_are_refused_or_read_as_text(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    a = [row("A", "c0", "pass"), row("A", "c1", "fail", score=1.5)]
+    pa = write_run(tmp_path / "a.jsonl", "A", a)
+    pb = write_run(tmp_path / "b.jsonl", "B", [row("B", "c0", "pass"), row("B", "c1", "fail")])
+    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert f"{pa}: case row 2: score 1.5 is not in [0, 1]" in res.stderr
+    odd_a = [row("A", "c0", "pass"), row("A", "c1", "fail")]
+    odd_b = [row("B", "c0", "pass"), row("B", "c1", "fail")]
+    odd_a[0]["cluster"], odd_b[0]["category"] = {"doc": 1}, ["billing"]
+    pa = write_run(tmp_path / "odd-a.jsonl", "A", odd_a)
+    pb = write_run(tmp_path / "odd-b.jsonl", "B", odd_b)
+    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb), "--format", "json")
+    assert res.returncode == 0, res.stderr
+    case = next(c for c in json.loads(res.stdout)["cases"] if c["id"] == "c0")
+    assert (case["cluster"], case["category"]) == ("{'doc': 1}", "['billing']")

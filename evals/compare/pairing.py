@@ -170,6 +170,8 @@ def row_problems(run: RunFile) -> list[Problem]:
             out.append(Problem(str(run.path), where, f"epoch {row['epoch']!r} is not an integer"))
         elif row["status"] != "error" and not isinstance(row.get("score"), int | float):
             out.append(Problem(str(run.path), where, "a pass/fail row needs a numeric score"))
+        elif row["status"] != "error" and not 0 <= row["score"] <= 1:
+            out.append(Problem(str(run.path), where, f"score {row['score']!r} is not in [0, 1]"))
     return out
 
 
@@ -231,6 +233,10 @@ def _first(rows: list[dict[str, Any]], key: str) -> Any:
         if value is not None:
             return value
     return None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _outcomes(
@@ -318,8 +324,9 @@ def compare_runs(
             )
             continue
         sa, sb = side_case(ra), side_case(rb)
-        cluster = _first(ra, "cluster") or _first(rb, "cluster")
-        category = _first(rb, "category") or _first(ra, "category")
+        # Keys from the file become dict keys and table cells: plain strings, whatever they were.
+        cluster = _text(_first(ra, "cluster") or _first(rb, "cluster"))
+        category = _text(_first(rb, "category") or _first(ra, "category"))
         if not sa.n_scored or not sb.n_scored:
             side = " and ".join(s for s, sc in (("A", sa), ("B", sb)) if not sc.n_scored)
             msg = "; ".join(sa.errors + sb.errors)[:200]
