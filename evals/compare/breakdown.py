@@ -105,7 +105,8 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
     for row in rows:
         if row["status"] == "error":
             continue
-        for name, res in (row.get("checks") or {}).items():
+        checks = row.get("checks")
+        for name, res in checks.items() if isinstance(checks, dict) else ():
             status = res.get("status") if isinstance(res, dict) else None
             counts = tally.get(name)
             if counts is None:
