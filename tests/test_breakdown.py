@@ -79,3 +79,10 @@ def test_epoch_info_knows_flakiness_only_from_repeated_attempts() -> None:
     )
     assert many.known and many.flaky == ["b"] and (many.epochs_a, many.epochs_b) == (3, 3)
     assert many.split_a.flaky_cases == ["b"] and many.paired.n_cases == 3
+
+
+def test_a_row_whose_checks_are_not_an_object_counts_no_check() -> None:
+    a, b = row("A", "c0", "pass"), row("B", "c0", "fail")
+    b["checks"] = ["facts_present"]
+    out = {c.name: c for c in bd.check_changes([([a], [b])], [None], 0.05)}
+    assert out["facts_present"].b_n == 0 and out["facts_present"].a_n == 1
