@@ -322,17 +322,31 @@ from evals.taskflags import LongFlagTask  # noqa: E402 - `--a`/`--b` must exist 
         "b": "run B (after): a path, a run id, 'baseline' or 'latest' (default)",
         "format": "md (default), json or text",
         "all": "list unchanged cases too",
-        "fail_on": "regression (default): exit 1 if any case broke or scored lower; "
-        "significant: only if B is worse with p < --alpha; never",
-        "alpha": "significance level for --fail-on significant (default 0.05)",
+        "fail_on": "significant (default): exit 1 if B is worse at one-sided level --alpha; "
+        "noninferior: exit 1 unless B is within --margin; strict: exit 1 on any case that "
+        "went down and is not known to be flaky (old name: regression); never. "
+        "Exit 3 when errors decide it. See docs/diff.md",
+        "alpha": "significance level, and 1 - alpha is the intervals' level (default 0.05)",
+        "margin": "largest acceptable drop for --fail-on noninferior, in pass-rate units "
+        "(default 0.05 = 5 points)",
         "out": "write the report to this file instead of stdout",
     },
 )
-def diff(c, a=None, b=None, format_="md", all_=False, fail_on="regression", alpha="0.05", out=None):
-    """Compare two runs case by case with paired statistics; exit 1 on a regression, 2 on bad files."""
+def diff(
+    c,
+    a=None,
+    b=None,
+    format_="md",
+    all_=False,
+    fail_on="significant",
+    alpha="0.05",
+    margin="0.05",
+    out=None,
+):
+    """Compare two runs case by case; exit 1 when the gate fails, 3 when inconclusive, 2 on bad files."""
     from evals.compare.command import cmd_diff
 
-    _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out)))
+    _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out, margin)))
 
 
 @task(help={"run": "a run file in runs/ (path or run id) to mark as the release baseline"})
