@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -64,22 +65,83 @@ def record_line(record: dict[str, Any]) -> str:
     return line + "\n"
 
 
+def unwritable(path: Path | str, exc: OSError) -> str:
+    """`could not write PATH: reason` for an OSError (a full disk, a folder in the way)."""
+    return f"could not write {path}: {exc.strerror or exc}"
+
+
+class OutputError(Exception):
+    """An output file could not be written (exit 3): the message says which and why."""
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write beside the file, then rename over it: never half a file; OutputError when it
+    cannot be written (nothing is left behind then)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise OutputError(unwritable(path, exc)) from None
+
+
 class RunWriter:
-    """Appends records and flushes each one, so an interrupted run leaves a readable file."""
+    """Appends records and fsyncs each one, so an interrupted run leaves a readable file.
+
+    A record is written whole or not at all: when a write fails part-way (a full disk, a
+    file size limit), the file is cut back to the end of the last whole record and the
+    writer refuses every later record, so the rows written stay readable and resumable.
+    The OSError is raised for the run to stop on.
+    """
 
     def __init__(self, path: Path, *, resume: bool = False) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        # "x" refuses to overwrite an existing run file; resume appends to one.
-        self._fh: IO[str] = open(path, "a" if resume else "x", encoding="utf-8")  # noqa: SIM115
+        # "x" refuses to overwrite an existing run file; resume appends to one. Unbuffered,
+        # so no failed bytes can linger in a buffer and reach the file later.
+        self._fh: IO[bytes] = open(path, "ab" if resume else "xb", buffering=0)  # noqa: SIM115
+        self._good = os.fstat(self._fh.fileno()).st_size
+        #: The failure that stopped this writer, if any.
+        self.failed: OSError | None = None
+
+    def _append(self, record: dict[str, Any]) -> None:
+        data = record_line(record).encode("utf-8")  # ValueError before the file is touched
+        if self.failed is not None:
+            raise self.failed
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[self._fh.write(view) or 0 :]
+        except OSError as exc:
+            self.failed = exc
+            with contextlib.suppress(OSError):  # cutting back frees space: it can succeed
+                os.ftruncate(self._fh.fileno(), self._good)
+            raise
+        self._good += len(data)
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(record_line(record))
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        self._append(record)
+        self.sync()
+
+    def sync(self) -> None:
+        try:
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            self.failed = exc
+            raise
 
     def close(self) -> None:
-        self._fh.close()
+        """Close; the last fsync is skipped once a write failed (there is nothing to save)."""
+        if self._fh.closed:
+            return
+        try:
+            if self.failed is None:
+                self.sync()
+        finally:
+            self._fh.close()
 
     def __enter__(self) -> RunWriter:
         return self
