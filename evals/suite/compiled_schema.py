@@ -203,17 +203,19 @@ class _Compiler:
         return [f"e = {fn}({v})", "if e is not None:", f"    return {tail}"]
 
     def numbers(self, schema: dict[str, Any], v: str, path: str) -> list[str]:
-        out = []
-        for key, op in (("minimum", "<"), ("maximum", ">")):
-            if key in schema:
-                bound = schema[key]
-                out += [
-                    f"if isinstance({v}, (int, float)) and not isinstance({v}, bool) and {v} {op} {bound!r}:",
-                    "    "
-                    + self.fail(
-                        path, f"repr({v}) + ' is {'less' if op == '<' else 'more'} than {bound}'"
-                    ),
-                ]
+        bounds = [(k, op) for k, op in (("minimum", "<"), ("maximum", ">")) if k in schema]
+        if not bounds:
+            return []
+        # One number test for both bounds; booleans are not numbers (type(True) is bool).
+        out = [f"if type({v}) in _NUMBER:"]
+        for key, op in bounds:
+            bound = schema[key]
+            word = "less" if op == "<" else "more"
+            out += [
+                f"    if {v} {op} {bound!r}:",
+                "        " + self.fail(path, f"repr({v}) + ' is {word} than {bound}'"),
+            ]
+        self.consts["_NUMBER"] = (int, float)
         return out
 
     def strings(self, schema: dict[str, Any], v: str, path: str) -> list[str]:
@@ -314,12 +316,11 @@ class _Compiler:
             if test is None:
                 test = f"{self.function(schema['if'], predicate=True)}({v}) is None"
             out += [f"if {test}:"]
-            then = (
-                self.call(self.function(schema["then"]), v, path) if "then" in schema else ["pass"]
-            )
-            out += ["    " + line for line in then]
+            # The branches check the same value: in line, no call.
+            then = self.body(schema["then"], v, path) if "then" in schema else []
+            out += ["    " + line for line in then or ["pass"]]
             if "else" in schema:
-                otherwise = self.call(self.function(schema["else"]), v, path)
+                otherwise = self.body(schema["else"], v, path) or ["pass"]
                 out += ["else:"] + ["    " + line for line in otherwise]
         return out
 
