@@ -109,7 +109,13 @@ def write_pair(
             "judge": None,
             "sealed": None,
         }
-        summary = {"kind": "summary", "completed": True, "counts": {}, "checks": {}}
+        counts = {k: sum(r["status"] == k for r in rows) for k in ("pass", "fail", "error")}
+        summary = {
+            "kind": "summary",
+            "completed": True,
+            "counts": {**counts, "total": len(rows)},
+            "checks": {},
+        }
         path = folder / f"{run_id}.jsonl"
         lines = [json.dumps(r) for r in (header, *rows, summary)]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")

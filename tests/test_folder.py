@@ -88,3 +88,22 @@ def test_a_symlink_inside_sealed_is_refused_by_validate(
     capsys.readouterr()
     assert guarded(lambda: cmd_validate(None)) == 2
     assert f"{project / 'sealed' / 'LEDGER.jsonl'}: /: a symbolic link" in capsys.readouterr().err
+
+
+def test_review_refuses_a_symlinked_case_file_instead_of_quoting_its_target(
+    project: Path, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+
+    from casekit import GIT_ENV, invoke
+
+    root = project.parent
+    env = {**os.environ, **GIT_ENV}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "suite"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    link = project / "cases" / "stolen.json"
+    link.symlink_to(_outside_file(tmp_path))
+    r = invoke(root, "review", "--base", "HEAD", env=GIT_ENV)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "a symbolic link" in r.stderr and OUTSIDE["question"] not in r.stdout + r.stderr

@@ -219,8 +219,9 @@ def test_extra_grader_results_join_the_kill_rates() -> None:
 
 
 def write_run(path: Path, rows: list[dict[str, Any]]) -> None:
-    header = {"kind": "run", "run_id": "r1", "model": "m", "prompt_sha": "x"}
-    lines = [header] + [{"kind": "case", "run_id": "r1", "epoch": 0, **r} for r in rows]
+    from recordkit import header, row
+
+    lines = [header(model="m")] + [row(**{"model": "m", **r}) for r in rows]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
 
 

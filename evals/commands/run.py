@@ -63,6 +63,13 @@ def _run_one(plan: RunPlan) -> RunResult:
         gc.set_threshold(*threshold)
         gc.unfreeze()
     print_summary(result.summary, str(result.path))
+    if result.write_error:
+        print(
+            f"{result.write_error}; the {len(result.rows)} row(s) written are kept: free the "
+            f"space, then continue with `invoke run --resume {result.path.name}`",
+            file=sys.stderr,
+            flush=True,
+        )
     if str(result.summary.get("stopped_reason") or "").startswith(REFUSED_PREFIX):
         print(
             "the endpoint refused the run's first requests alike, so no further case was "

@@ -100,7 +100,7 @@ def parse_completion(raw: bytes) -> tuple[str, dict[str, int] | None, str | None
     """Content, usage, reported model and finish reason; ProviderError when malformed."""
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         snippet = raw[:80].decode("utf-8", "replace")
         raise MalformedBody(
             f"malformed reply: the body is not JSON ({snippet!r})", MALFORMED

@@ -107,6 +107,8 @@ class RunResult:
     header: dict[str, Any]
     rows: list[dict[str, Any]]
     summary: dict[str, Any]
+    #: Why the run file stopped taking rows (a full disk), when it did.
+    write_error: str | None = None
 
 
 RowCallback = Callable[[dict[str, Any]], None]

@@ -118,13 +118,17 @@ def reopen(resumed: Resumed) -> BatchedRunWriter:
     path = resumed.path
     tmp = path.with_name(path.name + ".resume-tmp")
     tmp.unlink(missing_ok=True)  # left by a resume that crashed before its rename
-    with BatchedRunWriter(tmp, fsync_s=3600) as w:
-        w.write(resumed.header)
-        for rec in resumed.batches:  # a batch still running is collected from these
-            w.write(rec)
-        for row in resumed.rows:
-            w.write(row)
-    os.replace(tmp, path)
+    try:
+        with BatchedRunWriter(tmp, fsync_s=3600) as w:
+            w.write(resumed.header)
+            for rec in resumed.batches:  # a batch still running is collected from these
+                w.write(rec)
+            for row in resumed.rows:
+                w.write(row)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # the run file itself was never touched
+        raise
     try:
         fd = os.open(path.parent, os.O_RDONLY)
     except OSError:

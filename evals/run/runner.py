@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from evals.errors import InputError
 from evals.providers.base import (
     REFUSAL_QUORUM,
     EndpointRefused,
@@ -19,7 +21,7 @@ from evals.providers.masking import describe
 from evals.reply import ProviderError, Reply
 from evals.run.cache import AnswerCache, cache_key
 from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
-from evals.run.files import run_file_name, utc_now
+from evals.run.files import run_file_name, unwritable, utc_now
 from evals.run.plan import RowCallback, RunPlan, RunResult
 from evals.run.resume import reopen
 from evals.run.rows import grade_reply, make_header, make_row
@@ -138,13 +140,18 @@ def open_run_file(
     """A new run file with its header written, or the resumed one made whole again; with
     the rows it already holds."""
     if plan.resume is not None:
-        return plan.resume.path, plan.resume.header, reopen(plan.resume), list(plan.resume.rows)
+        path = plan.resume.path
+        try:
+            writer = reopen(plan.resume)
+        except OSError as exc:
+            raise InputError(
+                f"{unwritable(path, exc)}; the run file is unchanged and nothing was run"
+            ) from None
+        return path, plan.resume.header, writer, list(plan.resume.rows)
     created_dt = utc_now()
     path = plan.runs_dir / run_file_name(created_dt, plan.suite.prompt_sha(), plan.label)
     header = make_header(plan, path.stem, created_dt.isoformat().replace("+00:00", "Z"))
-    writer = BatchedRunWriter(path)
-    writer.write(header)
-    return path, header, writer, []
+    return path, header, _start(path, header), []
 
 
 def to_run(plan: RunPlan, rows: list[dict[str, Any]]) -> list[tuple[Case, int]]:
@@ -167,6 +174,27 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
     completed = False
     pending = iter(queue)
     in_flight = [0]
+    write_error: list[str] = []
+
+    def keep(row: dict[str, Any], case: Case, epoch: int) -> bool:
+        """Write the row; False (and the run stops) when the file cannot take it."""
+        try:
+            try:
+                writer.write(row)
+            except ValueError as exc:
+                # A row that is not JSON (a NaN from an app or a check) would make the
+                # file unreadable: the case becomes an error row that says why.
+                row = make_row(
+                    plan, run_id, prompt_sha, case, epoch, None, f"row not written: {exc}"
+                )
+                writer.write(plan.row_filter(row) if plan.row_filter else row)
+        except OSError as exc:
+            # A full disk: stop starting cases; the rows written stay whole and resumable.
+            if not write_error:
+                write_error.append(unwritable(path, exc))
+                work.stopped = work.stopped or write_error[0]
+            return False
+        return True
 
     async def worker() -> None:
         for case, epoch in pending:
@@ -189,17 +217,8 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
                 row["cost_usd"] = cost_usd(reply.usage, work.price)
             if plan.row_filter:
                 row = plan.row_filter(row)
-            try:
-                writer.write(row)
-            except ValueError as exc:
-                # A row that is not JSON (a NaN from an app or a check) would make the file
-                # unreadable: the case becomes an error row that says why.
-                row = make_row(
-                    plan, run_id, prompt_sha, case, epoch, None, f"row not written: {exc}"
-                )
-                if plan.row_filter:
-                    row = plan.row_filter(row)
-                writer.write(row)
+            if not keep(row, case, epoch):
+                return
             rows.append(row)
             if on_row:
                 on_row(row)
@@ -223,14 +242,35 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
             run_id=run_id,
             elapsed_s=time.perf_counter() - started,
         )
-        writer.write(summary)
-        writer.close()
+        try:
+            if writer.failed is None:
+                writer.write(summary)
+            writer.close()
+        except OSError as exc:
+            if not write_error:
+                write_error.append(unwritable(path, exc))
         if work.cache:
             work.cache.close()
         await plan.provider.aclose()
         if plan.grader:
             await plan.grader.aclose()
-    return RunResult(path, header, rows, summary)
+    return RunResult(path, header, rows, summary, write_error[0] if write_error else None)
+
+
+def _start(path: Path, header: dict[str, Any]) -> BatchedRunWriter:
+    """A new run file with its header; a file that cannot be made is bad input (exit 2)."""
+    try:
+        writer = BatchedRunWriter(path)
+    except OSError as exc:
+        raise InputError(f"{unwritable(path, exc)}; nothing was run") from None
+    try:
+        writer.write(header)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            writer.close()
+            path.unlink()
+        raise InputError(f"{unwritable(path, exc)}; nothing was run") from None
+    return writer
 
 
 def run(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:

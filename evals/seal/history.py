@@ -8,12 +8,12 @@ there, line for line, at the start of the pile's entries in the working copy.
 
 from __future__ import annotations
 
-import json
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals.errors import Problem
+from evals.run.files import parse_record
 
 _TIMEOUT_S = 30
 
@@ -47,7 +47,7 @@ def pile_lines(text: str, pile_id: str) -> list[str]:
     for line in text.splitlines():
         line = line.rstrip("\r")
         try:
-            rec = json.loads(line)
+            rec = parse_record(line)
         except ValueError:
             continue  # the chain check reports it
         if isinstance(rec, dict) and rec.get("pile_id") == pile_id:

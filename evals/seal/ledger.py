@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import Problem
-from evals.run.files import run_headers
+from evals.run.files import parse_record, run_headers
 from evals.suite.folder import Suite
 
 LEDGER = "LEDGER.jsonl"
@@ -43,8 +43,8 @@ def read_ledger(suite: Suite) -> list[dict[str, Any]]:
     out = []
     for line in _lines(ledger_path(suite)):
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
+            rec = parse_record(line)
+        except ValueError:
             continue
         if isinstance(rec, dict):
             out.append(rec)
@@ -112,9 +112,9 @@ def ledger_problems(suite: Suite) -> list[Problem]:
     prev: str | None = None
     for n, line in enumerate(_lines(path), 1):
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(where, f"line {n}", f"invalid JSON: {exc.msg}"))
+            rec = parse_record(line)
+        except ValueError as exc:
+            problems.append(Problem(where, f"line {n}", str(exc)))
             prev = _sha(line)
             continue
         for p in schema_problems(rec, "ledger.schema.json", where):

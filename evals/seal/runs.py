@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 import sys
@@ -16,7 +15,7 @@ from evals.compare.stats import mcnemar_exact
 from evals.errors import InputError
 from evals.numfmt import pct
 from evals.providers.openai_compat import plain_model_id
-from evals.run.files import read_run, run_headers
+from evals.run.files import parse_record, read_run, run_headers
 from evals.run.plan import RunPlan
 from evals.run.runner import exit_code, run
 from evals.seal.budget import check_budget_left, finish, reserve, trusted_ledger
@@ -165,8 +164,8 @@ def _complete(path: Path) -> bool:
     """True when the run file ends with a summary of a completed run."""
     try:
         last = path.read_text("utf-8").rstrip("\n").rsplit("\n", 1)[-1]
-        rec = json.loads(last)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        rec = parse_record(last)
+    except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
         return False
     return isinstance(rec, dict) and rec.get("kind") == "summary" and bool(rec.get("completed"))
 
