@@ -374,7 +374,9 @@ def test_a_run_whose_every_case_errored_is_never_a_silent_pass(tmp_path: Path) -
     assert res.returncode == 3, res.stderr
     assert res.stderr.startswith("INCONCLUSIVE")
     assert "Errored in A or B" in res.stdout and "AuthenticationError" in res.stdout
-    both = write_run(tmp_path / "c.jsonl", "C", [row("C", f"c{i}", "error") for i in range(3)])
+    both = write_run(
+        tmp_path / "c.jsonl", "C", [row("C", f"c{i}", "error", error="timeout") for i in range(3)]
+    )
     nothing = invoke(tmp_path, "diff", "--a", str(both), "--b", str(pb))
     assert nothing.returncode == 2 and "nothing to compare" in nothing.stderr
 
@@ -404,7 +406,7 @@ def test_markdown_cells_escape_markup_so_a_question_cannot_break_the_pr_table(
     assert "x" * 79 + "…" in table[1] and "x" * 80 not in table[1]
 
 
-def test_rows_with_a_score_out_of_range_or_odd_keys_are_refused_or_read_as_text(
+def test_rows_with_a_score_out_of_range_or_odd_keys_are_refused_naming_the_line(
     tmp_path: Path,
 ) -> None:
     project(tmp_path)
@@ -413,13 +415,14 @@ def test_rows_with_a_score_out_of_range_or_odd_keys_are_refused_or_read_as_text(
     pb = write_run(tmp_path / "b.jsonl", "B", [row("B", "c0", "pass"), row("B", "c1", "fail")])
     res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb))
     assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert f"{pa}: case row 2: score 1.5 is not in [0, 1]" in res.stderr
+    # The run-file schema refuses it on read, naming the line and the field.
+    assert f"{pa}: line 3/score: 1.5 is more than 1" in res.stderr
     odd_a = [row("A", "c0", "pass"), row("A", "c1", "fail")]
     odd_b = [row("B", "c0", "pass"), row("B", "c1", "fail")]
     odd_a[0]["cluster"], odd_b[0]["category"] = {"doc": 1}, ["billing"]
     pa = write_run(tmp_path / "odd-a.jsonl", "A", odd_a)
     pb = write_run(tmp_path / "odd-b.jsonl", "B", odd_b)
     res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb), "--format", "json")
-    assert res.returncode == 0, res.stderr
-    case = next(c for c in json.loads(res.stdout)["cases"] if c["id"] == "c0")
-    assert (case["cluster"], case["category"]) == ("{'doc': 1}", "['billing']")
+    # A cluster or category of the wrong type is a damaged run file: one line, exit 2.
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "line 2/cluster: expected string or null, found object" in res.stderr

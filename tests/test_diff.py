@@ -376,7 +376,11 @@ def test_a_hostile_id_in_a_run_file_cannot_break_out_of_the_markdown(tmp_path: P
     def hostile(run_id: str, status: str) -> Rows:
         r = row(run_id, HOSTILE, status)
         r["category"] = HOSTILE
-        r["checks"][HOSTILE] = {"status": status, "score": 1.0 if status == "pass" else 0.0}
+        r["checks"][HOSTILE] = {
+            "status": status,
+            "score": 1.0 if status == "pass" else 0.0,
+            "detail": "hostile",
+        }
         r["failed_checks"] = [HOSTILE] if status == "fail" else []
         r["question"] = HOSTILE
         return [r, row(run_id, "c1", status), row(run_id, "c2", "pass")]

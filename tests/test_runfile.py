@@ -85,8 +85,7 @@ OFFLINE = "local/extractive@2026-11-01"
 
 
 def _commands(path: Path, good: Path, tmp: Path) -> dict[str, Any]:
-    from evals.judge.calibrate import cmd_calibrate
-
+    from evals.calibrate.judge import cmd_calibrate
     from evals.commands.run import RunOptions, cmd_run
     from evals.compare.baseline import cmd_baseline
     from evals.compare.command import cmd_diff
