@@ -164,8 +164,9 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
     in_flight = [0]
     write_error: list[str] = []
 
-    def keep(row: dict[str, Any], case: Case, epoch: int) -> bool:
-        """Write the row; False (and the run stops) when the file cannot take it."""
+    def keep(row: dict[str, Any], case: Case, epoch: int) -> dict[str, Any] | None:
+        """Write the row and return it as written; None (and the run stops) when the file
+        cannot take it."""
         try:
             try:
                 writer.write(row)
@@ -175,14 +176,15 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
                 row = make_row(
                     plan, run_id, prompt_sha, case, epoch, None, f"row not written: {exc}"
                 )
-                writer.write(plan.row_filter(row) if plan.row_filter else row)
+                row = plan.row_filter(row) if plan.row_filter else row
+                writer.write(row)
         except OSError as exc:
             # A full disk: stop starting cases; the rows written stay whole and resumable.
             if not write_error:
                 write_error.append(unwritable(path, exc))
                 work.stopped = work.stopped or write_error[0]
-            return False
-        return True
+            return None
+        return row
 
     async def worker() -> None:
         for case, epoch in pending:
@@ -205,11 +207,12 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
                 row["cost_usd"] = cost_usd(reply.usage, work.price)
             if plan.row_filter:
                 row = plan.row_filter(row)
-            if not keep(row, case, epoch):
+            written = keep(row, case, epoch)
+            if written is None:
                 return
-            rows.append(row)
+            rows.append(written)
             if on_row:
-                on_row(row)
+                on_row(written)
 
     n = max(1, min(plan.concurrency, len(queue)))
     tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
