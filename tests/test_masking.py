@@ -104,3 +104,17 @@ def test_printable_drops_escape_sequences_and_control_characters():
     assert printable(raw) == "red text\nnext"
     assert printable(raw, one_line=True) == "red text next"
     assert json.dumps(printable("tab\there")) == '"tab\\there"'
+
+
+def test_the_judge_masks_a_piece_of_its_key_echoed_in_a_verdict(
+    tmp_path, monkeypatch, openai_server
+):
+    from judgekit import grade, judge_project, load_case, make, verdict
+
+    project = judge_project(tmp_path)
+    piece = "sk-test-not-a-secret"[2:16]  # the key judgekit's judge is given, in part
+    openai_server.enqueue(verdict(score=4, reasoning=f"I was called with {piece}..."))
+    result, extra = grade(make(project, openai_server, monkeypatch), load_case(project))
+    assert result.status == "pass"
+    assert piece not in json.dumps(extra)
+    assert extra["judge"]["verdict"]["reasoning"] == "I was called with ***..."

@@ -427,6 +427,17 @@ def test_without_git_validate_says_in_one_line_that_the_ledger_history_is_unchec
     assert note.startswith("note: ") and "no git repository" in note
 
 
+def test_unseal_counts_each_run_once_though_it_has_two_ledger_lines(sealed) -> None:
+    from sealkit import unseal
+
+    proj, key, _ = sealed
+    for _ in range(2):
+        assert run_sealed(proj, key).returncode in (0, 1)
+    assert len(ledger(proj)) == 4
+    r = unseal(proj, key)
+    assert r.returncode == 0 and "(2 sealed run(s))" in r.stdout, r.stdout + r.stderr
+
+
 def test_gap_ignores_visible_runs_of_another_suite(sealed) -> None:
     proj, key, _ = sealed
     other = proj / "other-suite"

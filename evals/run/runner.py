@@ -223,9 +223,8 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
             if written is None:
                 return
             rows.append(written)
-            row = written
             if on_row:
-                on_row(row)
+                on_row(written)
 
     n = max(1, min(plan.concurrency, len(queue)))
     tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
