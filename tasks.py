@@ -73,6 +73,8 @@ def init(c, dir):  # noqa: A002 - the word users type is `invoke init DIR`
         "timeout": "seconds per request (and per --target call) before it is retried or "
         "abandoned (default [tool.evals] timeout_s)",
         "retries": "retries per request, with backoff (default [tool.evals] max_retries)",
+        "batch": "send the requests as one provider batch (OpenAI-compatible Batch API, "
+        "24 h window, batch price); see docs/batch.md",
     },
 )
 def run(
@@ -97,6 +99,7 @@ def run(
     key_file=None,
     timeout=None,
     retries=None,
+    batch=False,
 ):
     """Send every case to the model, check the answers, write a stamped run file."""
     from evals.commands.run import RunOptions, cmd_run
@@ -125,6 +128,7 @@ def run(
                     key_file=key_file,
                     timeout_s=timeout,
                     max_retries=retries,
+                    batch=bool(batch),
                 )
             )
         )
@@ -241,13 +245,34 @@ def show(c, case, run=None):
         "labels": 'JSONL of {"case": ID, "label": "pass"|"fail"} for the run\'s drafts',
         "judge": "pinned judge model: judge now (the references, or the run's drafts)",
         "no_cache": "ask the judge again instead of reusing cached verdicts",
+        "checks": "measure the deterministic checks instead of the judge: grade the references, "
+        "known_right/known_wrong drafts and labelled/*.jsonl answers; no model",
+        "format": "with --checks: md (default) or json",
     }
 )
-def calibrate(c, suite=None, run=None, labels=None, judge=None, no_cache=False):
-    """Judge vs human labels: agreement, Cohen's kappa, confusion matrix; exit 1 below the floor."""
-    from evals.judge.calibrate import cmd_calibrate
+def calibrate(
+    c, suite=None, run=None, labels=None, judge=None, no_cache=False, checks=False, format=None
+):  # noqa: A002
+    """Judge vs human labels (kappa, confusion matrix); --checks: the checks vs labelled answers."""
 
-    _done(guarded(lambda: cmd_calibrate(suite, run, labels, judge, not no_cache)))
+    def body() -> int:
+        from evals.errors import InputError
+
+        if checks:
+            if run or labels or judge or no_cache:
+                raise InputError(
+                    "--checks calls no model: --run, --labels, --judge and --no-cache do not apply"
+                )
+            from evals.calibrate.command import cmd_calibrate_checks
+
+            return cmd_calibrate_checks(suite, format or "md")
+        if format is not None:
+            raise InputError("--format applies to --checks")
+        from evals.calibrate.judge import cmd_calibrate
+
+        return cmd_calibrate(suite, run, labels, judge, not no_cache)
+
+    _done(guarded(body))
 
 
 @task(
@@ -314,17 +339,31 @@ def unseal(c, suite=None, key_file=None):
         "b": "run B (after): a path, a run id, 'baseline' or 'latest' (default)",
         "format": "md (default), json or text",
         "all": "list unchanged cases too",
-        "fail_on": "regression (default): exit 1 if any case broke or scored lower; "
-        "significant: only if B is worse with p < --alpha; never",
-        "alpha": "significance level for --fail-on significant (default 0.05)",
+        "fail_on": "significant (default): exit 1 if B is worse at one-sided level --alpha; "
+        "noninferior: exit 1 unless B is within --margin; strict: exit 1 on any case that "
+        "went down and is not known to be flaky (old name: regression); never. "
+        "Exit 3 when errors decide it. See docs/diff.md",
+        "alpha": "significance level, and 1 - alpha is the intervals' level (default 0.05)",
+        "margin": "largest acceptable drop for --fail-on noninferior, in pass-rate units "
+        "(default 0.05 = 5 points)",
         "out": "write the report to this file instead of stdout",
     },
 )
-def diff(c, a=None, b=None, format_="md", all_=False, fail_on="regression", alpha="0.05", out=None):
-    """Compare two runs case by case with paired statistics; exit 1 on a regression, 2 on bad files."""
+def diff(
+    c,
+    a=None,
+    b=None,
+    format_="md",
+    all_=False,
+    fail_on="significant",
+    alpha="0.05",
+    margin="0.05",
+    out=None,
+):
+    """Compare two runs case by case; exit 1 when the gate fails, 3 when inconclusive, 2 on bad files."""
     from evals.compare.command import cmd_diff
 
-    _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out)))
+    _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out, margin)))
 
 
 @task(help={"run": "a run file in runs/ (path or run id) to mark as the release baseline"})

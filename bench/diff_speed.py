@@ -1,4 +1,4 @@
-"""Time `invoke diff` work on two synthetic 10,000-case run files: read, pair, statistics, render.
+"""Time `invoke diff` work on two synthetic 10,000-case run files: read, pair, gate, render.
 
 Usage: .venv/bin/python bench/diff_speed.py [N_CASES]   (target: under 2 s for 10,000 cases)
 
@@ -42,7 +42,9 @@ def _checks(rng: random.Random, quality: float) -> dict[str, dict]:
     return out
 
 
-def _row(run_id: str, i: int, checks: dict[str, dict], error: bool = False) -> dict:
+def _row(
+    run_id: str, i: int, checks: dict[str, dict], error: bool = False, clusters: bool = True
+) -> dict:
     failed = [k for k, v in checks.items() if v["status"] == "fail"]
     score = round(sum(v["score"] for v in checks.values()) / len(checks), 6)
     return {
@@ -58,7 +60,7 @@ def _row(run_id: str, i: int, checks: dict[str, dict], error: bool = False) -> d
         "checks": checks,
         "failed_checks": failed,
         "category": f"cat{i % 12}",
-        "cluster": f"doc{i % 700}",
+        "cluster": f"doc{i % 700}" if clusters else None,
         "question": f"How do I change setting number {i} for my team, and who can do it?",
         "draft": "Admins change it under Settings, Team [doc:settings#team]. " * 3,
         "retrieved": ["settings#team", "billing#plans"],
@@ -73,11 +75,14 @@ def _row(run_id: str, i: int, checks: dict[str, dict], error: bool = False) -> d
     }
 
 
-def write_pair(folder: Path, n: int, seed: int = 1, jitter: bool = False) -> tuple[Path, Path]:
+def write_pair(
+    folder: Path, n: int, seed: int = 1, jitter: bool = False, clusters: bool = True
+) -> tuple[Path, Path]:
     """Run A and run B over the same n cases; about 15% of cases change between them.
 
     With `jitter`, every score in B moves a little, so each case has its own score
-    difference: the slowest input for the bootstrap.
+    difference. Without `clusters` the pass rate gets the exact McNemar test and its exact
+    power (the slowest figure at this size).
     """
     rng = random.Random(seed)
     paths = []
@@ -87,8 +92,8 @@ def write_pair(folder: Path, n: int, seed: int = 1, jitter: bool = False) -> tup
         checks_a = _checks(rng, quality)
         changed = rng.random() < 0.15
         checks_b = _checks(rng, quality - 0.03) if changed else checks_a
-        rows_a.append(_row("A", i, checks_a))
-        row_b = _row("B", i, checks_b, error=rng.random() < 0.002)
+        rows_a.append(_row("A", i, checks_a, clusters=clusters))
+        row_b = _row("B", i, checks_b, error=rng.random() < 0.002, clusters=clusters)
         if jitter and row_b["score"] is not None:
             row_b["score"] = round(min(1.0, max(0.0, row_b["score"] + rng.uniform(-0.05, 0.05))), 6)
         rows_b.append(row_b)
@@ -107,7 +112,13 @@ def write_pair(folder: Path, n: int, seed: int = 1, jitter: bool = False) -> tup
             "judge": None,
             "sealed": None,
         }
-        summary = {"kind": "summary", "completed": True, "counts": {}, "checks": {}}
+        counts = {k: sum(r["status"] == k for r in rows) for k in ("pass", "fail", "error")}
+        summary = {
+            "kind": "summary",
+            "completed": True,
+            "counts": {**counts, "total": len(rows)},
+            "checks": {},
+        }
         path = folder / f"{run_id}.jsonl"
         lines = [json.dumps(r) for r in (header, *rows, summary)]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -115,9 +126,9 @@ def write_pair(folder: Path, n: int, seed: int = 1, jitter: bool = False) -> tup
     return paths[0], paths[1]
 
 
-def time_diff(n: int, jitter: bool) -> None:
+def time_diff(n: int, jitter: bool, clusters: bool = True) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        pa, pb = write_pair(Path(tmp), n, jitter=jitter)
+        pa, pb = write_pair(Path(tmp), n, jitter=jitter, clusters=clusters)
         c0, t0 = time.process_time(), time.perf_counter()
         cmp, _ = build_report(pa, pb, "md")  # what `invoke diff --a A --b B` does, less printing
         t1, c1 = time.perf_counter(), time.process_time()
@@ -125,11 +136,14 @@ def time_diff(n: int, jitter: bool) -> None:
         render_json(cmp)
         t_json = time.perf_counter() - t_json
     distinct = len({round(c.score_diff, 9) for c in cmp.cases})
-    binned = f", binned to {cmp.stats.score_ci.grid:g}" if cmp.stats.score_ci.grid else ""
+    tests = "; ".join(
+        f"{f.name}: {f.interval.method}, MDE {f.mde_kind}" for f in cmp.decision.main.figures
+    )
     print(
         f"diff of two {n:,}-case runs: {t1 - t0:.2f} s ({c1 - c0:.2f} s of CPU); "
-        f"{cmp.stats.n_paired:,} paired cases, {distinct:,} distinct score differences{binned}, "
-        f"{cmp.stats.resamples:,} bootstrap resamples; --format json adds {t_json:.2f} s"
+        f"{cmp.stats.n_paired:,} paired cases, {distinct:,} distinct score differences, "
+        f"{len(cmp.checks)} checks, {len(cmp.categories)} categories, verdict "
+        f"{cmp.decision.verdict} ({tests}); --format json adds {t_json:.2f} s"
     )
 
 
@@ -137,6 +151,7 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     time_diff(n, jitter=False)
     time_diff(n, jitter=True)
+    time_diff(n, jitter=False, clusters=False)
 
 
 if __name__ == "__main__":

@@ -26,4 +26,13 @@ class Reply:
 
 
 class ProviderError(Exception):
-    """The system under test could not produce an answer: the row is an `error`, never a score."""
+    """The system under test could not produce an answer: the row is an `error`, never a score.
+
+    `kind` names the failure in words of the harness's own ("HTTP 401", "timeout",
+    "malformed reply", "target raised ValueError"), never in the provider's: a sealed run
+    stores and prints only the kind, since the message itself could quote a sealed case.
+    """
+
+    def __init__(self, message: str = "", kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind or "provider error"

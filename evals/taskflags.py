@@ -121,6 +121,7 @@ FLAG_TYPES: dict[str, ValueType] = {
     "max_cost": NUMBER,
     "timeout": NUMBER,
     "alpha": NUMBER,
+    "margin": NUMBER,
     "fraction": NUMBER,
 }
 

@@ -251,6 +251,9 @@ class _HTTPServer(ThreadingHTTPServer):
 class OpenAIServer:
     """The server; see the module docstring for the scripting API."""
 
+    #: The request handler; a subclass may serve more endpoints (tests/batch_server.py).
+    handler_class: type[BaseHTTPRequestHandler] = _Handler
+
     def __init__(
         self,
         *,
@@ -279,7 +282,7 @@ class OpenAIServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._counter = 0
-        self._httpd = _HTTPServer(("127.0.0.1", port), _Handler)
+        self._httpd = _HTTPServer(("127.0.0.1", port), self.handler_class)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
 

@@ -35,7 +35,10 @@ def test_baseline_writes_the_run_file_name_to_the_pointer(proj: Path) -> None:
 def test_diff_without_arguments_compares_latest_against_the_baseline(proj: Path) -> None:
     assert invoke(proj, "baseline", OLD).returncode == 0
     res = invoke(proj, "diff")
-    assert res.returncode == 1, res.stderr  # c0 broke between the baseline and the newest run
+    # c0 broke between the baseline and the newest run: one flip of five cases cannot be
+    # significant, so the default gate says it cannot tell (3); the strict gate fails (1).
+    assert res.returncode == 3, res.stderr
+    assert invoke(proj, "diff", "--fail-on", "strict").returncode == 1
     assert f"`{OLD}` → `{NEW}`" in res.stdout
     assert "| `c0`" in res.stdout and "broken" in res.stdout
 

@@ -13,8 +13,9 @@ import pytest
 from casekit import good_case, invoke, make_project
 from openai_server import OpenAIServer
 
+from evals.calibrate.judge import cmd_calibrate
+from evals.calibrate.stats import agreement, cohen_kappa, confusion
 from evals.cli import guarded
-from evals.judge.calibrate import agreement, cmd_calibrate, cohen_kappa, confusion
 
 JUDGE = "anthropic/claude-3-5-haiku@2024-10-22"
 
@@ -186,12 +187,14 @@ def write_run(runs: Path, verdicts: dict[str, dict[str, Any] | None]) -> Path:
     """A judged run file: one row per case, a verdict or a judge error each."""
     runs.mkdir(parents=True, exist_ok=True)
     path = runs / "2026-11-29T10-00-00-000000Z_abcdef0.jsonl"
-    header = {
-        "kind": "run",
-        "run_id": path.stem,
-        "model": "openai/gpt-4o-mini@2024-07-18",
-        "judge": {"model": "openai/gpt-4o@2024-08-06", "scale": [1, 5], "threshold": 3},
-    }
+    from recordkit import header as run_header
+    from recordkit import row
+
+    header = run_header(
+        run_id=path.stem,
+        model="openai/gpt-4o-mini@2024-07-18",
+        judge={"model": "openai/gpt-4o@2024-08-06", "scale": [1, 5], "threshold": 3},
+    )
     lines = [header]
     for cid, v in verdicts.items():
         judge = {
@@ -201,9 +204,7 @@ def write_run(runs: Path, verdicts: dict[str, dict[str, Any] | None]) -> Path:
             if v
             else "no valid verdict after 3 attempts: attempt 1: the reply is not JSON",
         }
-        lines.append(
-            {"kind": "case", "case": cid, "epoch": 0, "draft": f"draft of {cid}", "judge": judge}
-        )
+        lines.append(row(cid, run_id=path.stem, draft=f"draft of {cid}", judge=judge))
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
     return path
 

@@ -124,3 +124,15 @@ def test_new_refuses_an_id_too_long_for_a_file_name(tmp_path: Path) -> None:
     res = invoke(tmp_path, "new", "a" * 300)
     assert res.returncode == 2 and "at most 120 characters" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_known_right_sits_after_known_wrong_and_counts_in_the_content_sha() -> None:
+    a = good_case()
+    right = [{"draft": "Pro is €45 a seat [doc:pricing#plans].", "why": "currency first"}]
+    b = {"known_right": right, **a}  # first in the file as typed
+    text = canonical_json(b)
+    keys = list(json.loads(text))
+    assert keys[keys.index("known_wrong") + 1] == "known_right"
+    # Like known_wrong, a correct draft is part of what the case tests.
+    assert content_sha(b) != content_sha(a)
+    assert content_sha(b) == content_sha(json.loads(text))

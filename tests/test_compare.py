@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import re
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from casekit import invoke
 from diffkit import project, row, write_run
 
+from evals.compare.gate import LEFT_OUT, WORST
 from evals.compare.pairing import compare_runs
 from evals.compare.render import render_json, render_markdown, render_text
 from evals.errors import InputError
@@ -93,9 +93,12 @@ def test_pairs_by_case_id_and_lists_exactly_the_fixed_and_broken_cases(runs) -> 
     assert by_change["DOWN"] == {"c12"}
     assert by_change["up"] == {"c13"}
     assert cmp.stats.n_paired == 17
-    assert (cmp.stats.mcnemar.b, cmp.stats.mcnemar.c) == (3, 2)
-    # b + c = 5, min(b, c) = 2: 2 * (C(5,0) + C(5,1) + C(5,2)) / 2**5 = 1.0
-    assert cmp.stats.mcnemar.p_value == pytest.approx(1.0)
+    rate = cmp.decision.readings[LEFT_OUT].figures[0]
+    assert rate.name == "pass rate" and rate.interval.estimate == pytest.approx((2 - 3) / 17)
+    # The rows carry cluster keys doc0..doc3: the test is cluster-robust with G - 1 df.
+    assert rate.interval.method == "cluster-robust t, 4 clusters (3 df)"
+    # c04 errored in B: the gate also reads it as broken.
+    assert cmp.decision.readings[WORST].n_paired == 18
 
 
 def test_an_edited_case_is_listed_as_changed_and_not_paired(runs) -> None:
@@ -115,7 +118,7 @@ def test_one_sided_and_errored_cases_are_listed_and_counted_not_scored(runs) -> 
     assert [u.id for u in cmp.errored] == ["c04"]
     assert "503" in cmp.errored[0].reason
     assert (cmp.a.n_error_rows, cmp.b.n_error_rows) == (0, 1)
-    assert "Error rows left out: A 0 of 20, B 1 of 20" in render_markdown(cmp)
+    assert "Error rows: A 0 of 20, B 1 of 20" in render_markdown(cmp)
 
 
 def test_markdown_table_shows_changed_rows_names_failing_checks_and_folds_the_rest(runs) -> None:
@@ -123,10 +126,11 @@ def test_markdown_table_shows_changed_rows_names_failing_checks_and_folds_the_re
     md = render_markdown(cmp)
     table = [ln for ln in md.splitlines() if ln.startswith("| `c")]
     assert {ln.split("`")[1] for ln in table} == BROKEN | FIXED | {"c12", "c13"}
+    # Check names are run-file text: escaped in the table (`_` renders as itself).
     c00 = next(ln for ln in table if ln.startswith("| `c00`"))
-    assert "broken: sources_cited" in c00
+    assert "broken: sources\\_cited" in c00
     c01 = next(ln for ln in table if ln.startswith("| `c01`"))
-    assert "facts_present" in c01 and "no_forbidden" in c01
+    assert "facts\\_present" in c01 and "no\\_forbidden" in c01
     assert "10 unchanged case(s) not shown" in md
     full = render_markdown(cmp, show_all=True)
     assert len([ln for ln in full.splitlines() if ln.startswith("| `c")]) == 17
@@ -142,40 +146,44 @@ def test_header_says_what_differs_between_the_runs(runs) -> None:
     assert "**differs**" in model_line
 
 
-def test_statistics_block_carries_n_and_matches_an_independent_bootstrap(runs) -> None:
+def test_figures_carry_n_an_interval_at_the_alpha_level_and_a_one_sided_p(runs) -> None:
     cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
-    s = cmp.stats
-    diffs = [c.rate_diff for c in cmp.cases]
-    assert sorted(diffs) == [-1.0] * 3 + [0.0] * 12 + [1.0] * 2
-    # An independent, naive percentile bootstrap with another seed and generator.
-    rng = random.Random(99)
-    means = sorted(sum(rng.choices(diffs, k=17)) / 17 for _ in range(20_000))
-    assert s.rate_ci.low == pytest.approx(means[500], abs=1 / 17 + 1e-9)
-    assert s.rate_ci.high == pytest.approx(means[19_499], abs=1 / 17 + 1e-9)
-    assert s.rate_ci.low <= s.rate_ci.mean <= s.rate_ci.high
-    assert s.rate_ci.mean == pytest.approx(-1 / 17)
+    diffs = sorted(c.rate_diff for c in cmp.cases)
+    assert diffs == [-1.0] * 3 + [0.0] * 12 + [1.0] * 2
+    rate, score = cmp.decision.readings[LEFT_OUT].figures
+    assert (
+        rate.interval.level == 0.95
+        and rate.interval.low < rate.interval.estimate < rate.interval.high
+    )
+    assert score.interval.estimate == pytest.approx(cmp.stats.score_b - cmp.stats.score_a)
     md = render_markdown(cmp)
-    assert "b = 3" in md and "c = 2" in md
-    assert "| pass rate | 47.1% (8/17) | 41.2% (7/17) | -5.9 pts" in md
-    assert "With 17 paired cases this diff can only detect a change of" in md
+    assert "| pass rate | 47.1% (8/17) | 41.2% (7/17) | -5.9 pts |" in md
+    assert "With 18 paired cases (errors counted against B) the cluster-robust t test" in md
     data = json.loads(render_json(cmp))
-    assert data["stats"]["bootstrap"] == {
-        "seed": s.seed,
-        "resamples": 10_000,
-        "method": "percentile",
+    fig = data["readings"][LEFT_OUT]["figures"][0]
+    assert fig["interval"]["estimate"] == pytest.approx(-1 / 17)
+    assert fig["p_value"] == rate.p_value and fig["level"] == 0.025
+    assert data["stats"]["clusters"] == {
+        "n_cases": 17,
+        "n_keyed": 17,
+        "n_clusters": 4,
+        "used": True,
     }
-    assert data["stats"]["rate_ci"]["resamples"] >= 10_000
-    assert data["stats"]["mcnemar"] == {"b": 3, "c": 2, "p_value": 1.0, "n_discordant": 5}
+    narrow = compare_runs(read_run(runs[0]), read_run(runs[1]), alpha=0.2)
+    wide = compare_runs(read_run(runs[0]), read_run(runs[1]), alpha=0.01)
+    widths = [c.decision.main.figures[0].interval.width for c in (narrow, wide)]
+    assert widths[0] < widths[1]
 
 
 def test_no_discordant_pairs_is_said_instead_of_a_p_value(runs) -> None:
     run = read_run(runs[0])
     cmp = compare_runs(run, run)
-    assert cmp.stats.mcnemar.p_value is None
+    rate = cmp.decision.main.figures[0]
+    assert rate.interval.mcnemar.n_discordant == 0 and rate.p_value == 1.0
+    assert rate.interval.width > 0  # all ties, still an honest interval
     md = render_markdown(cmp)
-    assert "no discordant pairs" in md
-    assert "McNemar exact two-sided p" not in md
-    assert cmp.verdict() is None
+    assert "no case flipped between pass and fail" in md
+    assert cmp.decision.verdict == "PASS"
 
 
 def test_epochs_make_each_case_pass_rate_the_paired_unit(tmp_path: Path) -> None:
@@ -194,14 +202,21 @@ def test_epochs_make_each_case_pass_rate_the_paired_unit(tmp_path: Path) -> None
     pb = write_run(tmp_path / "b.jsonl", "B", b_rows, settings={"epochs": 3})
     cmp = compare_runs(read_run(pa), read_run(pb))
     assert cmp.stats.n_paired == 10  # cases, not 30 attempts
-    assert cmp.stats.rate_ci.n == 10
+    assert cmp.decision.readings[LEFT_OUT].figures[0].interval.n == 10
     c0 = next(c for c in cmp.cases if c.id == "c0")
     assert (c0.b.n_pass, c0.b.n_scored, c0.change) == (1, 3, "broken")
+    assert c0.flaky  # it passed once and failed twice in B
     c1 = next(c for c in cmp.cases if c.id == "c1")
     assert (c1.b.n_scored, c1.b.n_epochs, c1.change) == (2, 3, "same")
     assert cmp.b.n_error_rows == 1
     assert cmp.stats.rate_b == pytest.approx((1 / 3 + 9) / 10)
-    assert "1/3 fail" in render_markdown(cmp)
+    md = render_markdown(cmp)
+    assert "1/3 pass" in md and "### Flaky cases (1)" in md
+    # Rates over epochs, not majority votes: the pass-rate change is -2/3 for c0 / 10 cases.
+    rate = cmp.decision.readings[LEFT_OUT].figures[0]
+    assert rate.interval.estimate == pytest.approx(-(2 / 3) / 10)
+    # c1's errored epoch in B is counted against B in the worst-case reading.
+    assert cmp.decision.readings[WORST].figures[0].interval.estimate == pytest.approx(-1 / 10)
 
 
 def test_sealed_runs_pair_only_with_the_same_sealed_pile(tmp_path: Path) -> None:
@@ -220,26 +235,46 @@ def test_sealed_runs_pair_only_with_the_same_sealed_pile(tmp_path: Path) -> None
 def test_text_and_json_formats_carry_the_same_figures(runs) -> None:
     cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))
     text = render_text(cmp)
-    assert "b = 3, fail → pass c = 2" in text and "c01" in text
+    md = render_markdown(cmp)
     data = json.loads(render_json(cmp))
     assert data["counts"] == {"broken": 3, "DOWN": 1, "fixed": 2, "up": 1, "same": 10}
-    assert data["verdict"]["failed"] is True
+    assert data["verdict"]["verdict"] == cmp.decision.verdict and "c01" in text
     assert len(data["cases"]) == 17
+    # Every sentence and every figure cell of the Markdown is in the text and the JSON too.
+    for line in data["lines"] + data["how_to_read"]:
+        assert line in text
+    for reading in data["readings"].values():
+        for f in reading["figures"]:
+            cell = f"{f['p_value']:.4f}"
+            assert cell in text and cell in md
 
 
 # --- the real command, through the venv's invoke -----------------------------------------
 
 
-def test_fail_on_regression_exits_1_and_prints_the_report(runs, tmp_path: Path) -> None:
-    res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]))
+def test_fail_on_regression_still_works_as_strict_with_a_note(runs, tmp_path: Path) -> None:
+    res = invoke(
+        tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--fail-on", "regression"
+    )
     assert res.returncode == 1, res.stderr
     assert "| `c00`" in res.stdout
-    assert "regression: 3 case(s) broken, 1 score(s) down" in res.stderr
+    assert "note: --fail-on regression is the old name of --fail-on strict" in res.stderr
+    assert "5 case(s) went down (c00, c01, c02, c04, c12)" in res.stderr
+
+
+def test_default_mode_is_significant_and_passes_a_small_noisy_change(runs, tmp_path: Path) -> None:
+    res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]))
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.startswith("PASS (--fail-on significant")
 
 
 def test_fail_on_never_exits_0(runs, tmp_path: Path) -> None:
     res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--fail-on", "never")
     assert res.returncode == 0, res.stderr
+
+
+def _diff(tmp_path: Path, pa: Path, pb: Path, *flags: str):
+    return invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb), *flags)
 
 
 def test_fail_on_significant_exits_1_only_when_b_is_significantly_worse(tmp_path: Path) -> None:
@@ -248,42 +283,22 @@ def test_fail_on_significant_exits_1_only_when_b_is_significantly_worse(tmp_path
     b = [row("B", f"c{i:02d}", "fail" if i < 10 else "pass") for i in range(12)]
     pa = write_run(tmp_path / "a.jsonl", "A", a)
     pb = write_run(tmp_path / "b.jsonl", "B", b)
-    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb), "--fail-on", "significant")
+    res = _diff(tmp_path, pa, pb, "--fail-on", "significant")
     assert res.returncode == 1, res.stdout + res.stderr
-    p = 2 / 2**10
-    assert math.isclose(
-        json.loads(
-            invoke(
-                tmp_path,
-                "diff",
-                "--a",
-                str(pa),
-                "--b",
-                str(pb),
-                "--format",
-                "json",
-                "--fail-on",
-                "never",
-            ).stdout
-        )["stats"]["mcnemar"]["p_value"],
-        p,
-    )
-    strict = invoke(
-        tmp_path,
-        "diff",
-        "--a",
-        str(pa),
-        "--b",
-        str(pb),
-        "--fail-on",
-        "significant",
-        "--alpha",
-        "0.001",
-    )
-    assert strict.returncode == 0, strict.stderr
+    data = json.loads(_diff(tmp_path, pa, pb, "--format", "json", "--fail-on", "never").stdout)
+    rate = data["readings"][LEFT_OUT]["figures"][0]
+    # One-sided exact: all 10 discordant pairs broke, p = 1/2^10 (the two-sided test doubled it).
+    assert math.isclose(rate["p_value"], 1 / 2**10)
+    assert rate["interval"]["mcnemar"] == {"fixed": 0, "broken": 10, "n_discordant": 10}
+    # The score only moves with the verdict here, so it is not a second test: alpha stays whole.
+    assert rate["level"] == 0.05 and data["readings"][LEFT_OUT]["figures"][1]["gated"] is False
+    assert _diff(tmp_path, pa, pb, "--alpha", "0.001").returncode == 1  # 1/1024 <= 0.001
+    # Below 1/1024 no result with 10 discordant pairs can be significant: inconclusive, exit 3.
+    tiny = _diff(tmp_path, pa, pb, "--alpha", "0.0005")
+    assert tiny.returncode == 3, tiny.stderr
+    assert "no result at this n could be significant" in tiny.stderr
     # The reverse direction (B better) is never a significant regression.
-    better = invoke(tmp_path, "diff", "--a", str(pb), "--b", str(pa), "--fail-on", "significant")
-    assert better.returncode == 0
+    assert _diff(tmp_path, pb, pa, "--fail-on", "significant").returncode == 0
 
 
 def test_significant_mode_ignores_a_small_regression(runs, tmp_path: Path) -> None:
@@ -314,8 +329,16 @@ def test_unreadable_or_incompatible_files_exit_2_with_the_reason(runs, tmp_path:
         tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--fail-on", "sometimes"
     )
     assert flag.returncode == 2 and "--fail-on" in flag.stderr
-    alpha = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--alpha", "abc")
-    assert alpha.returncode == 2 and "--alpha 'abc': expected a number" in alpha.stderr
+    for name, value, says in (
+        ("--alpha", "abc", "--alpha 'abc': expected a number"),
+        ("--alpha", "0.7", "--alpha must be above 0 and below 0.5"),
+        ("--margin", "-0.1", "--margin must be at least 0 and below 1"),
+        ("--margin", "5", "in pass-rate units: 0.05 is 5 points"),
+        ("--margin", "x", "--margin 'x': expected a number"),
+    ):
+        res = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), name, value)
+        assert res.returncode == 2 and says in res.stderr, (name, value, res.stderr)
+        assert "Traceback" not in res.stderr
 
 
 def test_out_writes_the_report_and_formats_are_selectable(runs, tmp_path: Path) -> None:
@@ -337,7 +360,7 @@ def test_out_writes_the_report_and_formats_are_selectable(runs, tmp_path: Path) 
     assert out.read_text("utf-8").startswith("## Eval diff")
     assert "| `c05`" in out.read_text("utf-8")  # --all lists unchanged cases
     text = invoke(tmp_path, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--format", "text")
-    assert text.returncode == 1 and text.stdout.startswith("diff A -> B")
+    assert text.returncode == 0 and text.stdout.startswith("diff A -> B")
 
 
 def test_a_run_whose_every_case_errored_is_never_a_silent_pass(tmp_path: Path) -> None:
@@ -346,9 +369,16 @@ def test_a_run_whose_every_case_errored_is_never_a_silent_pass(tmp_path: Path) -
     rows_b = [row("B", f"c{i}", "error", error="AuthenticationError: no API key") for i in range(3)]
     pb = write_run(tmp_path / "b.jsonl", "B", rows_b)
     res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb))
-    assert res.returncode == 2
-    assert "nothing to compare" in res.stderr
-    assert "3 left out for errors" in res.stdout and "AuthenticationError" in res.stdout
+    # Nothing was scored in both runs, and counting the errors against B cannot tell with
+    # 3 cases either: inconclusive, exit 3, never a pass.
+    assert res.returncode == 3, res.stderr
+    assert res.stderr.startswith("INCONCLUSIVE")
+    assert "Errored in A or B" in res.stdout and "AuthenticationError" in res.stdout
+    both = write_run(
+        tmp_path / "c.jsonl", "C", [row("C", f"c{i}", "error", error="timeout") for i in range(3)]
+    )
+    nothing = invoke(tmp_path, "diff", "--a", str(both), "--b", str(pb))
+    assert nothing.returncode == 2 and "nothing to compare" in nothing.stderr
 
 
 def test_markdown_cells_escape_markup_so_a_question_cannot_break_the_pr_table(
@@ -374,3 +404,25 @@ def test_markdown_cells_escape_markup_so_a_question_cannot_break_the_pr_table(
     question = c00.split("|", 2)[2].rsplit("|", 4)[0].replace("`@jan` `#12`", "")
     assert not re.search(r"(?<!\\)[<>`*_]", question)
     assert "x" * 79 + "…" in table[1] and "x" * 80 not in table[1]
+
+
+def test_rows_with_a_score_out_of_range_or_odd_keys_are_refused_naming_the_line(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    a = [row("A", "c0", "pass"), row("A", "c1", "fail", score=1.5)]
+    pa = write_run(tmp_path / "a.jsonl", "A", a)
+    pb = write_run(tmp_path / "b.jsonl", "B", [row("B", "c0", "pass"), row("B", "c1", "fail")])
+    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    # The run-file schema refuses it on read, naming the line and the field.
+    assert f"{pa}: line 3/score: 1.5 is more than 1" in res.stderr
+    odd_a = [row("A", "c0", "pass"), row("A", "c1", "fail")]
+    odd_b = [row("B", "c0", "pass"), row("B", "c1", "fail")]
+    odd_a[0]["cluster"], odd_b[0]["category"] = {"doc": 1}, ["billing"]
+    pa = write_run(tmp_path / "odd-a.jsonl", "A", odd_a)
+    pb = write_run(tmp_path / "odd-b.jsonl", "B", odd_b)
+    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb), "--format", "json")
+    # A cluster or category of the wrong type is a damaged run file: one line, exit 2.
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "line 2/cluster: expected string or null, found object" in res.stderr

@@ -84,13 +84,12 @@ def test_number_trap_case_rejects_the_wrong_price_despite_the_time_21_45() -> No
     trap = [c for c in CASES if "21:45" in c.question and "45 €" in c.data["reference"]]
     assert trap, "the 21:45 / 45 € trap case exists"
     case = trap[0]
-    mentions = case.expect.get("mentions") or []
-    assert r"\b45\s?€" in mentions
-    assert "45" not in mentions, "a bare 45 would match the time 21:45"
+    assert "45 €" in (case.expect.get("figures") or []), "the price is expected as a value"
     wrong = case.data["reference"].replace("45 €", "29 €")
     assert "21:45" in wrong
     status, failed = _status(case, SUITE, wrong)
-    assert status == "fail" and "mentions_expected" in failed
+    # 21:45 is a time, not an amount: the figure check is not fooled by it.
+    assert status == "fail" and "figures_expected" in failed
 
 
 def test_a_bare_45_pattern_would_let_the_wrong_price_through() -> None:
@@ -117,6 +116,8 @@ def test_every_figure_in_a_reference_is_pinned_by_a_check() -> None:
         for m in re.finditer(r"\d+", ref):
             if any(s <= m.start() < e for s, e in spans) or m.group() in given:
                 continue
+            if str(int(m.group()) + 1) in given:
+                continue  # the changed figure is the customer's own: echoing it is no claim
             wrong = ref[: m.start()] + str(int(m.group()) + 1) + ref[m.end() :]
             status, _ = _status(case, SUITE, wrong)
             assert status == "fail", f"{case.id}: changing {m.group()!r} goes unnoticed"

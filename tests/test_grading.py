@@ -16,17 +16,31 @@ def test_implied_checks_follow_expect_fields() -> None:
     assert names == [
         "mentions_expected",
         "no_forbidden",
-        "sources_cited",
         "retrieval_recall",
-        "citation_precision",
         "citations_resolve",
+        "citation_precision",
         "no_unsourced_number",
+        "figures_supported",
     ]
 
 
-def test_abstain_case_does_not_demand_citations() -> None:
-    names = checks_for(Case(good_case(expect={"abstain": True})))
-    assert names == ["abstention"]
+def test_figures_and_language_expectations_add_their_checks() -> None:
+    case = Case(
+        good_case(expect={"figures": ["45 €"], "language": "de", "forbidden_figures": ["39 €"]})
+    )
+    names = checks_for(case)
+    assert {"figures_expected", "no_forbidden", "answer_language"} <= set(names)
+
+
+def test_a_hand_over_needs_no_citation_but_what_it_cites_is_checked() -> None:
+    case = Case(good_case(expect={"abstain": True}))
+    names = checks_for(case)
+    assert "abstention" in names and "sources_cited" not in names
+    uncited = grade(case, Reply(answer="I'll hand this over to our billing team."), SuiteSettings())
+    assert uncited["citations_resolve"].status == "skip"
+    assert outcome(uncited).status == "pass"
+    made_up = grade(case, Reply(answer="I'll hand this over [doc:nowhere#x]."), SuiteSettings())
+    assert made_up["citations_resolve"].status == "fail"
 
 
 def test_explicit_checks_win() -> None:

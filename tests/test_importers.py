@@ -160,7 +160,7 @@ def test_csv_with_chunks_gives_passages_sources_facts_abstain_and_a_replay_file(
         "refunds": "pass",
     }
     price_row = next(r for r in rows if r["case"] == "price-pro")
-    assert price_row["failed_checks"] == ["facts_present"]
+    assert "facts_present" in price_row["failed_checks"]
 
 
 def test_csv_answers_out_flag_and_missing_chunks_is_bad_input(tmp_path):

@@ -275,7 +275,7 @@ def test_needs_review_flags_a_judge_that_disagrees_with_the_checks(
     )
     assert extra["needs_review"] is True
     assert extra["review_reasons"] == [
-        "judge says grounded and rubric met, but facts_present, sources_cited failed"
+        "judge says grounded and rubric met, but facts_present failed"
     ]
     openai_server.responder = lambda body: verdict(4, grounded=False)
     _, extra = grade(make(project, openai_server, monkeypatch, cache=False), case)

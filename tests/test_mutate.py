@@ -23,12 +23,25 @@ TRAP_PASSAGES = [
 ]
 
 
+PATTERN_ONLY = [
+    "mentions_expected",
+    "sources_cited",
+    "retrieval_recall",
+    "citation_precision",
+    "citations_resolve",
+    "no_unsourced_number",
+]
+
+
 def trap_case(mention: str, **over: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": "night-surcharge",
         "question": "My shift starts at 21:45. What surcharge do I get?",
         "retrieved": TRAP_PASSAGES,
         "expect": {"mentions": [mention], "sources": ["pricing#night"]},
+        # The pattern alone, without claim support (which would catch the swapped price):
+        # this case shows what mutation finds in a weak pattern.
+        "checks": PATTERN_ONLY,
         "reference": "For the shift at 21:45 you get a surcharge of 45 € per shift [doc:pricing#night].",
     }
     data.update(over)
@@ -154,6 +167,7 @@ def test_mutation_exempt_suppresses_with_the_reason_shown(tmp_path: Path) -> Non
     case = trap_case(
         r"\b45\s?€",
         expect={"facts": ["45 €"], "sources": ["pricing#night"]},
+        checks=[*PATTERN_ONLY, "facts_present"],
         mutation_exempt=[{"operator": "negation", "why": why}],
     )
     report = report_for(tmp_path, case)
@@ -205,8 +219,9 @@ def test_extra_grader_results_join_the_kill_rates() -> None:
 
 
 def write_run(path: Path, rows: list[dict[str, Any]]) -> None:
-    header = {"kind": "run", "run_id": "r1", "model": "m", "prompt_sha": "x"}
-    lines = [header] + [{"kind": "case", "run_id": "r1", "epoch": 0, **r} for r in rows]
+    from recordkit import header, row
+
+    lines = [header(model="m")] + [row(**{"model": "m", **r}) for r in rows]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
 
 
@@ -420,7 +435,9 @@ def test_each_deliberately_weak_check_is_found_by_the_operator_that_exposes_it(
         for c in report.cases
     }
     assert found["generic-fact"] == {"number_swap"}
-    assert found["no-sources"] == {"citation_moved"}
+    # Without expect.sources a moved citation used to pass; citation_precision now asks whether
+    # the cited passage supports the claim, so this case is no longer weak.
+    assert found["no-sources"] == set()
     assert found["unchecked-abstain"] == {"confident_answer"}
     assert found["loose-name"] == {"entity_swap"}
     assert report.exit_code == 1
@@ -455,3 +472,58 @@ def test_nothing_to_test_is_exit_2_not_a_pass(tmp_path: Path) -> None:
     r = invoke(tmp_path, "mutate", "--suite", str(suite_dir))
     assert r.returncode == 2, r.stdout + r.stderr
     assert "nothing to test" in r.stderr and "PASS" not in r.stdout
+
+
+def test_a_known_right_draft_a_check_fails_is_a_false_alarm_with_the_check_and_its_detail(
+    tmp_path: Path,
+) -> None:
+    case = strong_case(
+        checks=["says_pro_plan_exactly"],
+        known_right=[
+            {
+                "draft": "Per month, the Pro plan costs 45 € [doc:pricing#plans].",
+                "why": "reordered",
+            },
+            {"draft": "The pro plan is €45 a month [doc:pricing#plans].", "why": "lower case"},
+        ],
+    )
+    report = report_for(tmp_path, case, checks_py=CASE_SENSITIVE_CHECK)
+    assert [k.status for k in report.cases[0].known_right] == ["held", "false_alarm"]
+    assert report.exit_code == 1
+    md = render_markdown(report)
+    assert "- known_right drafts: 2; false alarms 1, errors 0" in md
+    assert "## known_right drafts failed: false alarms (1)" in md
+    assert "- `pro-price` known_right[1] (lower case):" in md
+    assert "  - failed by says_pro_plan_exactly: no 'Pro plan'" in md
+    data = to_json(report)
+    assert data["totals"]["known_right"] == 2
+    assert data["totals"]["known_right_false_alarms"] == 1
+    assert data["cases"][0]["known_right"][1]["failed_checks"] == {
+        "says_pro_plan_exactly": "no 'Pro plan'"
+    }
+    # The passing draft alone: nothing to report (this one check lets mutants survive, though).
+    (tmp_path / "ok").mkdir()
+    good = {**case, "known_right": case["known_right"][:1]}
+    alone = report_for(tmp_path / "ok", good, checks_py=CASE_SENSITIVE_CHECK)
+    assert [k.status for k in alone.cases[0].known_right] == ["held"]
+    assert "known_right drafts failed" not in render_markdown(alone)
+    # The same reference and variants: the false alarm is the one problem more (exit 1).
+    assert report.cases[0].problem_count == alone.cases[0].problem_count + 1
+
+
+def test_known_wrong_and_known_right_drafts_are_graded_with_the_refs_they_report(
+    tmp_path: Path,
+) -> None:
+    # No citation in the text: the refs the system reported decide `sources_cited`.
+    case = strong_case(
+        checks=["sources_cited"],
+        known_right=[
+            {"draft": "The Pro plan costs 45 € per month.", "why": "x", "cited": ["pricing#plans"]}
+        ],
+        known_wrong=[
+            {"draft": "The Pro plan costs 45 € [doc:pricing#plans].", "why": "x", "cited": []}
+        ],
+    )
+    c = report_for(tmp_path, case).cases[0]
+    assert [k.status for k in c.known_right] == ["held"]
+    assert [k.status for k in c.known_wrong] == ["caught"]

@@ -50,7 +50,7 @@ def test_row_records_usage_latency_resolved_model_and_cost(tmp_path, monkeypatch
     (row,) = rows(run_files(root)[0])
     assert row["usage"] == usage
     assert row["resolved_model"] == "chat-small-2024-07-18"
-    assert row["latency_ms"] > 0
+    assert row["latency_ms"] >= 0  # measured, never negative (the clock may step back)
     assert row["cost_usd"] == (1000 * 1.0 + 500 * 2.0) / 1e6
     assert row["model"] == MODEL and row["status"] == "pass"
 
@@ -341,3 +341,21 @@ def test_an_openai_id_requests_the_dated_snapshot(tmp_path, monkeypatch, openai_
     header, row, _ = records(run_files(root)[0])
     assert header["model_date_is_label"] is False and row["model_date_is_label"] is False
     assert header["settings"]["provider"]["endpoint_model"] == "gpt-4o-mini-2024-07-18"
+
+
+def test_a_clock_that_steps_back_gives_latency_zero_not_a_negative_row(
+    tmp_path, monkeypatch, openai_server
+):
+    # perf_counter has been seen going backwards; a negative latency would fail the schema.
+    from types import SimpleNamespace
+
+    from evals.providers import openai_compat
+
+    ticks = iter(range(10_000, 0, -1))
+    monkeypatch.setattr(openai_compat, "time", SimpleNamespace(perf_counter=lambda: next(ticks)))
+    root = make_project(tmp_path, 1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    (row,) = rows(run_files(root)[0])
+    assert row["latency_ms"] == 0.0

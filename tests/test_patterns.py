@@ -60,3 +60,52 @@ def test_screening_is_cached_per_pattern_and_still_raises_every_time() -> None:
         screen_pattern(r"\b45\s?€")
     info = pattern_problem.cache_info()
     assert (info.misses, info.hits) == (2, 4)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(?:[A-Z]|[A-Z0-9])+$",
+        r"(?:\d|\w)+x",
+        r"(?:ab|a)*c",
+        r"(?i:[a-z]|Q)+$",
+        r"(?P<w>[[:alpha:]]|é)+$",
+        r"(?:[^,]|x)+$",
+        r"(?:\s|,?)+$",
+    ],
+)
+def test_repeated_alternatives_that_can_start_alike_are_refused(pattern: str) -> None:
+    with pytest.raises(PatternError, match="catastrophic"):
+        screen_pattern(pattern)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(?:[A-Z]|[0-9])+$",
+        r"(?:EUR|€)\s?\d+",
+        r"(?:\(|\[)doc:[^\])]+[\])]",
+        r"\[doc:([^\]\s]+)\]",
+        r"(?:x|y){2}z",
+    ],
+)
+def test_repeated_alternatives_that_cannot_start_alike_are_accepted(pattern: str) -> None:
+    assert pattern_problem(pattern) is None
+
+
+def test_a_backtracking_mention_or_citation_pattern_fails_validate(tmp_path, monkeypatch) -> None:
+    import json
+
+    from casekit import good_case, make_project
+
+    from evals.cli import guarded
+    from evals.commands.suite import cmd_validate
+
+    bad = r"(?:[A-Z]|[A-Z0-9])+$"
+    suite = make_project(tmp_path, [good_case(expect={"mentions": [bad]})])
+    monkeypatch.chdir(tmp_path)
+    assert guarded(lambda: cmd_validate(None)) == 2
+    (suite / "cases" / "price-pro.json").write_text(json.dumps(good_case()), encoding="utf-8")
+    assert guarded(lambda: cmd_validate(None)) == 0
+    (suite / "suite.toml").write_text(f"citation_pattern = '{bad}'\n", encoding="utf-8")
+    assert guarded(lambda: cmd_validate(None)) == 2

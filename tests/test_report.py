@@ -15,8 +15,8 @@ from openai_server import OpenAIServer
 from reportkit import JUDGE, MODEL_A, XSS, Project, build, run_replay, write_answers
 from reportkit import write_jsonl as write_records
 
+from evals.compare.explain import fmt_p, how_to_read, stats_lines, verdict_line
 from evals.compare.pairing import compare_runs
-from evals.compare.render import stats_lines
 from evals.numfmt import pct
 from evals.report.compare_html import render_compare_html, word_diff
 from evals.report.data import build_report, citation_spans, percentile
@@ -239,11 +239,11 @@ def test_comparison_numbers_equal_invoke_diff(project: Project) -> None:
     cmp = compare_runs(a, b)
     page = render_compare_html(a, b)
     assert cmp.counts()["broken"] == 1 and cmp.counts()["fixed"] == 2
-    mc = cmp.stats.mcnemar
-    assert f"b = {mc.b} (pass→fail), c = {mc.c} (fail→pass)" in page
+    rate = cmp.decision.main.figures[0]
+    assert f"one-sided p = {fmt_p(rate.p_value)}" in page
     assert f">{cmp.stats.n_paired}<" in page
-    # Every sentence of `invoke diff`'s statistics appears word for word.
-    for line in stats_lines(cmp):
+    # Every sentence of `invoke diff`'s statistics, its verdict and its guide appear word for word.
+    for line in [*stats_lines(cmp), verdict_line(cmp), *how_to_read(cmp)]:
         assert html.escape(line) in page
     for c in cmp.checks:
         rate_a = pct(c.a_pass / c.a_n if c.a_n else None)
@@ -259,12 +259,12 @@ def test_comparison_numbers_equal_invoke_diff(project: Project) -> None:
         "--format",
         "json",
     )
-    assert out.returncode in (0, 1), out.stderr
+    assert out.returncode == cmp.decision.exit_code, out.stderr
     diff = json.loads(out.stdout)
     data = re.search(r'id="compare-data">(.*?)</script>', page, re.S)
     assert data
     embedded = json.loads(data.group(1))
-    for key in ("counts", "stats", "checks", "verdict"):
+    for key in ("counts", "stats", "checks", "categories", "verdict", "readings", "lines"):
         assert embedded[key] == diff[key], key
     # Broken before fixed, both before the unchanged ones; ghost errored in A and is not paired.
     flips = page.split('id="flips"')[1].split("</section>")[0]
@@ -343,7 +343,7 @@ def test_a_sealed_run_shows_aggregates_only(project: Project, tmp_path: Path) ->
     cmp_page = render_compare_html(read_run(sealed_a), read_run(sealed))
     for r in rows:
         assert r["case"] not in cmp_page and r["draft"] not in cmp_page
-    assert "McNemar exact" in cmp_page
+    assert 'id="figure-table"' in cmp_page and "one-sided p" in cmp_page
     # The terminal report of a sealed run (A has an error whose reason names its case).
     term = invoke(project.root, "report", str(sealed_a))
     assert term.returncode == 0 and "sealed run: aggregates only" in term.stdout

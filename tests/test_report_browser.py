@@ -13,6 +13,7 @@ import pytest
 from casekit import invoke
 from reportkit import XSS, Project, build
 
+from evals.compare.explain import fmt_p
 from evals.compare.pairing import compare_runs
 from evals.numfmt import pct
 from evals.run.files import read_run
@@ -176,9 +177,9 @@ def test_comparison_shows_broken_first_with_both_answers_and_diffs_numbers(
     assert sides.count() == 2
     assert first.locator("del").first.inner_text().strip() and first.locator("ins").count() > 0
     cmp = compare_runs(read_run(project.run_a), read_run(project.run_b))
-    mc = cmp.stats.mcnemar
+    rate_change = cmp.decision.main.figures[0]
     assert page.inner_text("#st-n .value") == str(cmp.stats.n_paired)
-    assert f"b = {mc.b} (pass→fail), c = {mc.c} (fail→pass)" in page.inner_text("#st-mcnemar")
+    assert f"one-sided p = {fmt_p(rate_change.p_value)}" in page.inner_text("#st-pass-rate")
     rate = page.inner_text("#st-rate .value")
     assert rate == f"{pct(cmp.stats.rate_a)} → {pct(cmp.stats.rate_b)}"
 

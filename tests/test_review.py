@@ -363,6 +363,7 @@ def test_field_level_diff_of_question_retrieval_checks_reference_and_drafts(tmp_
     after["checks"] = ["mentions_expected", "no_forbidden", "sources_cited", "citations_resolve"]
     after["reference"] = "An extra Pro seat costs 49 € a month [doc:pricing#plans]."
     after["known_wrong"].append({"draft": "It is free.", "why": "Not free"})
+    after["known_right"] = [{"draft": "Pro is €49 a month [doc:pricing#plans].", "why": "terse"}]
     write_case(suite, after)
     commit(repo, "edit")
     md = review(repo, "--base", "HEAD~1").stdout
@@ -382,6 +383,7 @@ def test_field_level_diff_of_question_retrieval_checks_reference_and_drafts(tmp_
     ) in lines
     assert any(line.startswith("  - `reference: - ") and "49 €" in line for line in lines)
     assert '  - `known_wrong[].draft: + "It is free."`' in lines
+    assert '  - `known_right[].draft: + "Pro is €49 a month [doc:pricing#plans]."`' in lines
     weak = "\n".join(sections(md)[heading(md, "WEAKENED")])
     # `checks` now lists fewer checks than the expect fields implied: that loosens the case.
     assert (

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from recordkit import header, row
 
 from evals.errors import InputError
 from evals.run.files import RunWriter, read_run, resolve_run
 
-HEADER = {"kind": "run", "run_id": "r1", "model": "m@2026-01-01"}
-ROW = {"kind": "case", "case": "a", "status": "pass", "score": 1.0}
+HEADER = header()
+ROW = row("a")
 
 
 def test_truncated_last_line_is_reported_not_fatal(tmp_path: Path) -> None:
@@ -75,3 +77,135 @@ def test_a_lone_surrogate_in_an_answer_is_escaped_not_a_crash(tmp_path: Path) ->
         w.write({**ROW, "draft": "45 € \ud800 [doc:pricing#plans]"})
     run = read_run(path)
     assert run.rows[0]["draft"] == "45 € \ud800 [doc:pricing#plans]"
+
+
+# -- damaged run files: every command that reads one says which line, exit 2 --------------
+
+OFFLINE = "local/extractive@2026-11-01"
+
+
+def _commands(path: Path, good: Path, tmp: Path) -> dict[str, Any]:
+    from evals.calibrate.judge import cmd_calibrate
+    from evals.commands.run import RunOptions, cmd_run
+    from evals.compare.baseline import cmd_baseline
+    from evals.compare.command import cmd_diff
+    from evals.mutate.command import cmd_mutate
+    from evals.report.command import cmd_report
+    from evals.run.merge import cmd_merge
+
+    labels = tmp / "labels.jsonl"
+    labels.write_text('{"case": "case-000", "label": "pass"}\n', encoding="utf-8")
+    return {
+        "report": lambda: cmd_report(str(path)),
+        "report --html": lambda: cmd_report(str(path), html=str(tmp / "r.html")),
+        "comparison report": lambda: cmd_report(a=str(good), b=str(path), html=str(tmp / "c.html")),
+        "diff": lambda: cmd_diff(str(good), str(path)),
+        "baseline": lambda: cmd_baseline(str(path)),
+        "run --resume": lambda: cmd_run(RunOptions(resume=str(path))),
+        "mutate --from-run": lambda: cmd_mutate(None, None, str(path), "md", None),
+        "merge": lambda: cmd_merge([f"{good},{path}"], str(tmp / "merged.jsonl")),
+        "calibrate --run": lambda: cmd_calibrate(None, str(path), str(labels), None, False),
+    }
+
+
+def _deep(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+def _mangle(records: list[dict[str, Any]], how: str) -> tuple[list[str], int]:
+    """The run file's lines damaged one way, and the (1-based) line that is damaged."""
+    lines = [json.dumps(r) for r in records]
+    rec = json.loads(lines[1])
+    if how == "nested row":
+        lines[1] = lines[1][:-1] + ', "usage": ' + _deep(100_000) + "}"
+        return lines, 2
+    if how == "nested header":
+        lines[0] = lines[0][:-1] + ', "x": ' + _deep(100_000) + "}"
+        return lines, 1
+    if how == "checks as a list":
+        rec["checks"] = list(rec["checks"])
+    elif how == "a check result as a string":
+        rec["checks"][next(iter(rec["checks"]))] = "pass"
+    elif how == "score as a string":
+        rec["score"] = "1.0"
+    elif how == "NaN score":
+        lines[1] = lines[1].replace('"score": 1.0', '"score": NaN')
+        return lines, 2
+    elif how in ("settings as a string", "epochs as a string"):
+        header = json.loads(lines[0])
+        if how == "epochs as a string":
+            header["settings"]["epochs"] = "two"
+        else:
+            header["settings"] = "fast"
+        lines[0] = json.dumps(header)
+        return lines, 1
+    elif how == "token counts as text":
+        summary = json.loads(lines[-1])
+        summary["tokens"] = {"prompt_tokens": "many"}
+        lines[-1] = json.dumps(summary)
+        return lines, len(lines)
+    lines[1] = json.dumps(rec)
+    return lines, 2
+
+
+MANGLED = [
+    "nested row",
+    "nested header",
+    "checks as a list",
+    "a check result as a string",
+    "score as a string",
+    "NaN score",
+    "settings as a string",
+    "epochs as a string",
+    "token counts as text",
+]
+
+
+@pytest.fixture(scope="module")
+def good_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real run of the offline model over three cases."""
+    import os
+
+    from runkit import make_project
+
+    from evals.cli import guarded
+    from evals.commands.run import RunOptions, cmd_run
+
+    root = make_project(tmp_path_factory.mktemp("proj"), 3)
+    here = Path.cwd()
+    os.chdir(root)
+    try:
+        assert guarded(lambda: cmd_run(RunOptions(models=[OFFLINE], model=OFFLINE))) in (0, 1)
+    finally:
+        os.chdir(here)
+    (path,) = sorted((root / "runs").glob("*.jsonl"))
+    return path
+
+
+@pytest.mark.parametrize("how", MANGLED)
+def test_a_damaged_run_file_is_one_line_and_exit_2_in_every_command_that_reads_one(
+    good_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, how: str
+) -> None:
+    from evals.cli import guarded
+
+    root = good_run.parent.parent
+    monkeypatch.chdir(root)
+    records = [json.loads(x) for x in good_run.read_text("utf-8").splitlines()]
+    lines, bad_line = _mangle(records, how)
+    path = root / "runs" / f"damaged-{how.replace(' ', '-')}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name, command in _commands(path, good_run, tmp_path).items():
+        capsys.readouterr()
+        code = guarded(command)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2, (name, code, err)
+        assert len(err) == 1 and err[0].startswith(f"{path}: line {bad_line}"), (name, err)
+    assert not (root / "runs" / "BASELINE").exists()
+    assert not (tmp_path / "merged.jsonl").exists()
+
+
+def test_a_run_file_writer_and_reader_agree_on_every_record_a_real_run_writes(
+    good_run: Path,
+) -> None:
+    run = read_run(good_run)
+    assert len(run.rows) == 3 and run.complete and not run.warnings

@@ -40,6 +40,11 @@ def ledger(proj: Path) -> list[dict]:
     return read_jsonl(path) if path.is_file() else []
 
 
+def finished(proj: Path) -> list[dict]:
+    """The ledger's outcome lines, one per run that ended (each follows its reservation)."""
+    return [e for e in ledger(proj) if e.get("phase") == "finished"]
+
+
 def sealed_project(tmp: Path, budget: int = 10) -> tuple[Path, str, list[dict]]:
     proj, cases = project(tmp)
     key = new_key()
@@ -143,10 +148,11 @@ def test_the_ledger_counts_every_run_and_the_budget_needs_force(tmp_path: Path) 
         assert f"budget: {i} of 2" in r.stdout
     r = run_sealed(proj, key)
     assert r.returncode == 2 and "budget spent (2 of 2" in r.stderr
-    assert len(ledger(proj)) == 2 and len(run_files(proj)) == 2
+    assert len(finished(proj)) == 2 and len(run_files(proj)) == 2
+    assert [e["phase"] for e in ledger(proj)] == ["reserved", "finished"] * 2
     r = run_sealed(proj, key, force=True)
     assert r.returncode in (0, 1), r.stderr
-    lines = ledger(proj)
+    lines = finished(proj)
     assert [e["forced"] for e in lines] == [False, False, True]
     assert [e["run_id"] for e in lines] == [p.stem for p in run_files(proj)]
     assert all(e["n_total"] == len(CHOSEN) and e["pass_rate"] is not None for e in lines)
@@ -229,7 +235,75 @@ def test_pairing_counts_cases_that_broke_and_error_text_stays_withheld(sealed) -
     for c in chosen:
         assert c["question"] not in out
         assert all(c["question"].encode() not in raw for _, raw in files)
-    assert [e["errors"] for e in ledger(proj)] == [0, 0, len(CHOSEN)]
+    assert [e["errors"] for e in finished(proj)] == [0, 0, len(CHOSEN)]
+
+
+def _sealed_on_server(proj: Path, key: str, server, monkeypatch) -> int:
+    """`invoke run --sealed --model M` in-process against the loopback server."""
+    from evals.cli import guarded
+    from evals.commands.run import RunOptions, cmd_run
+
+    monkeypatch.chdir(proj)
+    monkeypatch.setenv("EVAL_SEAL_KEY", key)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-sealed-0123456789")
+    opts = RunOptions(models=["acme/chat-small@2024-07-18"], sealed=True)
+    return guarded(lambda: cmd_run(opts))
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_a_provider_message_quoting_a_sealed_case_is_never_stored_or_printed(
+    sealed, openai_server, monkeypatch, capsys, status: int
+) -> None:
+    from openai_server import Fault
+
+    from evals.cli import guarded
+    from evals.report.command import cmd_report
+
+    proj, key, chosen = sealed
+    question = chosen[0]["question"]
+    # The endpoint quotes the prompt it refused, as some gateways do.
+    openai_server.responder = lambda body: (_ for _ in ()).throw(AssertionError("not refused"))
+    openai_server.enqueue(*[Fault.http(status, f"denied for prompt: {question}")] * 40)
+    code = _sealed_on_server(proj, key, openai_server, monkeypatch)
+    assert code == 3
+    assert guarded(lambda: cmd_report("latest", html=str(proj / "sealed-report.html"))) == 0
+    out = capsys.readouterr()
+    printed = out.out + out.err
+    for c in chosen:
+        for text in [*secrets_of(c), "denied for prompt"]:
+            assert text not in printed, text
+            for path, raw in all_bytes(proj):
+                if path.parent.name != "cases":
+                    assert text.encode() not in raw, f"{text!r} found in {path}"
+    (run_file,) = run_files(proj)
+    recs = read_jsonl(run_file)
+    errors = {r["error"] for r in recs if r["kind"] == "case"}
+    assert errors == {f"HTTP {status}: provider message withheld (sealed run)"}
+    if status == 401:
+        stopped = recs[-1]["stopped_reason"]
+        assert stopped.startswith("the endpoint refused every request: HTTP 401: provider")
+
+
+def test_a_model_name_quoting_a_sealed_case_is_withheld_from_rows_and_warnings(
+    sealed, openai_server, monkeypatch, capsys
+) -> None:
+    from openai_server import Scripted
+
+    proj, key, chosen = sealed
+    leak = chosen[1]["question"]
+    openai_server.responder = lambda body: Scripted(
+        "One more Pro seat costs 45 € [doc:pricing#plans].", model=f"chat-small-{leak}"
+    )
+    code = _sealed_on_server(proj, key, openai_server, monkeypatch)
+    assert code in (0, 1)
+    out = capsys.readouterr()
+    assert leak not in out.out + out.err
+    assert "reports a model other than the pinned" in out.err
+    (run_file,) = run_files(proj)
+    assert leak.encode() not in run_file.read_bytes()
+    models = {r["resolved_model"] for r in read_jsonl(run_file) if r["kind"] == "case"}
+    assert models == {"withheld: not the pinned model (sealed run)"}
 
 
 def test_an_altered_ledger_refuses_the_run_and_writes_nothing(sealed) -> None:
@@ -258,7 +332,110 @@ def test_ledger_lines_cut_from_the_end_are_warned_about_and_still_counted(sealed
     r = run_sealed(proj, key)
     assert r.returncode in (0, 1), r.stderr
     assert "warning: 1 sealed run(s) of this pile are in runs/ but not in the ledger" in r.stderr
-    assert "budget: 3 of 10" in r.stdout and len(ledger(proj)) == 2
+    assert "budget: 3 of 10" in r.stdout and len(ledger(proj)) == 1 + 2
+
+
+SLOW_APP = """
+import time
+
+def answer(case):
+    time.sleep(0.2)  # long enough for runs started together to overlap
+    return {"answer": "45 € [doc:pricing#plans]", "retrieved": ["pricing#plans"],
+            "cited": ["pricing#plans"], "abstained": False}
+"""
+
+
+def test_runs_started_at_once_cannot_spend_the_last_budget_slot_twice(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from casekit import INVOKE, ROOT
+
+    for trial in range(2):
+        (tmp_path / f"trial{trial}").mkdir()
+        proj, key, _ = sealed_project(tmp_path / f"trial{trial}", budget=1)
+        (proj / "slowapp.py").write_text(SLOW_APP, encoding="utf-8")
+        env = {**os.environ, "EVAL_SEAL_KEY": key}
+        cmd = [INVOKE, "-r", str(ROOT), "run", "--sealed", "--target", "slowapp:answer"]
+        procs = [
+            subprocess.Popen(cmd, cwd=proj, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(3)
+        ]
+        results = [(p.wait(timeout=120), *(x.decode() for x in p.communicate())) for p in procs]
+        ran = [out for code, out, _ in results if code in (0, 1)]
+        refused = [err for code, _, err in results if code == 2]
+        assert len(ran) == 1 and len(refused) == 2, results
+        assert "budget: 1 of 1 sealed run(s) used" in ran[0]
+        assert all("budget spent (1 of 1" in err for err in refused)
+        assert [e["phase"] for e in ledger(proj)] == ["reserved", "finished"]
+        assert len(run_files(proj)) == 1
+        assert not (proj / "suite" / "sealed" / ".ledger.lock").exists()
+        assert pile_problems(open_suite(proj / "suite"), None, use_env=False) == []
+
+
+def _git(proj: Path, *args: str) -> None:
+    import os
+    import subprocess
+
+    from casekit import GIT_ENV
+
+    subprocess.run(
+        ["git", *args], cwd=proj, check=True, capture_output=True, env={**os.environ, **GIT_ENV}
+    )
+
+
+def test_a_ledger_emptied_after_it_was_committed_fails_validate_and_refuses_the_run(
+    sealed,
+) -> None:
+    proj, key, _ = sealed
+    assert invoke(proj, "validate").returncode == 0
+    _git(proj, "init", "-q")
+    _git(proj, "add", "-A")
+    _git(proj, "commit", "-qm", "pile")
+    r = invoke(proj, "validate")
+    assert r.returncode == 0 and "no entry of this pile was ever committed" in r.stderr
+    for _ in range(2):
+        assert run_sealed(proj, key).returncode in (0, 1)
+    _git(proj, "add", "-A")
+    _git(proj, "commit", "-qm", "two sealed runs")
+    assert run_sealed(proj, key).returncode in (0, 1)  # a third, not committed yet: fine
+    r = invoke(proj, "validate")
+    assert r.returncode == 0 and "note:" not in r.stderr, r.stderr
+    # The reset: an empty ledger and no sealed run files give the budget back...
+    path = proj / "suite" / "sealed" / "LEDGER.jsonl"
+    path.write_text("", encoding="utf-8")
+    for f in run_files(proj):
+        f.unlink()
+    r = invoke(proj, "validate")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "ledger rewritten: 4 committed entries are missing since commit" in r.stderr
+    r = run_sealed(proj, key)
+    assert r.returncode == 2 and "ledger rewritten" in r.stderr and not run_files(proj)
+    # ...but git remembers: restoring the committed ledger makes the pile usable again.
+    _git(proj, "checkout", "--", "suite/sealed/LEDGER.jsonl")
+    assert invoke(proj, "validate").returncode == 0
+
+
+def test_without_git_validate_says_in_one_line_that_the_ledger_history_is_unchecked(
+    sealed,
+) -> None:
+    proj, key, _ = sealed
+    assert run_sealed(proj, key).returncode in (0, 1)
+    r = invoke(proj, "validate")
+    assert r.returncode == 0, r.stderr
+    [note] = [x for x in r.stderr.splitlines() if "LEDGER.jsonl" in x]
+    assert note.startswith("note: ") and "no git repository" in note
+
+
+def test_unseal_counts_each_run_once_though_it_has_two_ledger_lines(sealed) -> None:
+    from sealkit import unseal
+
+    proj, key, _ = sealed
+    for _ in range(2):
+        assert run_sealed(proj, key).returncode in (0, 1)
+    assert len(ledger(proj)) == 4
+    r = unseal(proj, key)
+    assert r.returncode == 0 and "(2 sealed run(s))" in r.stdout, r.stdout + r.stderr
 
 
 def test_gap_ignores_visible_runs_of_another_suite(sealed) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from runkit import make_project, records, rows, run, run_files, use
 
 APP = """
@@ -227,3 +228,107 @@ def test_the_process_exits_promptly_after_a_run_whose_sync_target_hung(tmp_path)
     recs = records(run_files(root)[0])
     assert recs[0]["settings"]["provider"]["timeout_s"] == 1.0  # --timeout beats timeout_s
     assert [r["status"] for r in recs if r["kind"] == "case"].count("pass") == 2
+
+
+HOSTILE = """
+import math
+
+GOOD = {"answer": "45 EUR [doc:pricing#plans]", "retrieved": ["pricing#plans"],
+        "cited": ["pricing#plans"], "abstained": False}
+
+
+class Weird(BaseException):
+    pass
+
+
+def answer(case):
+    n = int(case["id"][-1])
+    if n == 0:
+        raise KeyboardInterrupt("from the app")
+    if n == 1:
+        raise Weird("\\x1b[2J\\x1b]0;owned\\x07cleared \\x1b[31mred\\x1b[0m\\nsecond line")
+    if n == 2:
+        return {**GOOD, "usage": {"prompt_tokens": float("nan"), "completion_tokens": 3}}
+    if n == 3:
+        return {**GOOD, "usage": {"prompt_tokens": 10, "extra": {"cost": math.inf}}}
+    if n == 4:
+        return {**GOOD, "usage": {"prompt_tokens": 2.5}}
+    return GOOD
+
+
+async def answer_async(case):
+    if case["id"] == "case-000":
+        raise KeyboardInterrupt
+    if case["id"] == "case-001":
+        raise SystemExit("\\x1b[31mbye\\x1b[0m")
+    return answer(case)
+"""
+
+
+def test_a_hostile_target_costs_only_its_cases_as_clean_error_rows(tmp_path, monkeypatch, capsys):
+    import json
+
+    root = make_project(tmp_path, 6, concurrency=2)
+    _module(root, "app_hostile_i", HOSTILE)
+    use(monkeypatch, root, None)
+    for fn in ("answer", "answer_async"):
+        capsys.readouterr()
+        assert run(target=f"app_hostile_i:{fn}") == 3  # errors, not an abort (130)
+        out = capsys.readouterr()
+        path = max(run_files(root), key=lambda p: p.stat().st_mtime_ns)
+        text = path.read_text("utf-8")
+        for line in text.splitlines():
+            json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in the run file"))
+        assert "\x1b" not in text and "\x07" not in text
+        assert "\x1b" not in out.out + out.err and "Traceback" not in out.err
+        got = {r["case"]: r for r in rows(path)}
+        assert len(got) == 6 and records(path)[-1]["completed"] is True
+        assert got["case-000"]["status"] == "error"
+        assert got["case-000"]["error"].startswith("target raised KeyboardInterrupt")
+        for cid in ("case-001", "case-002", "case-003", "case-004"):
+            assert got[cid]["status"] == "error" and got[cid]["score"] is None, cid
+        assert got["case-005"]["status"] == "pass"
+    sync_rows = {r["case"]: r for r in rows(min(run_files(root)))}
+    assert sync_rows["case-001"]["error"] == "target raised Weird: cleared red second line"
+    assert sync_rows["case-002"]["error"] == (
+        "target returned usage with a number that is not finite (NaN or infinity) at /prompt_tokens"
+    )
+    assert "/extra/cost" in sync_rows["case-003"]["error"]
+    assert "/prompt_tokens" in sync_rows["case-004"]["error"]
+    async_rows = {r["case"]: r for r in rows(max(run_files(root)))}
+    assert async_rows["case-001"]["error"] == "target raised SystemExit: bye"
+
+
+def test_the_run_file_writer_refuses_a_record_that_is_not_json(tmp_path):
+    from evals.run.files import RunWriter
+
+    with RunWriter(tmp_path / "r.jsonl") as w:
+        with pytest.raises(ValueError, match="not finite"):
+            w.write({"kind": "case", "cost_usd": float("nan")})
+        w.write({"kind": "case", "cost_usd": 0.5})
+    assert (tmp_path / "r.jsonl").read_text("utf-8") == '{"kind":"case","cost_usd":0.5}\n'
+
+
+def test_a_row_that_is_not_json_becomes_an_error_row_and_the_file_stays_json(tmp_path, monkeypatch):
+    import json
+
+    from runkit import case, write_case
+
+    root = make_project(tmp_path, 1)
+    (root / "suite" / "checks.py").write_text(
+        "from evals.checks import check, passed\n\n"
+        "@check('odd_detail')\n"
+        "def odd_detail(inp):\n"
+        "    return passed({float('nan')})\n",
+        encoding="utf-8",
+    )
+    write_case(root, case(0, checks=["odd_detail"]))
+    _module(root, "app_nan_j", APP)
+    use(monkeypatch, root, None)
+    assert run(target="app_nan_j:answer") == 3
+    text = run_files(root)[0].read_text("utf-8")
+    for line in text.splitlines():
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in the run file"))
+    (row,) = rows(run_files(root)[0])
+    assert row["status"] == "error" and row["score"] is None
+    assert row["error"].startswith("row not written: the record holds a value of no JSON type")

@@ -232,7 +232,7 @@ def test_a_case_of_wrong_shapes_gets_schema_problems_not_a_crash(tmp_path: Path)
     suite = make_project(tmp_path, [data])
     out = problems_of(suite)
     assert any("/retrieved/0: 'x' is not of type 'object'" in p for p in out), out
-    assert any("/expect/mentions/0: 5 is not of type 'string'" in p for p in out), out
+    assert any("/expect/mentions/0: 5 is not valid" in p for p in out), out
 
 
 def test_an_expect_that_is_not_an_object_is_one_problem_not_two(tmp_path: Path) -> None:
@@ -287,3 +287,37 @@ def test_a_table_of_settings_for_the_suites_own_checks_is_accepted(tmp_path: Pat
     settings = open_suite(suite).settings
     assert settings.figure_window == 80
     assert settings.extra == {"checks": {"tone": "formal"}}
+
+
+def test_known_right_drafts_have_the_shape_of_known_wrong_ones(tmp_path: Path) -> None:
+    ok = good_case(
+        "ok",
+        known_right=[
+            {"draft": "Pro is €45 a seat.", "why": "terse", "cited": ["pricing#plans"]},
+            {"draft": "45 €.", "why": "bare", "retrieved": ["pricing#plans"], "abstained": False},
+        ],
+    )
+    bad = good_case(
+        "bad",
+        known_right=[{"draft": "Pro is €45."}, {"draft": "", "why": "x", "style": "terse"}],
+    )
+    out = problems_of(make_project(tmp_path, [ok, bad]))
+    assert out and all("bad.json" in p for p in out), out
+    assert any(p.endswith("bad.json: /known_right/0: 'why' is a required property") for p in out)
+    assert any("bad.json: /known_right/1: unknown field(s): 'style'" in p for p in out), out
+    assert any("bad.json: /known_right/1/draft: '' should be non-empty" in p for p in out), out
+
+
+def test_calibration_floors_in_suite_toml_are_read_and_checked(tmp_path: Path) -> None:
+    suite = make_project(tmp_path)
+    assert open_suite(suite).settings.min_sensitivity == 0.95
+    (suite / "suite.toml").write_text("[calibration]\nmin_specificity = 0.9\n", "utf-8")
+    settings = open_suite(suite).settings
+    assert (settings.min_sensitivity, settings.min_specificity) == (0.95, 0.9)
+    (suite / "suite.toml").write_text(
+        "[calibration]\nmin_sensitivity = true\nmin_specificity = nan\n", "utf-8"
+    )
+    res = invoke(tmp_path, "validate")
+    assert res.returncode == 2
+    assert "suite.toml: /calibration/min_sensitivity: must be a number from 0 to 1" in res.stderr
+    assert "suite.toml: /calibration/min_specificity: nan is not between 0 and 1" in res.stderr

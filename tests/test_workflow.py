@@ -79,7 +79,8 @@ def test_install_step_is_the_readme_command():
 
 def test_workflow_calls_the_gate_in_order():
     order = [task for task, _ in invoke_calls()]
-    assert order == ["validate", "fmt", "mutate", "run", "run", "diff", "review"]
+    assert order == ["validate", "fmt", "mutate", "calibrate", "run", "run", "diff", "review"]
+    assert ("calibrate", ["--checks"]) in invoke_calls()
     assert ("diff", ["--a", "--b", "--format"]) in invoke_calls()
     assert ("review", ["--base"]) in invoke_calls()
 
@@ -247,3 +248,13 @@ def test_diff_step_compares_this_jobs_run_file_not_the_last_name_in_runs(tmp_pat
     code, _, calls = run_step(tmp_path, "Compare with the committed baseline")
     assert code == 0
     assert calls.strip() == "diff --a baseline --b runs/2026-02-01_pr-7.jsonl --format md"
+
+
+def test_calibrate_step_gates_on_the_floors_and_always_puts_the_figures_in_the_summary(tmp_path):
+    name = "Checks agree with the labelled answers"
+    code, summary, calls = run_step(tmp_path, name, stub_exit=0)
+    assert code == 0 and summary == "output of calibrate\n"
+    assert calls.strip() == "calibrate --checks"
+    for failing in (1, 2, 3):
+        code, summary, _ = run_step(tmp_path, name, stub_exit=failing)
+        assert code == failing and summary == "output of calibrate\n"

@@ -1,4 +1,5 @@
-"""Checks on what the answer says: facts, patterns, forbidden phrases, abstention, length."""
+"""Checks on what the answer says: facts, figures, patterns, forbidden claims, language,
+abstention, length."""
 
 from __future__ import annotations
 
@@ -13,47 +14,146 @@ from evals.checks.base import (
     ratio,
     skipped,
 )
-from evals.checks.text import contains_phrase, quote
+from evals.checks.expectations import Item, items
+from evals.checks.matching import (
+    BOUNDARY,
+    NEG,
+    NEGATION_REACH,
+    claims,
+    clause_at,
+    corrects,
+    find,
+    language,
+    states,
+    tokens,
+)
+from evals.checks.values import Figure, contains_value, parse_figures, parse_one
 from evals.suite import patterns
+
+
+def _graded(results: list[tuple[Item, bool]], noun: str, missing_word: str) -> CheckResult:
+    """Pass when every required item is met; optional items are reported, never failed."""
+    required = [(it, ok) for it, ok in results if not it.optional]
+    missed = [it.label for it, ok in required if not ok]
+    optional_missed = [it.label for it, ok in results if it.optional and not ok]
+    note = f"; optional, not met: {', '.join(optional_missed)}" if optional_missed else ""
+    n = len(required)
+    if missed:
+        return ratio(n - len(missed), n, f"{missing_word} {', '.join(missed)}{note}")
+    if not required:
+        return passed(f"only optional {noun}{note or ', all met'}")
+    return ratio(n, n, f"all {n} {noun} present{note}")
 
 
 @check()
 def facts_present(inp: CheckInput) -> CheckResult:
-    facts = inp.case.expect.get("facts") or []
+    facts = items(inp.case.expect.get("facts"))
     if not facts:
         return skipped("no expect.facts")
-    missing = [f for f in facts if not contains_phrase(inp.answer, f)]
-    if missing:
-        return ratio(len(facts) - len(missing), len(facts), f"missing {quote(missing)}")
-    return ratio(len(facts), len(facts), f"all {len(facts)} facts present")
+    results = []
+    negated: list[str] = []
+    for it in facts:
+        hits = [(alt, m) for alt in it.alternatives for m in find(inp.answer, alt)]
+        # A denial elsewhere in the answer is for expect.must_not_contain to name: facts are
+        # phrased many ways, and "not only X" or "no, not once archived" deny nothing.
+        denied = [alt for alt, m in hits if m.negated]
+        ok = any(not m.negated for _, m in hits)
+        if not ok and hits:
+            negated.append(f'"{denied[0]}"' if denied else it.label)
+        results.append((it, ok))
+    res = _graded(results, "facts", "missing")
+    if negated and res.status == "fail":
+        return failed(
+            res.detail + f" (negated in the answer: {', '.join(negated)})", res.score or 0.0
+        )
+    return res
+
+
+@check()
+def figures_expected(inp: CheckInput) -> CheckResult:
+    wanted = items(inp.case.expect.get("figures"))
+    if not wanted:
+        return skipped("no expect.figures")
+    results = []
+    for it in wanted:
+        figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
+        if not figs:
+            return errored(f"expect.figures {it.label}: not a figure the parser reads")
+        results.append((it, any(_states_value(inp.answer, f) for f in figs)))
+    return _graded(results, "figures", "figure not stated:")
+
+
+def _states_value(answer: str, want: Figure) -> bool:
+    """The figure stated somewhere not negated in its clause ("Pro does not cost 45 €")."""
+    for fig in parse_figures(answer):
+        if fig.same(want):
+            near = tokens(answer[max(0, fig.start - 60) : fig.start])[-NEGATION_REACH:]
+            cut = max((i for i, w in enumerate(near) if w == BOUNDARY), default=-1)
+            if NEG not in near[cut + 1 :]:
+                return True
+    return False
 
 
 @check()
 def mentions_expected(inp: CheckInput) -> CheckResult:
-    pats = inp.case.expect.get("mentions") or []
-    if not pats:
+    wanted = items(inp.case.expect.get("mentions"))
+    if not wanted:
         return skipped("no expect.mentions")
-    missing = []
-    for p in pats:
+    results = []
+    for it in wanted:
         try:
-            if not patterns.search(p, inp.answer):
-                missing.append(p)
+            ok = any(patterns.search(p, inp.answer) for p in it.alternatives)
         except TimeoutError:
-            return errored(f"pattern {p!r} timed out (catastrophic backtracking)")
-    if missing:
-        return ratio(len(pats) - len(missing), len(pats), f"pattern not found: {quote(missing)}")
-    return ratio(len(pats), len(pats), f"all {len(pats)} patterns match")
+            return errored(f"pattern {it.label} timed out (catastrophic backtracking)")
+        results.append((it, ok))
+    return _graded(results, "patterns", "pattern not found:")
 
 
 @check()
 def no_forbidden(inp: CheckInput) -> CheckResult:
     phrases = inp.case.expect.get("must_not_contain") or []
-    if not phrases:
-        return skipped("no expect.must_not_contain")
-    hits = [p for p in phrases if contains_phrase(inp.answer, p)]
+    banned = inp.case.expect.get("forbidden_figures") or []
+    if not phrases and not banned:
+        return skipped("no expect.must_not_contain or expect.forbidden_figures")
+    hits = [f'"{p}"' for p in phrases if claims(inp.answer, p)]
+    for text in banned:
+        want = parse_one(text)
+        if want is None:
+            return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
+        for fig in parse_figures(inp.answer):
+            if fig.same(want) and not corrects(clause_at(inp.answer, fig.start)):
+                hits.append(f'"{fig.text}" (as a current figure)')
+                break
     if hits:
-        return failed(f"forbidden phrase present: {quote(hits)}")
-    return passed(f"none of {len(phrases)} forbidden phrases")
+        return failed(f"forbidden claim: {', '.join(hits)}")
+    n = len(phrases) + len(banned)
+    return passed(f"none of {n} forbidden claims (named to correct them is allowed)")
+
+
+@check()
+def answer_language(inp: CheckInput) -> CheckResult:
+    want = inp.case.expect.get("language")
+    if not want:
+        return skipped("no expect.language")
+    got, counts = language(inp.answer)
+    if got is None:
+        return passed(f"language not decidable from function words; expected {want}")
+    if got != want:
+        return failed(f"answer reads as {got}, the ticket is in {want} (function words {counts})")
+    return passed(f"answer in {want}")
+
+
+def _gives_expected_content(inp: CheckInput) -> bool:
+    """Whether the answer states a required fact or figure of the case (so it did answer)."""
+    expect = inp.case.expect
+    for it in items(expect.get("facts")):
+        if not it.optional and any(states(inp.answer, a) for a in it.alternatives):
+            return True
+    for it in items(expect.get("figures")):
+        figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
+        if not it.optional and any(contains_value(inp.answer, f) for f in figs):
+            return True
+    return False
 
 
 @check()
@@ -65,6 +165,10 @@ def abstention(inp: CheckInput) -> CheckResult:
         return passed(f"{'declined' if did else 'answered'} as expected ({how})")
     if should:
         return failed(f"answered, but should decline or hand over ({how})")
+    if inp.reply.abstained is None and _gives_expected_content(inp):
+        # "Enterprise is priced on request ...; I'll hand this over to sales for a quote"
+        # answers the question and offers more: that is not declining.
+        return passed("answered, and offered a hand-over as well (refusal phrases)")
     return failed(f"declined, but the question is answerable ({how})")
 
 

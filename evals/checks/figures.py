@@ -1,4 +1,5 @@
-"""Figures in an answer (money, percentages, times, quantities) and whether each is sourced."""
+"""Figures in an answer: each needs a citation in its sentence, and the cited passage must
+state it (claim support). The ticket's own figures need neither."""
 
 from __future__ import annotations
 
@@ -6,78 +7,81 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.base import CheckInput, CheckResult, check, passed, ratio
+from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.text import quote
+from evals.checks.values import Figure, parse_figures
 from evals.suite import patterns
 from evals.suite.case import Case
 
-# An amount of money, a percentage, a time of day, or a number with a unit, in the
-# languages the suites are written in. Money may lead with its symbol or code ("€45",
-# "EUR 45") or trail it ("45,00 €"); a unit may be joined by a hyphen ("30-day trial").
-_UNITS = (
-    r"€|eur|euros?|usd|dollars?|\$|£|gbp|chf|%|percent|per ?cent|prozent|pour ?cent|"
-    r"por ?ciento|days?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|weeks?|months?|years?|"
-    r"seats?|users?|licen[cs]es?|gb|mb|tb|kb|km|kg|items?|shifts?|employees?|locations?|"
-    r"tage?n?|stunden?|minuten?|monate?n?|jahre?n?|wochen?|plätze?n?|mitarbeiter(?:innen)?|"
-    r"jours?|heures?|mois|ans|semaines?|días?|dias?|horas?|meses|mes|años?|semanas?"
-)
-# Digits with thousands or decimal separators; a group of three after a space ("2 000")
-# belongs to the same number.
-_NUM = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d(?:[\d.,']*\d)?"
-FIGURE = regex.compile(
-    rf"(?:[€$£]\s?(?:{_NUM}))"
-    rf"|(?:\b(?:eur|usd|gbp|chf)\s?(?:{_NUM}))"
-    rf"|(?:\b\d{{1,2}}:\d{{2}}\b)"
-    rf"|(?:\b(?:{_NUM})(?:\s?|-)(?:{_UNITS})(?!\w))",
-    regex.IGNORECASE,
-)
-
-
-def figures(text: str) -> list[regex.Match[str]]:
-    """Money, percentages, times and quantities with a unit found in `text`."""
-    return list(FIGURE.finditer(text))
-
-
-_NUMBER = regex.compile(r"\d(?:[\d.,':\u00a0\u202f ]*\d)?")
 _BARE_NUMBER = regex.compile(r"\d(?:[\d.,':]*\d)?")
 _ZERO_DECIMALS = regex.compile(r"[.,]0{1,2}$")
 
 
-def _value(s: str) -> str:
-    """A figure's number as bare digits, zero decimals dropped: "45,00 €" and "€45" agree."""
-    m = _NUMBER.search(s)
-    return "".join(ch for ch in _ZERO_DECIMALS.sub("", m.group(0)) if ch.isdigit()) if m else ""
+def figures(text: str) -> list[Figure]:
+    """Money, percentages, durations, times, dates and counts found in `text`, one per place."""
+    seen: set[int] = set()
+    out = []
+    for f in parse_figures(text):
+        if f.start not in seen:
+            seen.add(f.start)
+            out.append(f)
+    return out
 
 
-def _given_values(case: Case) -> frozenset[str]:
-    """Every number the ticket or its context states: the customer's own figures need no source."""
-    return _numbers_in((case.question, *(str(v) for v in case.context.values() if v is not None)))
+def _digits(s: str) -> str:
+    """A number's bare digits, zero decimals dropped: "45,00" and "45" agree."""
+    return "".join(ch for ch in _ZERO_DECIMALS.sub("", s) if ch.isdigit())
+
+
+def _given(case: Case) -> tuple[frozenset[str], tuple[Figure, ...]]:
+    """The ticket's numbers and figures: the customer's own figures need no source."""
+    texts = (case.question, *(str(v) for v in case.context.values() if v is not None))
+    return _given_in(texts)
 
 
 @lru_cache(maxsize=4096)
-def _numbers_in(texts: tuple[str, ...]) -> frozenset[str]:
-    out: set[str] = set()
-    for text in texts:
-        out |= {_value(m.group(0)) for m in figures(text)}
-        out |= {_value(m.group(0)) for m in _BARE_NUMBER.finditer(text)}
-    return frozenset(out)
+def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...]]:
+    nums = {_digits(m.group(0)) for t in texts for m in _BARE_NUMBER.finditer(t)}
+    figs = tuple(f for t in texts for f in parse_figures(t))
+    return frozenset(nums), figs
 
 
-_SENTENCE_END = regex.compile(r"[.!?](?=\s|$)|\n")
-
-
-def _cited_in_sentence(window: str, cite: regex.Pattern[str]) -> bool:
-    """A citation before the sentence ends, or standing right after its full stop.
-
-    A citation two sentences later belongs to another claim and does not count.
-    """
-    end = _SENTENCE_END.search(window)
-    head = window if end is None else window[: end.start()]
-    if cite.search(head, timeout=patterns.MATCH_TIMEOUT_S):
+def from_ticket(fig: Figure, case: Case) -> bool:
+    """The figure repeats one the ticket states (as a value, or as the same bare number)."""
+    nums, figs = _given(case)
+    if any(fig.same(g) for g in figs):
         return True
-    if end is None:
-        return False
-    return cite.match(window[end.end() :].lstrip(), timeout=patterns.MATCH_TIMEOUT_S) is not None
+    m = _BARE_NUMBER.search(fig.text)
+    # A bare number in the ticket ("4 ppl", "39 per seat") backs the same number with a unit,
+    # but a time's digits ("21:45") never back an amount ("45 €").
+    return bool(m) and fig.kind != "time" and _digits(m.group(0)) in nums
+
+
+# A full stop after a common abbreviation ("zzgl.", "e.g.", "ca.") does not end a sentence.
+_ABBREVIATIONS = (
+    r"zzgl|inkl|ca|bzw|usw|z\.b|e\.g|i\.e|etc|approx|vs|nr|no|incl|excl|env|aprox|p\.ej"
+)
+_SENTENCE_END = regex.compile(rf"(?<!\b(?:{_ABBREVIATIONS}))[.!?](?=\s|$)|\n", regex.IGNORECASE)
+
+
+def sentence_citations(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int
+) -> list[str]:
+    """Refs cited after the figure before its sentence ends, or right after its full stop."""
+    text = answer[fig.end : fig.end + window]
+    end = _SENTENCE_END.search(text)
+    head = text if end is None else text[: end.start()]
+    found = [
+        m.group(1) if m.groups() else m.group(0)
+        for m in cite.finditer(head, timeout=patterns.MATCH_TIMEOUT_S)
+    ]
+    if end is not None:
+        rest = text[end.end() :]
+        lead = len(rest) - len(rest.lstrip())
+        while (m := cite.match(rest, lead, timeout=patterns.MATCH_TIMEOUT_S)) is not None:
+            found.append(m.group(1) if m.groups() else m.group(0))
+            lead = m.end() + (len(rest[m.end() :]) - len(rest[m.end() :].lstrip()))
+    return found
 
 
 @check()
@@ -86,15 +90,59 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     if not found:
         return passed("no figures to source")
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
-    given = _given_values(inp.case)
     unsourced = []
-    for m in found:
-        if _value(m.group(0)) in given:
+    for fig in found:
+        if from_ticket(fig, inp.case):
             continue
-        window = inp.answer[m.end() : m.end() + inp.settings.figure_window]
-        if not _cited_in_sentence(window, cite):
-            unsourced.append(m.group(0).strip())
+        if not sentence_citations(inp.answer, fig, cite, inp.settings.figure_window):
+            unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
     return ratio(n, n, f"{n} figures, each sourced or from the question")
+
+
+def passage_states(text: str, fig: Figure) -> bool:
+    """Whether a passage states the figure as a value (weeks as days, pm as 24-hour time), or
+    as the sum of two of its figures ("30 days, then a further 14" supports "44 days")."""
+    stated = parse_figures(text)
+    if any(fig.same(p) for p in stated):
+        return True
+    if fig.kind not in ("duration", "money", "count"):
+        return False
+    alike = [p for p in stated if (p.kind, p.unit) == (fig.kind, fig.unit)]
+    return any(
+        a.value + b.value == fig.value  # type: ignore[operator]
+        for i, a in enumerate(alike)
+        for b in alike[i + 1 :]
+    )
+
+
+@check()
+def figures_supported(inp: CheckInput) -> CheckResult:
+    found = [f for f in figures(inp.answer) if not from_ticket(f, inp.case)]
+    if not found:
+        return skipped("no figures beyond the ticket's own")
+    cite = patterns.compile_pattern(inp.settings.citation_pattern)
+    passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
+    reported = inp.reply.cited
+    judged = unsupported = 0
+    bad: list[str] = []
+    for fig in found:
+        refs = sentence_citations(inp.answer, fig, cite, inp.settings.figure_window)
+        if not refs and reported:
+            # A system that reports its citations without inline markers: any cited passage.
+            refs = list(reported)
+        if not refs:
+            continue  # no_unsourced_number reports it
+        judged += 1
+        if not any(passage_states(passages.get(r, ""), fig) for r in refs):
+            unsupported += 1
+            bad.append(f"{fig.text.strip()} (cited {', '.join(refs)})")
+    if not judged:
+        return skipped("no cited figures to check against their passages")
+    if bad:
+        return ratio(
+            judged - unsupported, judged, f"not stated by the cited passage: {'; '.join(bad)}"
+        )
+    return ratio(judged, judged, f"{judged} cited figures, each stated by its passage")

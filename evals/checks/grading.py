@@ -20,16 +20,24 @@ def implied_checks(case: Case) -> list[str]:
     names: list[str] = []
     if expect.get("facts"):
         names.append("facts_present")
+    if expect.get("figures"):
+        names.append("figures_expected")
     if expect.get("mentions"):
         names.append("mentions_expected")
-    if expect.get("must_not_contain"):
+    if expect.get("must_not_contain") or expect.get("forbidden_figures"):
         names.append("no_forbidden")
     if expect.get("sources"):
-        names += ["sources_cited", "retrieval_recall", "citation_precision"]
-    if case.retrieved and not expect.get("abstain"):
-        names += ["citations_resolve", "no_unsourced_number"]
+        # Whether an answer must cite the expected sources is the prompt's rule, not a fact of
+        # the case: `sources_cited` runs when a case lists it in `checks`. Every figure's
+        # source is checked by no_unsourced_number and figures_supported.
+        names.append("retrieval_recall")
+    if case.retrieved:
+        names += ["citations_resolve", "citation_precision", "no_unsourced_number"]
+        names += ["figures_supported"]
     if "abstain" in expect:
         names.append("abstention")
+    if expect.get("language"):
+        names.append("answer_language")
     if expect.get("max_words"):
         names.append("max_words")
     if expect.get("rubric"):

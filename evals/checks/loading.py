@@ -7,9 +7,10 @@ from typing import Any
 
 from evals.checks.base import REGISTRY
 from evals.checks.grading import EXTERNAL_CHECKS, checks_for
+from evals.checks.values import parse_one
 from evals.errors import InputError, Problem
 from evals.suite.case import Case, read_json_file
-from evals.suite.folder import Suite, load_suite_checks
+from evals.suite.folder import Suite, link_problem, load_suite_checks
 from evals.suite.patterns import pattern_problem
 from evals.suite.schemas import schema_problems
 
@@ -40,10 +41,25 @@ def case_problems(
             Problem(p, "/id", f"id {data.get('id')!r} must equal the file stem {path.stem!r}")
         )
     expect = _obj(data.get("expect"))
-    for i, pat in _strings(expect.get("mentions")):
+    for where, pat in _phrasings(expect.get("mentions"), "/expect/mentions"):
         problem = pattern_problem(pat)
         if problem:
-            out.append(Problem(p, f"/expect/mentions/{i}", f"regex {pat!r} {problem}"))
+            out.append(Problem(p, where, f"regex {pat!r} {problem}"))
+    for where, text in [
+        *_phrasings(expect.get("figures"), "/expect/figures"),
+        *(
+            (f"/expect/forbidden_figures/{i}", s)
+            for i, s in _strings(expect.get("forbidden_figures"))
+        ),
+    ]:
+        if parse_one(text) is None:
+            out.append(
+                Problem(
+                    p,
+                    where,
+                    f"{text!r} is not a figure (an amount, percentage, duration, time, date or count)",
+                )
+            )
     explicit = data.get("checks")
     for i, name in _strings(explicit):
         if name not in known_checks and name not in EXTERNAL_CHECKS:
@@ -59,6 +75,25 @@ def case_problems(
     for i, ref in enumerate(refs):
         if ref is not None and ref in refs[:i]:
             out.append(Problem(p, f"/retrieved/{i}/ref", f"duplicate ref {ref!r}"))
+    return out
+
+
+def _phrasings(value: Any, base: str) -> list[tuple[str, str]]:
+    """Every phrasing of an expectation list with its JSON pointer (string, list or `any`)."""
+    out: list[tuple[str, str]] = []
+    if not isinstance(value, list):
+        return out
+    for i, entry in enumerate(value):
+        if isinstance(entry, str):
+            out.append((f"{base}/{i}", entry))
+        elif isinstance(entry, list):
+            out += [(f"{base}/{i}/{j}", s) for j, s in _strings(entry)]
+        elif isinstance(entry, dict):
+            alts = entry.get("any")
+            if isinstance(alts, str):
+                out.append((f"{base}/{i}/any", alts))
+            else:
+                out += [(f"{base}/{i}/any/{j}", s) for j, s in _strings(alts)]
     return out
 
 
@@ -80,6 +115,10 @@ def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[P
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
     for path in suite.case_files():
         # Every problem is kept with its file, so the report reads file by file.
+        linked = link_problem(path)
+        if linked:
+            parsed.append((path, None, None, [linked]))
+            continue
         try:
             data = read_json_file(path)
         except ValueError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,11 @@ from evals.judge.client import make_judge
 from evals.providers.base import Provider
 from evals.providers.local import ExtractiveModel
 from evals.providers.modelid import check_pinned
-from evals.providers.openai_compat import from_settings
+from evals.providers.openai_compat import OpenAICompatProvider, from_settings
 from evals.providers.replay import ReplayProvider
 from evals.providers.target import TargetProvider, load_target
-from evals.run.cost import price_for
-from evals.run.plan import Grader
+from evals.run.cost import batch_discount, price_for
+from evals.run.plan import BatchSettings, Grader
 from evals.suite.case import Case
 from evals.suite.folder import Suite, select_cases
 
@@ -51,6 +52,8 @@ class RunOptions:
     #: Per-request timeout and SDK retries, overriding [tool.evals] timeout_s / max_retries.
     timeout_s: float | None = None
     max_retries: int | None = None
+    #: Send the requests as one provider batch (OpenAI-compatible endpoints only).
+    batch: bool = False
 
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
@@ -78,9 +81,11 @@ def make_provider(
     *,
     answers: str | None = None,
     target: str | None = None,
+    withhold: bool = False,
 ) -> Provider:
     """Replay for --answers, the app for --target, the offline model for `local/...`,
-    any other pinned id on the OpenAI-compatible endpoint."""
+    any other pinned id on the OpenAI-compatible endpoint. With `withhold`, the endpoint
+    provider prints nothing the endpoint said (a sealed run)."""
     if answers:
         if not model:
             raise InputError("--answers needs --model: the pinned id of the system that wrote them")
@@ -91,7 +96,7 @@ def make_provider(
     model = check_pinned(model or cfg.default_model)
     if model.startswith("local/extractive"):
         return ExtractiveModel(model)
-    return from_settings(model, cfg)
+    return from_settings(model, cfg, withhold=withhold)
 
 
 def check_flags(opts: RunOptions, models: list[str]) -> None:
@@ -111,6 +116,11 @@ def check_flags(opts: RunOptions, models: list[str]) -> None:
         raise InputError(f"--timeout {opts.timeout_s}: must be more than 0 seconds")
     if opts.max_retries is not None and opts.max_retries < 0:
         raise InputError(f"--retries {opts.max_retries}: must be 0 or more")
+    if opts.batch and (opts.target or opts.answers):
+        flag = "--target" if opts.target else "--answers"
+        raise InputError(
+            f"--batch needs an OpenAI-compatible endpoint: {flag} is answered here, not by one"
+        )
 
 
 def settings_for(opts: RunOptions) -> Settings:
@@ -130,8 +140,20 @@ def grader_for(judge: str | None, suite: Suite, cfg: Settings, use_cache: bool) 
     return make_judge(model=judge, suite=suite, settings=cfg, use_cache=use_cache)
 
 
-def selected_cases(suite: Suite, sel: dict[str, Any]) -> list[Case]:
-    cases, _ = load_cases(suite)
+def warn_unmatched_answers(provider: Provider, cases: list[Case]) -> None:
+    """Say which saved answers (--answers) name no case of the suite."""
+    if isinstance(provider, ReplayProvider):
+        line = provider.unmatched({c.id for c in cases})
+        if line:
+            print(line, file=sys.stderr, flush=True)
+
+
+def selected_cases(
+    suite: Suite, sel: dict[str, Any], cases: list[Case] | None = None
+) -> list[Case]:
+    """The cases a selection (--case, --category, --limit, --shard) keeps, in id order."""
+    if cases is None:
+        cases, _ = load_cases(suite)
     chosen = select_cases(
         cases, case_glob=sel.get("case"), category=sel.get("category"), limit=sel.get("limit")
     )
@@ -151,3 +173,42 @@ def check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:
                 f"--max-cost: no price for {who}{m!r} in [tool.evals.prices] "
                 "(USD per million input and output tokens), so its cost cannot be estimated"
             )
+
+
+def _pointer(*parts: str) -> str:
+    """A JSON pointer (RFC 6901): `/` and `~` inside a part are escaped."""
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _seconds(cfg: Settings, key: str, default: float) -> float:
+    value = cfg.extra.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise InputError(
+            f"{cfg.root / 'pyproject.toml'}: {_pointer('tool', 'evals', key)}: "
+            f"{value!r} is not a number of seconds more than 0"
+        )
+    return float(value)
+
+
+def batch_settings(provider: Provider, cfg: Settings) -> BatchSettings:
+    """`--batch`: the endpoint must be OpenAI-compatible; the price table may give the batch
+    discount; `[tool.evals] batch_poll_s` / `batch_poll_max_s` set the wait between checks."""
+    if not isinstance(provider, OpenAICompatProvider):
+        what = "the offline model" if provider.stamp().get("kind") == "local" else "not one"
+        raise InputError(
+            f"--batch needs an OpenAI-compatible endpoint: {provider.model!r} is {what}"
+        )
+    try:
+        discount = batch_discount(provider.model, cfg.prices)
+    except ValueError as exc:
+        where = _pointer("tool", "evals", "prices", provider.model, "batch_discount")
+        raise InputError(f"{cfg.root / 'pyproject.toml'}: {where}: {exc}") from None
+    poll_s = _seconds(cfg, "batch_poll_s", 5.0)
+    poll_max_s = max(poll_s, _seconds(cfg, "batch_poll_max_s", 60.0))
+    if discount is None and price_for(provider.model, cfg.prices) is not None:
+        print(
+            f"warning: no batch_discount for {provider.model!r} in [tool.evals.prices]: "
+            "batch costs are counted at the live price",
+            file=sys.stderr,
+        )
+    return BatchSettings(poll_s=poll_s, poll_max_s=poll_max_s, discount=discount)

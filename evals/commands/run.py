@@ -13,9 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
 from evals.commands.options import (
     RunOptions,
+    batch_settings,
     check_budget,
     check_flags,
     grader_for,
@@ -23,10 +25,12 @@ from evals.commands.options import (
     parse_shard,
     selected_cases,
     settings_for,
+    warn_unmatched_answers,
 )
 from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
+from evals.run.batch import execute_batch
 from evals.run.console import print_summary
 from evals.run.files import resolve_run
 from evals.run.plan import RunPlan, RunResult
@@ -39,9 +43,10 @@ from evals.seal.runs import open_sealed, run_sealed
 def _run_one(plan: RunPlan) -> RunResult:
     done = len(plan.resume.rows) if plan.resume else 0
     epochs = f" x {plan.epochs} epochs" if plan.epochs > 1 else ""
+    mode = " as one provider batch" if plan.batch else ""
     print(
-        f"running {len(plan.cases)} case(s){epochs} of {plan.suite.path} on {plan.provider.model} "
-        f"(prompt {plan.suite.prompt_sha()[:7]})",
+        f"running {len(plan.cases)} case(s){epochs} of {plan.suite.path} on {plan.provider.model}"
+        f"{mode} (prompt {plan.suite.prompt_sha()[:7]})",
         flush=True,
     )
     progress = RunProgress(len(plan.cases) * plan.epochs - done)
@@ -54,7 +59,14 @@ def _run_one(plan: RunPlan) -> RunResult:
     gc.set_threshold(20_000, 20, 20)
     written: list[Path] = []
     try:
-        result = asyncio.run(execute(plan, on_row=progress.row, on_file=written.append))
+        if plan.batch:
+            result = asyncio.run(
+                execute_batch(
+                    plan, on_row=progress.row, on_note=progress.note, on_file=written.append
+                )
+            )
+        else:
+            result = asyncio.run(execute(plan, on_row=progress.row, on_file=written.append))
     except KeyboardInterrupt:
         if not written:
             raise
@@ -67,6 +79,13 @@ def _run_one(plan: RunPlan) -> RunResult:
         gc.set_threshold(*threshold)
         gc.unfreeze()
     print_summary(result.summary, str(result.path))
+    if result.write_error:
+        print(
+            f"{result.write_error}; the {len(result.rows)} row(s) written are kept: free the "
+            f"space, then continue with `invoke run --resume {resume_ref(result.path, plan.runs_dir)}`",
+            file=sys.stderr,
+            flush=True,
+        )
     if hint := show_hint(result, plan.runs_dir):
         print(hint, flush=True)
     if str(result.summary.get("stopped_reason") or "").startswith(REFUSED_PREFIX):
@@ -140,7 +159,8 @@ def cmd_run(opts: RunOptions) -> int:
         "limit": opts.limit,
         "shard": {"index": shard[0], "count": shard[1]} if shard else None,
     }
-    chosen = selected_cases(suite, sel)
+    every_case, _ = load_cases(suite)
+    chosen = selected_cases(suite, sel, every_case)
     if not chosen:
         raise InputError("no case matches the selection (--case/--category/--limit/--shard)")
     providers = [
@@ -148,10 +168,12 @@ def cmd_run(opts: RunOptions) -> int:
     ]
     for p in providers:
         check_budget(opts, p.model, cfg)
+        warn_unmatched_answers(p, every_case)
+    batches = [batch_settings(p, cfg) if opts.batch else None for p in providers]
     # Every judge is made before any run starts, so bad judge settings cost no requests.
     graders = [grader_for(opts.judge, suite, cfg, not opts.no_cache) for _ in providers]
     codes = []
-    for provider, grader in zip(providers, graders, strict=True):
+    for provider, grader, batch in zip(providers, graders, batches, strict=True):
         if len(providers) > 1:
             print(f"== model {provider.model}", flush=True)
         plan = RunPlan(
@@ -169,6 +191,7 @@ def cmd_run(opts: RunOptions) -> int:
             cache_path=cfg.cache_path,
             prices=cfg.prices,
             max_cost=opts.max_cost,
+            batch=batch,
         )
         codes.append(exit_code(_run_one(plan).summary))
     code = worst(codes)
@@ -235,6 +258,13 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
     )
     settings = h.get("settings", {})
     check_budget(opts, provider.model, cfg)
+    # A batch run continues as one (collecting a batch still running); a live run stays live.
+    if opts.batch and not settings.get("batch"):
+        raise InputError(
+            f"{old.path}: /settings/batch: this run sent live requests; --batch cannot "
+            "switch it (start a new run with --batch)"
+        )
+    batch = batch_settings(provider, cfg) if settings.get("batch") else None
     print(
         f"resuming {old.path.name}: {len(resumed.rows)} row(s) kept, "
         f"{len(chosen) * int(settings.get('epochs', 1)) - len(resumed.rows)} to run",
@@ -257,6 +287,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         prices=cfg.prices,
         max_cost=opts.max_cost,
         resume=resumed,
+        batch=batch,
     )
     return exit_code(_run_one(plan).summary)
 
@@ -304,12 +335,17 @@ def cmd_run_sealed(opts: RunOptions) -> int:
     """`invoke run --sealed`: the pile supplies the plan's cases and row filter; only
     aggregates are printed."""
     _refuse_for_sealed(opts)
+    if opts.batch:
+        raise InputError(
+            "--batch cannot be used with --sealed: the pile's cases would be stored in the "
+            "provider's files"
+        )
     cfg = settings_for(opts)
     suite = suite_at(opts.suite)
     sealed = open_sealed(suite, opts.key_file, bool(opts.force), cfg.runs_path)
     plan = RunPlan(
         suite=suite,
-        provider=make_provider(cfg, opts.model, target=opts.target),
+        provider=make_provider(cfg, opts.model, target=opts.target, withhold=True),
         runs_dir=cfg.runs_path,
         root=cfg.root,
         label=opts.label,

@@ -2,44 +2,68 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from pathlib import Path
 
+from evals.calibrate.labelled import labelled_files, read_labelled
+from evals.checks.lint import brittle
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
 from evals.errors import Problem
+from evals.seal.budget import ledger_history
 from evals.seal.manifest import pile_problems
 from evals.suite.casefiles import format_cases, write_new_case
 from evals.suite.folder import Suite
 from evals.suite.scaffold import create_suite
 
 
-def validate_suite(suite: Suite) -> list[Problem]:
-    """Every problem in the suite's case files, prompt and sealed pile, without raising."""
+def validate_suite(suite: Suite, notes: list[str] | None = None) -> list[Problem]:
+    """Every problem in the suite's case files, labelled answers, prompt and sealed pile,
+    without raising.
+
+    Notes (what could not be checked, such as a ledger git cannot vouch for) go to `notes`.
+    """
     _, problems = load_cases(suite, strict=False)
+    # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
+    problems += read_labelled(suite, {p.stem for p in suite.case_files()})[1]
     if not suite.prompt_path.is_file():
         problems.append(Problem(str(suite.prompt_path), "", "prompt.txt is missing"))
     # The sealed pile's integrity needs no key; with EVAL_SEAL_KEY set its cases are checked too.
     problems += pile_problems(suite)
+    history = ledger_history(suite)
+    problems += history.problems
+    if history.note and notes is not None:
+        notes.append(history.note)
     return problems
 
 
 def cmd_validate(suite_dir: str | None) -> int:
     """Print every problem, one line each; exit 2 when there is any."""
     suite = suite_at(suite_dir)
-    problems = validate_suite(suite)
+    notes: list[str] = []
+    problems = validate_suite(suite, notes)
+    for note in notes:
+        print(note, file=sys.stderr)
     for p in problems:
         print(p, file=sys.stderr)
     n = len(suite.case_files())
     if problems:
-        files = len({p.path for p in problems})
+        # A labelled answer's problem names its line (`file.jsonl:12`): count the file once.
+        files = len({re.sub(r":\d+$", "", p.path) for p in problems})
         print(
             f"{len(problems)} problem(s) in {files} file(s); {n} case file(s) checked",
             file=sys.stderr,
         )
         return EXIT_USAGE
-    print(f"ok: {n} case file(s) valid in {suite.path}")
+    warnings = [w for case in load_cases(suite, strict=False)[0] for w in brittle(case)]
+    for w in warnings:
+        print(w, file=sys.stderr)
+    labelled = labelled_files(suite)
+    more = f" and {len(labelled)} labelled answer file(s)" if labelled else ""
+    brittle_note = f"; {len(warnings)} brittle expectation(s) warned about" if warnings else ""
+    print(f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}")
     return EXIT_OK
 
 

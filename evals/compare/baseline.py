@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-from evals.cli import EXIT_OK, settings
+from evals.cli import EXIT_ERROR, EXIT_OK, settings
 from evals.errors import InputError
-from evals.run.files import read_run, resolve_run
+from evals.run.files import OutputError, read_run, resolve_run, write_whole
 
 POINTER = "BASELINE"
 
@@ -24,10 +23,7 @@ def set_baseline(ref: str, runs_dir: Path) -> Path:
         )
     if not run.header.get("run_id"):
         raise InputError(f"{path}: line 1: the header has no run_id; not a run file")
-    pointer = runs / POINTER
-    tmp = pointer.with_name(POINTER + ".tmp")
-    tmp.write_text(path.name + "\n", encoding="utf-8")
-    os.replace(tmp, pointer)  # never leaves a half-written pointer behind
+    write_whole(runs / POINTER, path.name + "\n")  # never a half-written pointer
     for warning in run.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not run.complete:
@@ -38,6 +34,10 @@ def set_baseline(ref: str, runs_dir: Path) -> Path:
 def cmd_baseline(ref: str) -> int:
     """The `invoke baseline` command: point runs/BASELINE at RUN and say what to commit."""
     runs_dir = settings().runs_path
-    path = set_baseline(ref, runs_dir)
+    try:
+        path = set_baseline(ref, runs_dir)
+    except OutputError as exc:
+        print(f"{exc}; the baseline is unchanged", file=sys.stderr)
+        return EXIT_ERROR
     print(f"{runs_dir / POINTER} -> {path.name}; commit both files so reviewers see the change")
     return EXIT_OK

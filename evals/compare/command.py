@@ -6,9 +6,17 @@ import gc
 import sys
 from pathlib import Path
 
-from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, settings
-from evals.compare.pairing import FAIL_ON, Comparison, compare_runs
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, settings
+from evals.compare.explain import verdict_line
+from evals.compare.pairing import (
+    DEFAULT_FAIL_ON,
+    DEFAULT_MARGIN,
+    Comparison,
+    check_options,
+    compare_runs,
+)
 from evals.compare.render import RENDERERS
+from evals.compare.safe import one_line
 from evals.errors import InputError
 from evals.run.files import RunFile, read_run, resolve_run
 
@@ -32,14 +40,22 @@ def build_report(
     path_b: Path,
     fmt: str = "md",
     show_all: bool = False,
-    fail_on: str = "regression",
+    fail_on: str = DEFAULT_FAIL_ON,
     alpha: float = 0.05,
+    margin: float = DEFAULT_MARGIN,
 ) -> tuple[Comparison, str]:
-    """Everything `invoke diff` does short of printing: read, pair, statistics, render."""
+    """Everything `invoke diff` does short of printing: read, pair, decide, render."""
     run_a, run_b = read_pair(path_a, path_b)
-    cmp = compare_runs(run_a, run_b, alpha=alpha, fail_on=fail_on)
+    cmp = compare_runs(run_a, run_b, alpha=alpha, fail_on=fail_on, margin=margin)
     # JSON is for machines: it always lists every paired case.
     return cmp, RENDERERS[fmt](cmp, show_all=show_all or fmt == "json")
+
+
+def _number(flag: str, value: float | str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise InputError(f"{flag} must be a number, not {value!r}") from None
 
 
 def cmd_diff(
@@ -47,34 +63,35 @@ def cmd_diff(
     b: str | None,
     fmt: str = "md",
     show_all: bool = False,
-    fail_on: str = "regression",
+    fail_on: str = DEFAULT_FAIL_ON,
     alpha: float | str = 0.05,
     out: str | None = None,
+    margin: float | str = DEFAULT_MARGIN,
 ) -> int:
-    """Compare run A (default: the baseline) with run B (default: the newest run)."""
+    """Compare run A (default: the baseline) with run B (default: the newest run).
+
+    Exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE (errors decide it, or nothing could be shown), 2
+    when nothing at all was compared or the input is bad.
+    """
     if fmt not in RENDERERS:
         raise InputError(f"--format must be one of {', '.join(RENDERERS)}, not {fmt!r}")
-    if fail_on not in FAIL_ON:
-        raise InputError(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
-    try:
-        alpha = float(alpha)
-    except ValueError:
-        raise InputError(f"--alpha must be a number between 0 and 1, not {alpha!r}") from None
+    alpha, margin = _number("--alpha", alpha), _number("--margin", margin)
+    check_options(fail_on, alpha, margin, 0.8)
     runs_dir = settings().runs_path
     path_a = resolve_run(a or "baseline", runs_dir)
     path_b = resolve_run(b or "latest", runs_dir)
-    cmp, text = build_report(path_a, path_b, fmt, show_all, fail_on, alpha)
+    cmp, text = build_report(path_a, path_b, fmt, show_all, fail_on, alpha, margin)
     if out:
         Path(out).write_text(text, encoding="utf-8")
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    if cmp.stats.n_paired == 0:
-        # Nothing was compared (every common case changed or errored): never a silent pass.
+    if cmp.deprecated:
+        print(f"note: {cmp.deprecated}", file=sys.stderr)
+    d = cmp.decision
+    if all(r.n_paired == 0 for r in d.readings.values()):
+        # Nothing was compared (every common case changed or errored in both runs).
         print("no case was scored in both runs: nothing to compare", file=sys.stderr)
         return EXIT_USAGE
-    why = cmp.verdict()
-    if why:
-        print(why, file=sys.stderr)
-        return EXIT_FAIL
-    return EXIT_OK
+    print(one_line(verdict_line(cmp)), file=sys.stderr)
+    return {"PASS": EXIT_OK, "FAIL": EXIT_FAIL, "INCONCLUSIVE": EXIT_ERROR}[d.verdict]

@@ -1,4 +1,4 @@
-"""Pairing two run files case by case: what changed, what was left out, and the paired figures."""
+"""Pairing two run files case by case: what changed, what was left out, and the gate's decision."""
 
 from __future__ import annotations
 
@@ -6,15 +6,31 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.compare import stats
+from evals.compare.breakdown import (
+    CheckChange,
+    ClusterInfo,
+    EpochInfo,
+    GroupChange,
+    category_changes,
+    check_changes,
+    cluster_info,
+    epoch_info,
+)
+from evals.compare.epochs import CaseOutcome, case_from_epochs, varies
+from evals.compare.gate import ALIASES, MODES, Decision, decide
 from evals.compare.headers import HeaderField, RunInfo, check_pairable, header_fields, run_info
+from evals.compare.intervals import TIE_TOLERANCE, mean
+from evals.compare.safe import shown_case_id
 from evals.errors import InputError, Problem
 from evals.run.files import RunFile
 
-FAIL_ON = ("regression", "significant", "never")
+FAIL_ON = (*MODES, *ALIASES)
+DEFAULT_FAIL_ON = "significant"
+DEFAULT_MARGIN = 0.05
 CHANGE_ORDER = {"broken": 0, "DOWN": 1, "fixed": 2, "up": 3, "same": 4}
 STATUSES = ("pass", "fail", "error")
-TOL = stats.TIE_TOLERANCE
+TOL = TIE_TOLERANCE
+RATE, SCORE = "pass rate", "mean score"
 
 
 @dataclass
@@ -27,15 +43,21 @@ class SideCase:
     score: float | None
     failed_checks: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    passes: list[float | None] = field(default_factory=list)  # per epoch; None: it errored
+    scores: list[float | None] = field(default_factory=list)
 
     @property
     def pass_rate(self) -> float | None:
         return self.n_pass / self.n_scored if self.n_scored else None
 
     @property
-    def passed(self) -> bool:
-        """Passing means passing in more than half the scored epochs (all of one)."""
-        return bool(self.n_scored) and 2 * self.n_pass > self.n_scored
+    def flaky(self) -> bool:
+        """Its outcome (pass/fail or score) varied between the attempts of this run."""
+        if self.n_scored < 2:
+            return False
+        return varies([p for p in self.passes if p is not None]) or varies(
+            [s for s in self.scores if s is not None]
+        )
 
 
 @dataclass
@@ -49,6 +71,11 @@ class CaseDiff:
     a: SideCase
     b: SideCase
     change: str
+    flaky: bool = False  # its outcome varied within run A or run B
+
+    @property
+    def shown_id(self) -> str:
+        return shown_case_id(self.id)
 
     @property
     def score_diff(self) -> float:
@@ -61,57 +88,34 @@ class CaseDiff:
 
 @dataclass
 class Unpaired:
-    """A case left out of the paired arithmetic, and why."""
+    """A case left out of the paired figures (or, errored on one side, read both ways), and why."""
 
     id: str
     question: str
     reason: str
 
-
-@dataclass
-class CheckRate:
-    """One check's pass/fail/error counts over the paired cases' scored rows, A and B."""
-
-    name: str
-    a_pass: int = 0
-    a_n: int = 0
-    a_error: int = 0
-    b_pass: int = 0
-    b_n: int = 0
-    b_error: int = 0
-
     @property
-    def rate_a(self) -> float | None:
-        return self.a_pass / self.a_n if self.a_n else None
-
-    @property
-    def rate_b(self) -> float | None:
-        return self.b_pass / self.b_n if self.b_n else None
+    def shown_id(self) -> str:
+        return shown_case_id(self.id)
 
 
 @dataclass
 class PairedStats:
-    """The paired figures over the cases scored in both runs."""
+    """The plain figures over the cases scored in both runs (the tests are in the decision)."""
 
     n_paired: int
-    passed_a: int
-    passed_b: int
     rate_a: float | None
     rate_b: float | None
     score_a: float | None
     score_b: float | None
-    mcnemar: stats.McNemar
-    sign: stats.SignTest
-    rate_ci: stats.BootstrapCI | None
-    score_ci: stats.BootstrapCI | None
-    rate_clustered: stats.ClusteredSE | None
-    score_clustered: stats.ClusteredSE | None
-    mde_rate: float | None
-    mde_score: float | None
+    passed_a: int  # cases that passed every scored attempt
+    passed_b: int
+    n_up: int  # cases whose score went up / down / stayed
+    n_down: int
+    n_ties: int
     alpha: float
     power: float
-    seed: int
-    resamples: int
+    margin: float
 
 
 @dataclass
@@ -126,30 +130,24 @@ class Comparison:
     only_a: list[Unpaired]
     only_b: list[Unpaired]
     errored: list[Unpaired]
-    checks: list[CheckRate]
+    checks: list[CheckChange]
+    categories: list[GroupChange]
     stats: PairedStats
-    fail_on: str = "regression"
+    decision: Decision
+    clusters: ClusterInfo
+    epochs: EpochInfo
+    fail_on: str = DEFAULT_FAIL_ON  # as given; `decision.mode` is the mode it names
 
     def counts(self) -> dict[str, int]:
         found = Counter(c.change for c in self.cases)
         return {k: found.get(k, 0) for k in CHANGE_ORDER}
 
-    def verdict(self) -> str | None:
-        """Why this diff fails under `fail_on`, or None when it passes."""
-        if self.fail_on == "regression":
-            n = self.counts()
-            if n["broken"] or n["DOWN"]:
-                return f"regression: {n['broken']} case(s) broken, {n['DOWN']} score(s) down"
-            return None
-        if self.fail_on == "significant":
-            s, alpha = self.stats, self.stats.alpha
-            mc, sign = s.mcnemar, s.sign
-            if mc.p_value is not None and mc.b > mc.c and mc.p_value < alpha:
-                return f"significant regression: McNemar p = {mc.p_value:.4g} < {alpha} (b={mc.b}, c={mc.c})"
-            if sign.p_value is not None and sign.n_down > sign.n_up and sign.p_value < alpha:
-                return (
-                    f"significant regression: sign test on scores p = {sign.p_value:.4g} < {alpha}"
-                )
+    @property
+    def deprecated(self) -> str | None:
+        """A one-line note when --fail-on named a mode by its old name."""
+        if self.fail_on in ALIASES:
+            new = ALIASES[self.fail_on]
+            return f"--fail-on {self.fail_on} is the old name of --fail-on {new}; use {new}"
         return None
 
 
@@ -172,6 +170,8 @@ def row_problems(run: RunFile) -> list[Problem]:
             out.append(Problem(str(run.path), where, f"epoch {row['epoch']!r} is not an integer"))
         elif row["status"] != "error" and not isinstance(row.get("score"), int | float):
             out.append(Problem(str(run.path), where, "a pass/fail row needs a numeric score"))
+        elif row["status"] != "error" and not 0 <= row["score"] <= 1:
+            out.append(Problem(str(run.path), where, f"score {row['score']!r} is not in [0, 1]"))
     return out
 
 
@@ -187,13 +187,14 @@ def _by_case(run: RunFile) -> dict[str, list[dict[str, Any]]]:
 
 
 def side_case(rows: list[dict[str, Any]]) -> SideCase:
-    """One case's rows in one run, summed over epochs."""
+    """One case's rows in one run, over its epochs."""
     if len(rows) == 1:  # the common case, kept fast for large runs
         r = rows[0]
         if r["status"] == "error":
-            return SideCase(1, 0, 0, None, [], [str(r.get("error") or "error")])
+            return SideCase(1, 0, 0, None, [], [str(r.get("error") or "error")], [None], [None])
         failed_one = list(r.get("failed_checks") or [])
-        return SideCase(1, 1, int(r["status"] == "pass"), float(r["score"]), failed_one, [])
+        passed, score = float(r["status"] == "pass"), float(r["score"])
+        return SideCase(1, 1, int(passed), score, failed_one, [], [passed], [score])
     scored = [r for r in rows if r["status"] != "error"]
     failed: Counter[str] = Counter()
     for r in scored:
@@ -202,22 +203,27 @@ def side_case(rows: list[dict[str, Any]]) -> SideCase:
         n_epochs=len(rows),
         n_scored=len(scored),
         n_pass=sum(1 for r in scored if r["status"] == "pass"),
-        score=stats.mean([float(r["score"]) for r in scored]) if scored else None,
+        score=mean([float(r["score"]) for r in scored]) if scored else None,
         failed_checks=[name for name, _ in failed.most_common()],
         errors=sorted({str(r.get("error") or "error") for r in rows if r["status"] == "error"}),
+        passes=[None if r["status"] == "error" else float(r["status"] == "pass") for r in rows],
+        scores=[None if r["status"] == "error" else float(r["score"]) for r in rows],
     )
 
 
 def classify(a: SideCase, b: SideCase) -> str:
-    """fixed / broken when the pass verdict flips; else up / DOWN / same by pass rate, then score."""
-    if a.passed != b.passed:
-        return "fixed" if b.passed else "broken"
+    """By pass rate first (broken: it passes less often in B, fixed: more often), then by
+    mean score (DOWN, up), else same. With one epoch broken is pass -> fail."""
     rate = (b.pass_rate or 0.0) - (a.pass_rate or 0.0)
-    primary = rate if abs(rate) > TOL else (b.score or 0.0) - (a.score or 0.0)
-    if primary > TOL:
-        return "up"
-    if primary < -TOL:
+    if rate < -TOL:
+        return "broken"
+    if rate > TOL:
+        return "fixed"
+    score = (b.score or 0.0) - (a.score or 0.0)
+    if score < -TOL:
         return "DOWN"
+    if score > TOL:
+        return "up"
     return "same"
 
 
@@ -229,69 +235,60 @@ def _first(rows: list[dict[str, Any]], key: str) -> Any:
     return None
 
 
-def _check_rates(pairs: list[tuple[list[dict], list[dict]]]) -> list[CheckRate]:
-    """Each check's pass/fail/error counts over the paired cases' scored rows."""
-    tallies: tuple[Counter, Counter] = (Counter(), Counter())
-    for sides in pairs:
-        for tally, rows in zip(tallies, sides, strict=True):
-            for row in rows:
-                if row["status"] != "error":
-                    tally.update(
-                        (name, res.get("status")) for name, res in (row.get("checks") or {}).items()
-                    )
-    ta, tb = tallies
-    out = []
-    for name in sorted({name for name, _ in ta} | {name for name, _ in tb}):
-        out.append(
-            CheckRate(
-                name,
-                a_pass=ta[(name, "pass")],
-                a_n=ta[(name, "pass")] + ta[(name, "fail")],
-                a_error=ta[(name, "error")],
-                b_pass=tb[(name, "pass")],
-                b_n=tb[(name, "pass")] + tb[(name, "fail")],
-                b_error=tb[(name, "error")],
-            )
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _outcomes(
+    shown: str, a: SideCase, b: SideCase, cluster: str | None, category: str | None
+) -> tuple[CaseOutcome, CaseOutcome]:
+    """The case's pass-rate and score outcomes for the gate (errors kept as None)."""
+    flaky = a.flaky or b.flaky
+    if a.n_epochs == a.n_scored == 1 and b.n_epochs == b.n_scored == 1:  # fast, common path
+        return (
+            CaseOutcome(shown, a.passes[0], b.passes[0], cluster, category),
+            CaseOutcome(shown, a.scores[0], b.scores[0], cluster, category),
         )
-    return out
+    return (
+        case_from_epochs(shown, a.passes, b.passes, cluster, category, flaky=flaky),
+        case_from_epochs(shown, a.scores, b.scores, cluster, category, flaky=flaky),
+    )
 
 
-def paired_stats(
-    cases: list[CaseDiff], *, alpha: float, power: float, seed: int, resamples: int
-) -> PairedStats:
-    """McNemar on the pass verdicts, bootstrap CIs, sign test, clustered SE and MDE."""
+def paired_stats(cases: list[CaseDiff], alpha: float, power: float, margin: float) -> PairedStats:
+    """Pass rates and mean scores of A and B over the paired cases, and the score moves."""
     n = len(cases)
-    b = sum(1 for c in cases if c.a.passed and not c.b.passed)
-    c_ = sum(1 for c in cases if not c.a.passed and c.b.passed)
-    # Rounded to 1e-9 (scores carry 6 decimals) so float noise does not split equal values.
-    rate_d = [round(c.rate_diff, 9) for c in cases]
-    score_d = [round(c.score_diff, 9) for c in cases]
-    boot = {"resamples": resamples, "seed": seed}
-    has_clusters = any(c.cluster for c in cases)
-    keys = [c.cluster or f"\0{c.id}" for c in cases]  # an unclustered case is its own cluster
-    # McNemar tests the pass verdicts (majority over epochs), so its power sets the MDE.
-    mde_rate = stats.mde_paired_binary(n, (b + c_) / n, alpha, power) if n else None
+    score_d = [c.score_diff for c in cases]
     return PairedStats(
         n_paired=n,
-        passed_a=sum(1 for c in cases if c.a.passed),
-        passed_b=sum(1 for c in cases if c.b.passed),
-        rate_a=stats.mean([c.a.pass_rate or 0.0 for c in cases]) if n else None,
-        rate_b=stats.mean([c.b.pass_rate or 0.0 for c in cases]) if n else None,
-        score_a=stats.mean([c.a.score or 0.0 for c in cases]) if n else None,
-        score_b=stats.mean([c.b.score or 0.0 for c in cases]) if n else None,
-        mcnemar=stats.mcnemar_exact(b, c_),
-        sign=stats.sign_test(score_d),
-        rate_ci=stats.paired_bootstrap_ci(rate_d, **boot) if n else None,
-        score_ci=stats.paired_bootstrap_ci(score_d, **boot) if n else None,
-        rate_clustered=stats.clustered_se(rate_d, keys) if has_clusters else None,
-        score_clustered=stats.clustered_se(score_d, keys) if has_clusters else None,
-        mde_rate=mde_rate,
-        mde_score=stats.mde_mean(n, stats.sample_sd(score_d), alpha, power),
+        rate_a=mean([c.a.pass_rate or 0.0 for c in cases]) if n else None,
+        rate_b=mean([c.b.pass_rate or 0.0 for c in cases]) if n else None,
+        score_a=mean([c.a.score or 0.0 for c in cases]) if n else None,
+        score_b=mean([c.b.score or 0.0 for c in cases]) if n else None,
+        passed_a=sum(1 for c in cases if c.a.n_pass == c.a.n_scored),
+        passed_b=sum(1 for c in cases if c.b.n_pass == c.b.n_scored),
+        n_up=sum(1 for d in score_d if d > TOL),
+        n_down=sum(1 for d in score_d if d < -TOL),
+        n_ties=sum(1 for d in score_d if abs(d) <= TOL),
         alpha=alpha,
         power=power,
-        seed=seed,
-        resamples=resamples,
+        margin=margin,
     )
+
+
+def check_options(fail_on: str, alpha: float, margin: float, power: float) -> None:
+    """Refuse gate settings that make no sense, naming the flag."""
+    if fail_on not in FAIL_ON:
+        raise InputError(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+    if not 0.0 < alpha < 0.5:
+        raise InputError(f"--alpha must be above 0 and below 0.5, not {alpha}")
+    if not 0.0 <= margin < 1.0:
+        raise InputError(
+            f"--margin must be at least 0 and below 1 (in pass-rate units: 0.05 is 5 points), "
+            f"not {margin}"
+        )
+    if not 0.0 < power < 1.0:
+        raise InputError(f"power must be between 0 and 1, not {power}")
 
 
 def compare_runs(
@@ -300,15 +297,11 @@ def compare_runs(
     *,
     alpha: float = 0.05,
     power: float = 0.8,
-    fail_on: str = "regression",
-    seed: int = stats.DEFAULT_SEED,
-    resamples: int = stats.DEFAULT_RESAMPLES,
+    fail_on: str = DEFAULT_FAIL_ON,
+    margin: float = DEFAULT_MARGIN,
 ) -> Comparison:
     """Pair run A (before) with run B (after) by case id. Raises InputError when they cannot be."""
-    if fail_on not in FAIL_ON:
-        raise InputError(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
-    if not 0.0 < alpha < 1.0:
-        raise InputError(f"--alpha must be between 0 and 1, not {alpha}")
+    check_options(fail_on, alpha, margin, power)
     check_pairable(a, b)
     problems = row_problems(a) + (row_problems(b) if b.path != a.path else [])
     if problems:
@@ -318,6 +311,8 @@ def compare_runs(
         raise InputError(f"no case in common between {a.path} and {b.path}: not runs of one suite")
     cases: list[CaseDiff] = []
     changed, errored, pairs = [], [], []
+    rates: list[CaseOutcome] = []
+    scores: list[CaseOutcome] = []
     for case_id in sorted(set(rows_a) & set(rows_b)):
         ra, rb = rows_a[case_id], rows_b[case_id]
         question = str(_first(rb, "question") or _first(ra, "question") or "")
@@ -329,14 +324,27 @@ def compare_runs(
             )
             continue
         sa, sb = side_case(ra), side_case(rb)
+        # Keys from the file become dict keys and table cells: plain strings, whatever they were.
+        cluster = _text(_first(ra, "cluster") or _first(rb, "cluster"))
+        category = _text(_first(rb, "category") or _first(ra, "category"))
         if not sa.n_scored or not sb.n_scored:
             side = " and ".join(s for s, sc in (("A", sa), ("B", sb)) if not sc.n_scored)
             msg = "; ".join(sa.errors + sb.errors)[:200]
-            errored.append(Unpaired(case_id, question, f"error in {side}: {msg}"))
+            both = not sa.n_scored and not sb.n_scored
+            how = "left out" if both else "read both ways"
+            errored.append(Unpaired(case_id, question, f"error in {side} ({how}): {msg}"))
+            if not both:
+                rate, score = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
+                rates.append(rate)
+                scores.append(score)
             continue
-        cluster = _first(ra, "cluster") or _first(rb, "cluster")
-        category = _first(rb, "category") or _first(ra, "category")
-        cases.append(CaseDiff(case_id, question, category, cluster, sa, sb, classify(sa, sb)))
+        flaky = sa.flaky or sb.flaky
+        cases.append(
+            CaseDiff(case_id, question, category, cluster, sa, sb, classify(sa, sb), flaky)
+        )
+        rate, score = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
+        rates.append(rate)
+        scores.append(score)
         pairs.append((ra, rb))
     only = [
         [
@@ -348,6 +356,12 @@ def compare_runs(
             ("B", rows_b, set(rows_b) - set(rows_a)),
         )
     ]
+    decision = decide(
+        {RATE: rates, SCORE: scores}, fail_on, alpha=alpha, margin=margin, power=power
+    )
+    scored = [
+        [c for c in figure if c.a is not None and c.b is not None] for figure in (rates, scores)
+    ]
     return Comparison(
         a=run_info(a),
         b=run_info(b),
@@ -357,7 +371,16 @@ def compare_runs(
         only_a=only[0],
         only_b=only[1],
         errored=errored,
-        checks=_check_rates(pairs),
-        stats=paired_stats(cases, alpha=alpha, power=power, seed=seed, resamples=resamples),
+        checks=check_changes(pairs, [c.cluster for c in cases], alpha),
+        categories=category_changes(*scored, alpha),
+        stats=paired_stats(cases, alpha, power, margin),
+        decision=decision,
+        clusters=cluster_info([c.cluster for c in cases]),
+        epochs=epoch_info(
+            [c.shown_id for c in cases],
+            [c.a.passes for c in cases],
+            [c.b.passes for c in cases],
+            [c.flaky for c in cases],
+        ),
         fail_on=fail_on,
     )

@@ -1,16 +1,32 @@
-"""Rendering a Comparison: Markdown for a pull request, JSON for machines, plain text for a terminal."""
+"""Rendering a Comparison: Markdown for a pull request, plain text for a terminal (JSON: jsondata).
+
+Everything from a run file is shown through evals.compare.safe: ids must follow their rule
+(else a placeholder is shown) and every other string is escaped for the position it is in.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import re
-from typing import Any
 
+from evals.compare.breakdown import CheckChange, GroupChange
+from evals.compare.explain import (
+    fmt_estimate,
+    fmt_interval,
+    fmt_p,
+    how_to_read,
+    stats_lines,
+    verdict_line,
+)
+from evals.compare.figures import Figure
+from evals.compare.gate import LEFT_OUT, WORST, Reading
+from evals.compare.intervals import Interval
+from evals.compare.jsondata import render_json
 from evals.compare.pairing import CHANGE_ORDER, CaseDiff, Comparison, SideCase, Unpaired
-from evals.numfmt import fmt_num, fmt_signed, pct
+from evals.compare.safe import md_id, md_text, one_line, shown_run_id
+from evals.numfmt import fmt_num, pct
 
 QUESTION_WIDTH = 80
+_HEX = re.compile(r"\b([0-9a-f]{12})[0-9a-f]{28,52}\b")
 
 
 def fmt_pts(x: float | None) -> str:
@@ -18,32 +34,13 @@ def fmt_pts(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:+.1f} pts"
 
 
-def fmt_p(p: float | None) -> str:
-    """A p-value: four decimals, scientific notation below 0.0001."""
-    return "n/a" if p is None else (f"{p:.4f}" if p >= 0.0001 else f"{p:.2e}")
-
-
-# Characters that GitHub Markdown would read as markup: a table cell split (|), emphasis,
-# code spans, links, and raw HTML (`<!--` in a question would hide the rest of the report).
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
-
-
-def _line(text: str, width: int) -> str:
-    """One line, long text shortened."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-# `@name` and `#123` in a pasted report would notify people and link issues; as code they do not.
-_GH_REFS = re.compile(r"(?<![\w/])([@#][A-Za-z0-9][\w-]*)")
-
-
-def _cell(text: str, width: int = QUESTION_WIDTH) -> str:
-    """One Markdown table cell: one line, shortened, then every markup character escaped."""
-    return _GH_REFS.sub(r"`\1`", _MD_SPECIAL.sub(r"\\\1", _line(text, width)))
-
-
-_HEX = re.compile(r"\b([0-9a-f]{12})[0-9a-f]{28,52}\b")
+def fmt_ci(ci: Interval | None, points: bool = True) -> str:
+    """`95% CI [lo, hi]` in points (rates) or on the score scale, or `n/a`."""
+    if ci is None:
+        return "n/a"
+    if points:
+        return f"{ci.level:.0%} CI [{100 * ci.low:+.1f}, {100 * ci.high:+.1f}]"
+    return f"{ci.level:.0%} CI [{ci.low:+.3f}, {ci.high:+.3f}]"
 
 
 def _short(value: str) -> str:
@@ -53,119 +50,98 @@ def _short(value: str) -> str:
 
 def side_label(s: SideCase) -> str:
     """`pass 1.00` for one epoch; `2/3 pass 0.71` over epochs; errors appended."""
-    verdict = "pass" if s.passed else "fail"
-    text = (
-        f"{verdict} {fmt_num(s.score, 2)}"
-        if s.n_scored == 1
-        else f"{s.n_pass}/{s.n_scored} {verdict} {fmt_num(s.score, 2)}"
-    )
+    if s.n_scored == 1:
+        text = f"{'pass' if s.n_pass else 'fail'} {fmt_num(s.score, 2)}"
+    else:
+        text = f"{s.n_pass}/{s.n_scored} pass {fmt_num(s.score, 2)}"
     if s.n_epochs > s.n_scored:
         text += f" ({s.n_epochs - s.n_scored} error)"
     return text
 
 
 def change_label(c: CaseDiff) -> str:
-    """The case's change, with the checks B failed when it broke."""
+    """The case's change, with the checks B failed when it broke (names are run-file text)."""
     if c.change == "broken" and c.b.failed_checks:
         return f"broken: {', '.join(c.b.failed_checks)}"
     return c.change
 
 
-def shown_cases(cmp: Comparison, show_all: bool) -> list[CaseDiff]:
-    """The cases the table lists (changed ones unless `show_all`), worst change first."""
-    rows = cmp.cases if show_all else [c for c in cmp.cases if c.change != "same"]
+def shown_cases(cmp: Comparison, show_all: bool, flaky: bool = False) -> list[CaseDiff]:
+    """The cases a table lists (changed ones unless `show_all`), worst change first; flaky
+    cases go in their own table."""
+    rows = [c for c in cmp.cases if c.flaky == flaky and (show_all or c.change != "same")]
     return sorted(rows, key=lambda c: (CHANGE_ORDER[c.change], c.id))
 
 
 def _rate_text(cmp: Comparison, side: str) -> str:
     s = cmp.stats
     rate, passed = (s.rate_a, s.passed_a) if side == "a" else (s.rate_b, s.passed_b)
-    if cmp.a.epochs == 1 and cmp.b.epochs == 1:
+    if not cmp.epochs.known:
         return f"{pct(rate)} ({passed}/{s.n_paired})"
-    return f"{pct(rate)} (mean over epochs, n={s.n_paired} cases)"
+    return f"{pct(rate)} (mean of {s.n_paired} case rates)"
 
 
-def fmt_ci(ci: Any, scale: float, fmt: str) -> str:
-    """`95% CI [lo, hi]` with the bounds multiplied by `scale`, or `n/a`."""
-    if ci is None:
-        return "n/a"
-    lo, hi = ci.low * scale, ci.high * scale
-    return f"{ci.level:.0%} CI [{lo:{fmt}}, {hi:{fmt}}]"
-
-
-def stats_lines(cmp: Comparison) -> list[str]:
-    """The paired statistics as sentences (shared by Markdown and text)."""
+def _figure_sides(cmp: Comparison, f: Figure) -> tuple[str, str]:
     s = cmp.stats
-    mc, sign = s.mcnemar, s.sign
-    out = []
-    if mc.n_discordant == 0:
-        out.append(
-            "Pass → fail b = 0, fail → pass c = 0: no discordant pairs (McNemar not applicable)."
+    if f.name == "pass rate":
+        return _rate_text(cmp, "a"), _rate_text(cmp, "b")
+    return f"{fmt_num(s.score_a)} (n={s.n_paired})", f"{fmt_num(s.score_b)} (n={s.n_paired})"
+
+
+def _test_cell(f: Figure) -> str:
+    mc = f.interval.mcnemar
+    counts = f" ({mc.broken} broken, {mc.fixed} fixed)" if mc else ""
+    return f"{f.interval.method}{counts}"
+
+
+def figure_rows(cmp: Comparison, r: Reading) -> list[list[str]]:
+    """Figure, A, B, B - A, interval, p, Holm p, level, test: one row per figure."""
+    rows = []
+    for f in r.figures:
+        a, b = _figure_sides(cmp, f) if r.name == LEFT_OUT else ("", "")
+        rows.append(
+            [
+                f.name if r.name == LEFT_OUT else f"{f.name}, {r.name}",
+                a,
+                b,
+                fmt_estimate(f),
+                fmt_interval(f),
+                fmt_p(f.p_value),
+                fmt_p(f.p_adjusted) if f.gated else "not gated",
+                f"{f.level:.3g}" if f.gated else f"follows {f.follows}",
+                _test_cell(f),
+            ]
         )
-    else:
-        out.append(
-            f"Pass → fail b = {mc.b}, fail → pass c = {mc.c}: "
-            f"McNemar exact two-sided p = {fmt_p(mc.p_value)} (n = {mc.n_discordant} discordant pairs)."
-        )
-    if sign.p_value is None:
-        out.append(f"Sign test on scores: all {sign.n_ties} score differences are ties; no test.")
-    else:
-        out.append(
-            f"Sign test on scores: {sign.n_up} up, {sign.n_down} down, {sign.n_ties} tied: "
-            f"two-sided p = {fmt_p(sign.p_value)}."
-        )
-    for name, cl, scale, unit_fmt in (
-        ("score", s.score_clustered, 1.0, ".3f"),
-        ("pass-rate", s.rate_clustered, 100.0, ".1f"),
+    return rows
+
+
+def readings_shown(cmp: Comparison) -> list[Reading]:
+    d = cmp.decision
+    return [d.readings[k] for k in (LEFT_OUT, WORST) if k in d.readings]
+
+
+def check_cells(r: CheckChange) -> list[str]:
+    cells = []
+    for rate, passed, total, err in (
+        (r.rate_a, r.a_pass, r.a_n, r.a_error),
+        (r.rate_b, r.b_pass, r.b_n, r.b_error),
     ):
-        if cl is not None:
-            unit = " pts" if scale != 1.0 else ""
-            out.append(
-                f"Clustered SE of the mean {name} difference: {cl.se * scale:{unit_fmt}}{unit} over "
-                f"{cl.n_clusters} clusters ({cl.naive_se * scale:{unit_fmt}}{unit} if cases were independent)."
-            )
-    out.append(
-        f"Bootstrap: {s.resamples:,} resamples of cases (not attempts), seed {s.seed}, percentile intervals."
-    )
-    for name, ci in (("score", s.score_ci), ("pass-rate", s.rate_ci)):
-        if ci is not None and ci.grid is not None:
-            out.append(
-                f"The {name} differences take so many distinct values that they were resampled "
-                f"binned to {ci.grid:g} (interval moved by the binning's mean error)."
-            )
-    out.append(mde_sentence(cmp))
-    return out
+        cells.append(f"{pct(rate)} ({passed}/{total})" + (f", {err} error" if err else ""))
+    ci = r.change
+    change = "n/a" if ci is None else f"{fmt_pts(ci.estimate)}, {fmt_ci(ci)}"
+    return [*cells, change, fmt_p(r.p_holm), str(r.n_cases)]
 
 
-def mde_sentence(cmp: Comparison) -> str:
-    s = cmp.stats
-    power = f"{s.power:.0%} power (alpha {s.alpha:g})"
-    if s.mde_rate is None:
-        return f"With {s.n_paired} paired cases this diff cannot detect any change in pass rate at {power}."
-    text = (
-        f"With {s.n_paired} paired cases this diff can only detect a change of "
-        f"{100 * s.mde_rate:.1f} points or more in pass rate at {power}"
-    )
-    if s.mde_score is not None:
-        text += f", and of {s.mde_score:.3f} or more in mean score"
-    return text + "."
-
-
-def verdict_line(cmp: Comparison) -> str:
-    """OK / FAIL / NOTHING COMPARED, with what was left out of the pairing."""
-    why = cmp.verdict()
-    if cmp.stats.n_paired == 0:
-        line = "NOTHING COMPARED (no case was scored in both runs)"
-    elif why:
-        line = f"FAIL ({why})"
-    else:
-        line = f"OK (no {'significant ' if cmp.fail_on == 'significant' else ''}regression)"
-    left_out = [
-        f"{len(group)} {what}"
-        for what, group in (("left out for errors", cmp.errored), ("changed", cmp.changed))
-        if group
+def group_cells(g: GroupChange) -> list[str]:
+    return [
+        str(g.n),
+        f"{pct(g.rate_a)} → {pct(g.rate_b)}",
+        f"{fmt_pts(g.rate.estimate)}, {fmt_ci(g.rate)}",
+        fmt_p(g.rate_p_holm),
+        f"{g.score_a:.3f} → {g.score_b:.3f}",
+        f"{g.score.estimate:+.3f}, {fmt_ci(g.score, points=False)}",
+        fmt_p(g.score_p_holm),
     ]
-    return line + (f"; {', '.join(left_out)}" if left_out else "")
 
 
 def _unpaired_groups(cmp: Comparison) -> list[tuple[str, list[Unpaired]]]:
@@ -173,193 +149,137 @@ def _unpaired_groups(cmp: Comparison) -> list[tuple[str, list[Unpaired]]]:
         ("Changed (expectations edited between the runs; not compared)", cmp.changed),
         ("Only in A", cmp.only_a),
         ("Only in B", cmp.only_b),
-        ("Left out for errors", cmp.errored),
+        ("Errored in A or B (a case scored in one run is read both ways by the gate)", cmp.errored),
     ]
 
 
-def _run_notes(cmp: Comparison) -> list[str]:
-    out = [
-        f"Error rows left out: A {cmp.a.n_error_rows} of {cmp.a.n_rows}, B {cmp.b.n_error_rows} of {cmp.b.n_rows}."
-    ]
-    for side, info in (("A", cmp.a), ("B", cmp.b)):
-        if not info.complete:
-            out.append(
-                f"Run {side} is incomplete (no completed summary): its missing cases are one-sided."
-            )
-        out.extend(f"Run {side}: {w}" for w in info.warnings)
+FIGURE_HEAD = ["figure", "A", "B", "B − A", "interval", "one-sided p", "Holm p", "level", "test"]
+CHECK_HEAD = ["check", "A", "B", "B − A per case", "Holm p", "cases"]
+GROUP_HEAD = ["category", "cases", "pass rate", "B − A", "Holm p", "mean score", "B − A", "Holm p"]
+
+
+def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table; every cell is escaped (cells with ids are built with md_id)."""
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(row) + " |" for row in rows]
     return out
+
+
+def _md_cells(cells: list[str]) -> list[str]:
+    return [md_text(c) for c in cells]
 
 
 def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
     """The diff as Markdown to paste into a pull request."""
-    s, n = cmp.stats, cmp.counts()
-    lines = [f"## Eval diff: `{cmp.a.run_id}` → `{cmp.b.run_id}`", ""]
-    lines += [f"**Verdict** (`--fail-on {cmp.fail_on}`): {verdict_line(cmp)}", ""]
-    lines += ["| | A | B | |", "|---|---|---|---|"]
-    lines.append(f"| run | `{cmp.a.run_id}` | `{cmp.b.run_id}` | |")
+    s, n, d = cmp.stats, cmp.counts(), cmp.decision
+    run_a, run_b = md_id(shown_run_id(cmp.a.run_id)), md_id(shown_run_id(cmp.b.run_id))
+    lines = [f"## Eval diff: {run_a} → {run_b}", ""]
+    lines += [f"**{d.verdict}** {md_text(verdict_line(cmp).split(' ', 1)[1])}", ""]
+    lines += ["**How to read this**", ""] + [f"- {md_text(t)}" for t in how_to_read(cmp)]
+    lines += ["", f"### Figures ({s.n_paired} paired cases)", ""]
+    if s.n_paired or WORST in d.readings:
+        rows = [_md_cells(r) for reading in readings_shown(cmp) for r in figure_rows(cmp, reading)]
+        lines += _md_table(FIGURE_HEAD, rows) + [""]
+    else:
+        lines += ["No case was scored in both runs: nothing to compare.", ""]
+    lines += [f"- {md_text(line)}" for line in stats_lines(cmp)]
+    lines += ["", "| | A | B | |", "|---|---|---|---|", f"| run | {run_a} | {run_b} | |"]
     for h in cmp.header:
         mark = "**differs**" if h.differs else ""
-        lines.append(f"| {h.name} | {_cell(_short(h.a), 60)} | {_cell(_short(h.b), 60)} | {mark} |")
+        cells = [md_text(_short(x), 60) for x in (h.name, h.a, h.b)]
+        lines.append(f"| {cells[0]} | {cells[1]} | {cells[2]} | {mark} |")
     summary = ", ".join(f"{n[k]} {k}" for k in CHANGE_ORDER)
     lines += ["", f"### Cases: {s.n_paired} paired ({summary})"]
-    rows = shown_cases(cmp, show_all)
-    if rows:
-        lines += ["", "| id | question | A | B | change |", "|---|---|---|---|---|"]
+    for flaky in (False, True):
+        rows = shown_cases(cmp, show_all or flaky, flaky)
+        if flaky and rows:
+            lines += ["", f"### Flaky cases ({len(rows)}): their outcome varied within a run"]
+        if rows:
+            lines += ["", "| id | question | A | B | change |", "|---|---|---|---|---|"]
         for c in rows:
-            label = change_label(c)
-            if c.change in ("broken", "DOWN"):
+            label = md_text(change_label(c))
+            if c.change in ("broken", "DOWN") and not flaky:
                 label = f"**{label}**"
             lines.append(
-                f"| `{c.id}` | {_cell(c.question)} | {side_label(c.a)} | {side_label(c.b)} | {label} |"
+                f"| {md_id(c.shown_id)} | {md_text(c.question, QUESTION_WIDTH)} | "
+                f"{side_label(c.a)} | {side_label(c.b)} | {label} |"
             )
-    if not show_all and n["same"]:
-        lines += ["", f"_{n['same']} unchanged case(s) not shown; `--all` lists them._"]
+    same = sum(1 for c in cmp.cases if c.change == "same" and not c.flaky)
+    if not show_all and same:
+        lines += ["", f"_{same} unchanged case(s) not shown; `--all` lists them._"]
     unpaired = [(t, g) for t, g in _unpaired_groups(cmp) if g]
     if unpaired:
         lines += ["", "### Not paired", ""]
         for title, group in unpaired:
             lines.append(f"- **{title}** ({len(group)}):")
-            lines += [f"  - `{u.id}`: {_cell(u.reason, 160)}" for u in group]
-    lines += [""] + [f"- {note}" for note in _run_notes(cmp)]
+            lines += [f"  - {md_id(u.shown_id)}: {md_text(u.reason, 160)}" for u in group]
     if cmp.checks:
         lines += ["", f"### Checks (scored rows of the {s.n_paired} paired cases)", ""]
-        lines += ["| check | A | B | B − A |", "|---|---|---|---|"]
-        for r in cmp.checks:
-            cells = []
-            for rate, passed, total, err in (
-                (r.rate_a, r.a_pass, r.a_n, r.a_error),
-                (r.rate_b, r.b_pass, r.b_n, r.b_error),
-            ):
-                cells.append(f"{pct(rate)} ({passed}/{total})" + (f", {err} error" if err else ""))
-            diff = None if r.rate_a is None or r.rate_b is None else r.rate_b - r.rate_a
-            lines.append(f"| {r.name} | {cells[0]} | {cells[1]} | {fmt_pts(diff)} |")
-    lines += ["", f"### Paired statistics ({s.n_paired} paired cases)", ""]
-    if s.n_paired:
-        rate_diff = None if s.rate_a is None or s.rate_b is None else s.rate_b - s.rate_a
-        score_diff = None if s.score_a is None or s.score_b is None else s.score_b - s.score_a
-        lines += ["| | A | B | B − A |", "|---|---|---|---|"]
-        lines.append(
-            f"| pass rate | {_rate_text(cmp, 'a')} | {_rate_text(cmp, 'b')} | "
-            f"{fmt_pts(rate_diff)}, {fmt_ci(s.rate_ci, 100, '+.1f')} |"
-        )
-        lines.append(
-            f"| mean score | {fmt_num(s.score_a)} (n={s.n_paired}) | {fmt_num(s.score_b)} (n={s.n_paired}) | "
-            f"{fmt_signed(score_diff)}, {fmt_ci(s.score_ci, 1, '+.3f')} |"
-        )
-        lines.append("")
-        lines += [f"- {line}" for line in stats_lines(cmp)]
-    else:
-        lines.append("No case was scored in both runs: nothing to compare.")
+        rows = [[md_text(r.name, 60), *_md_cells(check_cells(r))] for r in cmp.checks]
+        lines += _md_table(CHECK_HEAD, rows)
+    if cmp.categories:
+        lines += ["", "### Categories (paired cases; Holm over the table)", ""]
+        rows = [[md_text(g.name, 60), *_md_cells(group_cells(g))] for g in cmp.categories]
+        lines += _md_table(GROUP_HEAD, rows)
     return "\n".join(lines) + "\n"
 
 
-def render_text(cmp: Comparison, show_all: bool = False) -> str:
-    """The diff as plain text for a terminal."""
-    s, n = cmp.stats, cmp.counts()
-    lines = [
-        f"diff {cmp.a.run_id} -> {cmp.b.run_id}",
-        f"verdict (--fail-on {cmp.fail_on}): {verdict_line(cmp)}",
-        "",
+def _text_table(head: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+    return [
+        indent + "  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)).rstrip()
+        for row in (head, *rows)
     ]
+
+
+def render_text(cmp: Comparison, show_all: bool = False) -> str:
+    """The diff as plain text for a terminal: the same figures as Markdown and JSON."""
+    s, n = cmp.stats, cmp.counts()
+    run_a, run_b = shown_run_id(cmp.a.run_id), shown_run_id(cmp.b.run_id)
+    lines = [f"diff {run_a} -> {run_b}", f"verdict: {one_line(verdict_line(cmp))}", ""]
+    lines += ["how to read this:"] + [f"  - {t}" for t in how_to_read(cmp)] + [""]
+    lines.append(f"figures ({s.n_paired} paired cases):")
+    rows = [r for reading in readings_shown(cmp) for r in figure_rows(cmp, reading)]
+    if rows:
+        lines += _text_table(FIGURE_HEAD, rows)
+    lines += [f"  {one_line(line)}" for line in stats_lines(cmp)] + [""]
     width = max(len(h.name) for h in cmp.header)
     for h in cmp.header:
         mark = "  *" if h.differs else ""
         lines.append(
-            f"  {h.name:<{width}}  A: {_line(_short(h.a), 50)}  B: {_line(_short(h.b), 50)}{mark}"
+            f"  {one_line(h.name):<{width}}  A: {one_line(_short(h.a), 50)}  "
+            f"B: {one_line(_short(h.b), 50)}{mark}"
         )
     summary = ", ".join(f"{n[k]} {k}" for k in CHANGE_ORDER)
     lines += ["", f"cases: {s.n_paired} paired ({summary})"]
-    rows = shown_cases(cmp, show_all)
-    id_w = max((len(c.id) for c in rows), default=2)
-    for c in rows:
-        lines.append(
-            f"  {c.id:<{id_w}}  {side_label(c.a):>16} -> {side_label(c.b):<16}  {change_label(c)}"
-        )
-    if not show_all and n["same"]:
-        lines.append(f"  ({n['same']} unchanged case(s) not shown; --all lists them)")
+    for flaky in (False, True):
+        rows_c = shown_cases(cmp, show_all or flaky, flaky)
+        if flaky and rows_c:
+            lines.append(f"flaky cases ({len(rows_c)}): their outcome varied within a run")
+        id_w = max((len(c.shown_id) for c in rows_c), default=2)
+        for c in rows_c:
+            lines.append(
+                f"  {c.shown_id:<{id_w}}  {side_label(c.a):>16} -> {side_label(c.b):<16}  "
+                f"{one_line(change_label(c))}"
+            )
+    same = sum(1 for c in cmp.cases if c.change == "same" and not c.flaky)
+    if not show_all and same:
+        lines.append(f"  ({same} unchanged case(s) not shown; --all lists them)")
     for title, group in _unpaired_groups(cmp):
         if group:
             lines.append(f"{title}: {len(group)}")
-            lines += [f"  {u.id}: {u.reason}" for u in group]
-    lines += _run_notes(cmp)
+            lines += [f"  {u.shown_id}: {one_line(u.reason)}" for u in group]
     if cmp.checks:
         lines += ["", "checks (A -> B):"]
-        name_w = max(len(r.name) for r in cmp.checks)
-        for r in cmp.checks:
-            diff = None if r.rate_a is None or r.rate_b is None else r.rate_b - r.rate_a
-            lines.append(
-                f"  {r.name:<{name_w}}  {pct(r.rate_a)} ({r.a_pass}/{r.a_n}) -> "
-                f"{pct(r.rate_b)} ({r.b_pass}/{r.b_n})  {fmt_pts(diff)}"
-            )
-    if s.n_paired:
-        lines += ["", "statistics:"]
-        lines.append(
-            f"  pass rate   A {_rate_text(cmp, 'a')}  B {_rate_text(cmp, 'b')}  {fmt_ci(s.rate_ci, 100, '+.1f')} pts"
+        lines += _text_table(
+            CHECK_HEAD, [[one_line(r.name, 60), *check_cells(r)] for r in cmp.checks]
         )
-        lines.append(
-            f"  mean score  A {fmt_num(s.score_a)} (n={s.n_paired})  B {fmt_num(s.score_b)} (n={s.n_paired})  "
-            f"{fmt_ci(s.score_ci, 1, '+.3f')}"
+    if cmp.categories:
+        lines += ["", "categories (Holm over the table):"]
+        lines += _text_table(
+            GROUP_HEAD, [[one_line(g.name, 60), *group_cells(g)] for g in cmp.categories]
         )
-        lines += [f"  {line}" for line in stats_lines(cmp)]
     return "\n".join(lines) + "\n"
-
-
-def _side_data(s: SideCase) -> dict[str, Any]:
-    return {
-        "n_epochs": s.n_epochs,
-        "n_scored": s.n_scored,
-        "n_pass": s.n_pass,
-        "pass_rate": s.pass_rate,
-        "passed": s.passed,
-        "score": s.score,
-        "failed_checks": s.failed_checks,
-        "errors": s.errors,
-    }
-
-
-def comparison_data(cmp: Comparison, show_all: bool = True) -> dict[str, Any]:
-    """A JSON-ready dict of the comparison; derived figures included so readers need no code."""
-    s = cmp.stats
-    stats_data = dataclasses.asdict(s)
-    stats_data["mcnemar"]["n_discordant"] = s.mcnemar.n_discordant
-    stats_data["bootstrap"] = {"seed": s.seed, "resamples": s.resamples, "method": "percentile"}
-    verdict = cmp.verdict()
-    return {
-        "a": dataclasses.asdict(cmp.a),
-        "b": dataclasses.asdict(cmp.b),
-        "header": [{"name": h.name, "a": h.a, "b": h.b, "differs": h.differs} for h in cmp.header],
-        "counts": cmp.counts(),
-        "verdict": {"fail_on": cmp.fail_on, "failed": verdict is not None, "reason": verdict},
-        "cases": [
-            {
-                "id": c.id,
-                "question": c.question,
-                "category": c.category,
-                "cluster": c.cluster,
-                "change": c.change,
-                "score_diff": c.score_diff,
-                "rate_diff": c.rate_diff,
-                "a": _side_data(c.a),
-                "b": _side_data(c.b),
-            }
-            for c in shown_cases(cmp, show_all)
-        ],
-        "changed": [dataclasses.asdict(u) for u in cmp.changed],
-        "only_a": [dataclasses.asdict(u) for u in cmp.only_a],
-        "only_b": [dataclasses.asdict(u) for u in cmp.only_b],
-        "errored": [dataclasses.asdict(u) for u in cmp.errored],
-        "checks": [
-            {**dataclasses.asdict(r), "rate_a": r.rate_a, "rate_b": r.rate_b} for r in cmp.checks
-        ],
-        "stats": stats_data,
-        "mde_sentence": mde_sentence(cmp),
-    }
-
-
-def render_json(cmp: Comparison, show_all: bool = True) -> str:
-    """The diff as one JSON line for machines."""
-    # No indent: the C encoder is many times faster, and machines read this.
-    return json.dumps(comparison_data(cmp, show_all), ensure_ascii=False) + "\n"
 
 
 RENDERERS = {"md": render_markdown, "json": render_json, "text": render_text}

@@ -31,6 +31,7 @@ from evals.judge.verdict import (
     verdict_schema,
     wire_schema,
 )
+from evals.providers.masking import SecretMask
 from evals.providers.modelid import check_pinned, date_is_label, endpoint_name, undated_name
 from evals.reply import Reply
 from evals.run.cost import Price, cost_usd, price_for
@@ -271,9 +272,9 @@ class Judge:
         return cost_usd(out.usage, self.price)
 
     def _mask(self, text: str) -> str:
-        """`text` with the endpoint's API key replaced by `***`."""
+        """`text` with the endpoint's API key (whole, or any long piece of it) as `***`."""
         key = getattr(self.client, "api_key", None)
-        return text.replace(key, "***") if isinstance(key, str) and len(key) >= 4 else text
+        return SecretMask(key if isinstance(key, str) else None).text(text)
 
     async def grade(self, case: Case, reply: Reply) -> tuple[CheckResult, dict[str, Any]]:
         """The `judge` check and the row fields: judge, needs_review, review_reasons."""

@@ -6,7 +6,10 @@ from functools import cached_property
 
 import regex
 
-from evals.checks import contains_phrase
+from evals.checks.expectations import Item, items
+from evals.checks.matching import find
+from evals.checks.values import Figure as ValueFigure
+from evals.checks.values import parse_figures, parse_one
 from evals.mutate.text import (
     Citation,
     Figure,
@@ -14,7 +17,6 @@ from evals.mutate.text import (
     find_citations,
     find_figures,
     passage_figures,
-    phrase_regex,
     split_sentences,
 )
 from evals.mutate.words import Names, guess_language, name_candidates
@@ -79,12 +81,30 @@ class CaseContext:
         return name_candidates(tuple(self.passages))
 
     @cached_property
-    def facts(self) -> list[str]:
-        return list(self.case.expect.get("facts") or [])
+    def facts(self) -> list[Item]:
+        """Required facts; an optional point is not a fact a mutant must remove."""
+        return [it for it in items(self.case.expect.get("facts")) if not it.optional]
+
+    @cached_property
+    def figures(self) -> list[tuple[str, ValueFigure]]:
+        out = []
+        for it in items(self.case.expect.get("figures")):
+            if it.optional:
+                continue
+            for alt in it.alternatives:
+                fig = parse_one(alt)
+                if fig is not None:
+                    out.append((alt, fig))
+        return out
 
     @cached_property
     def mentions(self) -> list[regex.Pattern[str]]:
-        return [patterns.compile_pattern(p) for p in self.case.expect.get("mentions") or []]
+        return [
+            patterns.compile_pattern(p)
+            for it in items(self.case.expect.get("mentions"))
+            if not it.optional
+            for p in it.alternatives
+        ]
 
     @cached_property
     def language(self) -> str:
@@ -116,10 +136,15 @@ class Answer:
             (f.start, f.end) for f in self.figures if (f.kind, f.value) in self.ctx.given_values
         ]
         out = []
-        for fact in self.ctx.facts:
-            if contains_phrase(self.text, fact):
-                for m in phrase_regex(fact).finditer(self.text):
-                    out.append((f'fact "{fact}"', m.start(), m.end()))
+        for s, e in self.sentences:
+            sentence = self.text[s:e]
+            for it in self.ctx.facts:
+                if any(find(sentence, alt) for alt in it.alternatives):
+                    out.append((f"fact {it.label}", s, e))
+        for f in parse_figures(self.text):
+            for label, want in self.ctx.figures:
+                if f.same(want):
+                    out.append((f'figure "{label}"', f.start, f.end))
         for pat in self.ctx.mentions:
             try:
                 for m in pat.finditer(self.text, timeout=patterns.MATCH_TIMEOUT_S):

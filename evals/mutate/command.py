@@ -100,8 +100,8 @@ def cmd_mutate(
             extra.close()
     if not report.tested:
         raise InputError(
-            f"nothing to test: none of the {len(chosen)} selected case(s) has a `reference` or a "
-            "`known_wrong` draft"
+            f"nothing to test: none of the {len(chosen)} selected case(s) has a `reference`, a "
+            "`known_wrong` or a `known_right` draft"
             + (" (nor a passing draft in the run)" if from_run else "")
             + ", or no operator applied; add a reference answer to mutate"
         )

@@ -96,6 +96,16 @@ class KnownWrongResult:
 
 
 @dataclass
+class KnownRightResult:
+    """One of the case's `known_right` drafts: it must pass every check."""
+
+    index: int
+    why: str
+    status: str  # held | false_alarm | error
+    checks: dict[str, CheckResult]
+
+
+@dataclass
 class CaseReport:
     """Everything mutation found for one case."""
 
@@ -105,6 +115,7 @@ class CaseReport:
     good: list[GoodResult] = field(default_factory=list)
     variants: list[VariantResult] = field(default_factory=list)
     known_wrong: list[KnownWrongResult] = field(default_factory=list)
+    known_right: list[KnownRightResult] = field(default_factory=list)
     exemptions: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -134,6 +145,7 @@ class CaseReport:
         return (
             sum(v.is_problem or v.status == "error" for v in self.variants)
             + sum(k.status != "caught" for k in self.known_wrong)
+            + sum(k.status != "held" for k in self.known_right)
             + len(self.failing_references)
         )
 
@@ -170,15 +182,17 @@ class MutationReport:
 
     @property
     def tested(self) -> int:
-        """Variants graded, known_wrong drafts graded, and good answers that failed themselves."""
+        """Variants graded, known_wrong and known_right drafts graded, and good answers that
+        failed themselves."""
         failing = sum(g.status != "pass" for c in self.cases for g in c.good)
-        return len(self.variants) + sum(len(c.known_wrong) for c in self.cases) + failing
+        drafts = sum(len(c.known_wrong) + len(c.known_right) for c in self.cases)
+        return len(self.variants) + drafts + failing
 
     @property
     def exit_code(self) -> int:
-        """1 on any unexempted survivor or false alarm, missed known_wrong, failing reference or
-        check error (the proof is then incomplete), or a judge that killed none of its mutants;
-        else 0."""
+        """1 on any unexempted survivor or false alarm, missed known_wrong, failing known_right
+        or reference, check error (the proof is then incomplete), or a judge that killed none of
+        its mutants; else 0."""
         return 1 if any(c.problem_count for c in self.cases) or self.judge_blind else 0
 
 
@@ -213,6 +227,17 @@ class _Job:
     good: GoodAnswer | None = None
     variant: Variant | None = None
     known_wrong: tuple[int, str] | None = None
+    known_right: tuple[int, str] | None = None
+
+
+def _draft_reply(draft: dict[str, Any]) -> Reply:
+    """A known_wrong or known_right draft as a reply, with the refs it says were reported."""
+    return Reply(
+        answer=draft["draft"],
+        cited=draft.get("cited"),
+        retrieved=draft.get("retrieved"),
+        abstained=draft.get("abstained"),
+    )
 
 
 def _mutate(
@@ -221,7 +246,7 @@ def _mutate(
     extra: ExtraGrader | None,
 ) -> list[CaseReport]:
     """Two batches: the good answers first (only passing ones are mutated), then every variant
-    and known_wrong draft; each batch goes to the extra grader at once so it can run in parallel."""
+    and known_wrong and known_right draft; each batch goes to the extra grader at once so it can run in parallel."""
     reports: list[CaseReport] = []
     first: list[_Job] = []
     for case, goods in work:
@@ -267,9 +292,13 @@ def _mutate(
                 )
     for report, (case, _) in zip(reports, work, strict=True):
         for i, kw in enumerate(case.data.get("known_wrong", [])):
-            reply = Reply(answer=kw["draft"], abstained=kw.get("abstained"))
+            reply = _draft_reply(kw)
             results = grade(case, reply, settings)
             second.append(_Job(report, case, reply, results, known_wrong=(i, kw["why"])))
+        for i, kr in enumerate(case.data.get("known_right", [])):
+            reply = _draft_reply(kr)
+            results = grade(case, reply, settings)
+            second.append(_Job(report, case, reply, results, known_right=(i, kr["why"])))
     for job, more in zip(
         second, _with_extra(extra, [(j.case, j.reply) for j in second]), strict=True
     ):
@@ -279,6 +308,11 @@ def _mutate(
             verdict = {"fail": "caught", "pass": "missed"}.get(status, "error")
             i, why = job.known_wrong
             job.report.known_wrong.append(KnownWrongResult(i, why, verdict, job.results))
+            continue
+        if job.known_right is not None:
+            verdict = {"pass": "held", "fail": "false_alarm"}.get(status, "error")
+            i, why = job.known_right
+            job.report.known_right.append(KnownRightResult(i, why, verdict, job.results))
             continue
         assert job.variant is not None and job.good is not None
         v = job.variant
@@ -313,7 +347,8 @@ def mutate_case(
     goods: list[GoodAnswer],
     extra_grader: ExtraGrader | None = None,
 ) -> CaseReport:
-    """Grade every variant of every good answer of one case, and its known_wrong drafts."""
+    """Grade every variant of every good answer of one case, and its known_wrong and
+    known_right drafts."""
     return _mutate([(case, goods)], settings, extra_grader)[0]
 
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Literal
 
 from evals.checks import contains_phrase
+from evals.checks.citations import supports
 from evals.mutate.answer import Answer, CaseContext
 from evals.mutate.text import (
     SEQUENCE,
@@ -184,25 +185,39 @@ def forbidden_inserted(case: Case, ans: Answer, ctx: CaseContext) -> list[Varian
 
 @operator("citations_removed", "mutant", "every citation removed")
 def citations_removed(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
-    if not ans.cites:
+    # The rule is a source after every figure: an answer without figures of its own may
+    # stand uncited, so taking its citations away does not make it wrong.
+    own = [f for f in ans.figures if (f.kind, f.value) not in ctx.given_values]
+    if not ans.cites or not any(f.kind != "number" for f in own):
         return []
     text = _tidy(_splice(ans.text, [(c.start, c.end, "") for c in ans.cites]))
     return [Variant("citations_removed", text, f"removed {len(ans.cites)} citation(s)")]
+
+
+def _never(_: object) -> bool:
+    return False
 
 
 @operator("citation_moved", "mutant", "one citation moved to another retrieved ref")
 def citation_moved(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
     if not ans.cites:
         return []
-    sources = set(case.expect.get("sources") or [])
+    sources = set(case.expect.get("sources") or []) | set(case.expect.get("may_cite") or [])
     cited = {c.ref for c in ans.cites}
     # moving to another expected source would not make the answer wrong
     targets = [r for r in ctx.retrieved_refs if r not in sources and r not in cited]
     targets += [r for r in ctx.retrieved_refs if r not in sources and r in cited]
     # move a citation of an expected source first: that is where a wrong attribution hurts
     order = sorted(ans.cites, key=lambda c: c.ref not in sources)
+    passages = {r.get("ref"): str(r.get("text") or "") for r in case.retrieved}
     for c in order:
-        target = next((r for r in targets if r != c.ref), None)
+        # A wrong attribution: a passage that does not back the cited sentence (moving to
+        # one that does, "SSO is Enterprise-only [pricing#plans]", is no mistake).
+        claim = ans.text[max(0, ans.text.rfind(". ", 0, c.start) + 1) : c.start]
+        target = next(
+            (r for r in targets if r != c.ref and not supports(passages.get(r, ""), claim, _never)),
+            None,
+        )
         if target is None:
             continue
         text = ans.text[: c.ref_start] + target + ans.text[c.ref_end :]

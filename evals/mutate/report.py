@@ -80,6 +80,7 @@ def totals(report: MutationReport) -> dict[str, Any]:
     killed = sum(v.status == "killed" for v in mutants)
     survived = sum(v.status == "survived" for v in mutants)
     kws = [k for c in report.cases for k in c.known_wrong]
+    krs = [k for c in report.cases for k in c.known_right]
     goods = [g for c in report.cases for g in c.good]
     return {
         "cases": len(report.cases),
@@ -103,6 +104,9 @@ def totals(report: MutationReport) -> dict[str, Any]:
         "known_wrong_errors": sum(k.status == "error" for k in kws),
         "judge_killed": report.judge_kills[0] if report.judge else None,
         "judge_graded": report.judge_kills[1] if report.judge else None,
+        "known_right": len(krs),
+        "known_right_false_alarms": sum(k.status == "false_alarm" for k in krs),
+        "known_right_errors": sum(k.status == "error" for k in krs),
     }
 
 
@@ -143,6 +147,16 @@ def _case_json(c: CaseReport) -> dict[str, Any]:
                 "error_checks": [n for n, r in k.checks.items() if r.status == "error"],
             }
             for k in c.known_wrong
+        ],
+        "known_right": [
+            {
+                "index": k.index,
+                "why": k.why,
+                "status": k.status,
+                "failed_checks": {n: r.detail for n, r in k.checks.items() if r.status == "fail"},
+                "error_checks": {n: r.detail for n, r in k.checks.items() if r.status == "error"},
+            }
+            for k in c.known_right
         ],
         "mutation_exempt": [
             {"operator": op, "why": why, "used": c.exemption_used(op)}
@@ -217,6 +231,10 @@ def render_markdown(report: MutationReport) -> str:
     out.append(
         f"- known_wrong drafts: {t['known_wrong']}; failing nothing {t['known_wrong_missed']}, "
         f"errors {t['known_wrong_errors']}"
+    )
+    out.append(
+        f"- known_right drafts: {t['known_right']}; false alarms "
+        f"{t['known_right_false_alarms']}, errors {t['known_right_errors']}"
     )
     if t["good_answers_failing"]:
         out.append(f"- good answers that fail their own checks: {t['good_answers_failing']}")
@@ -295,6 +313,17 @@ def render_markdown(report: MutationReport) -> str:
         for c, k in missed:
             what = "fails no check" if k.status == "missed" else "a check errored"
             out.append(f"- `{c.case_id}` known_wrong[{k.index}] {what}: {k.why}")
+        out.append("")
+
+    alarms = [(c, k) for c in report.cases for k in c.known_right if k.status != "held"]
+    if alarms:
+        out += [f"## known_right drafts failed: false alarms ({len(alarms)})", ""]
+        for c, k in alarms:
+            out.append(f"- `{c.case_id}` known_right[{k.index}] ({k.why}):")
+            for name, r in k.checks.items():
+                if r.status in ("fail", "error"):
+                    verb = "failed by" if r.status == "fail" else "error in"
+                    out.append(f"  - {verb} {name}: {r.detail}")
         out.append("")
 
     failing = [(c, g) for c in report.cases for g in c.good if g.status != "pass"]

@@ -54,7 +54,7 @@ class EndpointRefused(ProviderError):
     """
 
     def __init__(self, reason: str, signature: str, hint: str) -> None:
-        super().__init__(reason)
+        super().__init__(reason, signature)
         self.signature = signature
         self.hint = hint
 

@@ -89,7 +89,7 @@ class ExtractiveModel:
         relevant = [t for t in scored if t[0] >= self.min_score]
         ranked = sorted(relevant, key=lambda t: (-(t[0] + t[1]), t[2], t[3]))
         best = [(t[0], t[2], t[3], t[4], t[5]) for t in ranked[: self.max_sentences]]
-        latency = (time.perf_counter() - start) * 1000
+        latency = max(0.0, (time.perf_counter() - start) * 1000)
         if not best:
             return Reply(
                 answer=DECLINE,

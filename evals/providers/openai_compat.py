@@ -1,7 +1,9 @@
 """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp, Ollama, a gateway).
 
 Retries with backoff and `Retry-After` are the SDK's own; a failure that outlives them
-is a ProviderError whose reason never contains the API key.
+is a ProviderError whose reason never contains the API key. Every string the endpoint
+sends back (answer, model id, finish reason, error message) is masked where it enters a
+`Reply` or a `ProviderError` (see `masking.py`), so no later use can leak the key.
 """
 
 from __future__ import annotations
@@ -15,40 +17,18 @@ import sys
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from evals.providers.base import EndpointRefused
+from evals.providers.masking import SecretMask, redact_url
 from evals.providers.modelid import date_is_label, endpoint_name, undated_name
 from evals.reply import ProviderError, Reply
 from evals.suite.case import Case
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-# Error messages may quote part of a key ("Incorrect API key provided: sk-ab***yz"); a
-# reason that may reach a run file keeps none of it.
-_KEYLIKE = re.compile(r"\bsk-[\w*-]+")
 _SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
 #: Statuses no retry can change: the key, its permissions or the model name is wrong.
 REFUSED_STATUSES = (401, 403, 404)
-
-
-def redact_url(url: str) -> str:
-    """The URL without any user:password part, and with every query value masked.
-
-    Some gateways take the key in the query string (`?api-key=...`); it must not reach a
-    run header or a cache key.
-    """
-    parts = urlsplit(url)
-    query = "&".join(
-        f"{item.partition('=')[0]}=***" if "=" in item else item
-        for item in parts.query.split("&")
-        if item
-    )
-    if parts.username is None and parts.password is None and query == parts.query:
-        return url
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _value(v: Any) -> str:
@@ -92,6 +72,26 @@ def same_model(pinned: str, resolved: str) -> bool:
     return False
 
 
+MALFORMED = "malformed reply"
+
+
+def plain_model_id(pinned: str, resolved: str) -> bool:
+    """Whether the endpoint reports exactly the pinned model, in one of the forms endpoints
+    use (`gpt-4o-mini`, `gpt-4o-mini-2024-07-18`, each with or without a vendor prefix).
+
+    Stricter than `same_model`: a name that only begins like the pinned one could carry
+    any text after it.
+    """
+    name = endpoint_name(pinned)
+    forms = {name}
+    if "@" in pinned:
+        forms.add(f"{name}-{pinned.rsplit('@', 1)[1]}")
+    vendor = pinned.split("/", 1)[0] if "/" in pinned else None
+    if vendor:
+        forms |= {f"{vendor}/{f}" for f in forms}
+    return resolved in forms
+
+
 class MalformedBody(ProviderError):
     """A body that is not a chat completion at all (garbage, no choices): worth asking again."""
 
@@ -100,12 +100,14 @@ def parse_completion(raw: bytes) -> tuple[str, dict[str, int] | None, str | None
     """Content, usage, reported model and finish reason; ProviderError when malformed."""
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         snippet = raw[:80].decode("utf-8", "replace")
-        raise MalformedBody(f"malformed reply: the body is not JSON ({snippet!r})") from None
+        raise MalformedBody(
+            f"malformed reply: the body is not JSON ({snippet!r})", MALFORMED
+        ) from None
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices:
-        raise MalformedBody("malformed reply: no choices in the response")
+        raise MalformedBody("malformed reply: no choices in the response", MALFORMED)
     first = choices[0] if isinstance(choices[0], dict) else {}
     message = first.get("message")
     content = message.get("content") if isinstance(message, dict) else None
@@ -117,7 +119,9 @@ def parse_completion(raw: bytes) -> tuple[str, dict[str, int] | None, str | None
     finish = finish if isinstance(finish, str) else None
     if not isinstance(content, str):
         why = f" (finish_reason: {finish})" if finish else ""
-        raise ProviderError(f"malformed reply: the first choice has no text content{why}")
+        raise ProviderError(
+            f"malformed reply: the first choice has no text content{why}", MALFORMED
+        )
     u = data.get("usage")
     usage = None
     if isinstance(u, dict):
@@ -145,10 +149,14 @@ class OpenAICompatProvider:
         timeout_s: float = 60.0,
         max_retries: int = 4,
         warn: Callable[[str], None] | None = None,
+        withhold: bool = False,
     ) -> None:
         self.model = model
+        # A sealed run prints nothing the endpoint said: it could quote a sealed case.
+        self.withhold = withhold
         self.base_url = (base_url or OPENAI_DEFAULT_URL).rstrip("/")
         self._api_key = api_key or "not-set"
+        self._mask = SecretMask(api_key)
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
@@ -173,7 +181,7 @@ class OpenAICompatProvider:
     def stamp(self) -> dict[str, Any]:
         return {
             "kind": "openai",
-            "base_url": redact_url(self.base_url),
+            "base_url": self.url(),
             "endpoint_model": endpoint_name(self.model),
             "model_date_is_label": self.model_date_is_label,
             "generation": self.generation(),
@@ -184,7 +192,7 @@ class OpenAICompatProvider:
     def request_for(self, case: Case, prompt: str) -> dict[str, Any]:
         """Everything that shapes the answer (the cache key's material); no secret in it."""
         return {
-            "endpoint": redact_url(self.base_url),
+            "endpoint": self.url(),
             "model": self.model,
             "body": {
                 "model": endpoint_name(self.model),
@@ -192,6 +200,10 @@ class OpenAICompatProvider:
                 **self.generation(),
             },
         }
+
+    def url(self) -> str:
+        """The endpoint's URL as it may be stored or printed (credential-looking parts masked)."""
+        return redact_url(self.base_url, self._mask.secret)
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -205,27 +217,29 @@ class OpenAICompatProvider:
             )
         return self._client
 
-    def _reason(self, exc: BaseException) -> str:
+    def _reason(self, exc: BaseException) -> tuple[str, str]:
+        """(kind, reason) of an SDK failure: the kind in the harness's words only."""
         import openai
 
         tries = f"after {self.max_retries} retries"
         if isinstance(exc, openai.APITimeoutError):
-            why = f"timed out ({self.timeout_s:g}s per request) {tries}"
+            kind, why = "timeout", f"timed out ({self.timeout_s:g}s per request) {tries}"
         elif isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
-            why = f"connection failed {tries}: {cause or exc}"
+            kind, why = "connection failed", f"connection failed {tries}: {cause or exc}"
         elif isinstance(exc, openai.APIStatusError):
             # The SDK retries 408, 409, 429 and 5xx only; a 401 or 404 was asked once.
             code = exc.status_code
             retried = code in (408, 409, 429) or code >= 500
             # The SDK prefixes the server's message with "Error code: 404 - ": said already.
             msg = _SDK_PREFIX.sub("", exc.message)
+            kind = f"HTTP {code}"
             why = f"HTTP {code} {tries}: {msg}" if retried else f"HTTP {code}: {msg}"
         elif isinstance(exc, openai.APIResponseValidationError | ValueError):
-            why = f"malformed reply (not the chat completion format): {exc}"
+            kind, why = MALFORMED, f"malformed reply (not the chat completion format): {exc}"
         else:
-            why = f"{type(exc).__name__}: {exc}"
-        return _KEYLIKE.sub("sk-***", self._redact(why))[:500]
+            kind, why = type(exc).__name__, f"{type(exc).__name__}: {exc}"
+        return kind, self._mask.message(why)
 
     def _refusal(self, exc: BaseException) -> tuple[str, str] | None:
         """(signature, what to check) when every request here would fail alike, else None.
@@ -236,7 +250,7 @@ class OpenAICompatProvider:
         """
         import openai
 
-        url = redact_url(self.base_url)
+        url = self.url()
         if isinstance(exc, openai.APIStatusError) and exc.status_code in REFUSED_STATUSES:
             code = exc.status_code
             if code == 404:
@@ -259,21 +273,25 @@ class OpenAICompatProvider:
 
     def _failure(self, exc: BaseException) -> ProviderError:
         """The case's error for an SDK failure that outlived its retries."""
-        reason = self._reason(exc)
+        kind, reason = self._reason(exc)
         refused = self._refusal(exc)
         if refused is None:
-            return ProviderError(reason)
+            return ProviderError(reason, kind)
         signature, hint = refused
         if not signature.startswith("HTTP"):
             # "All connection attempts failed" hides why; say it and where.
-            reason = self._redact(
-                f"connection failed after {self.max_retries} retries: {signature} "
-                f"({redact_url(self.base_url)})"
+            reason = (
+                f"connection failed after {self.max_retries} retries: {signature} ({self.url()})"
             )
         return EndpointRefused(reason, signature, hint)
 
-    def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if len(self._api_key) >= 4 else text
+    def _masked(self, exc: ProviderError) -> ProviderError:
+        """The same error with its message masked: however it was built, whatever it quotes
+        of the endpoint's reply (a finish reason, a body snippet) cannot carry the key."""
+        exc.args = (self._mask.message(str(exc)),)
+        if isinstance(exc, EndpointRefused):
+            exc.hint = self._mask.message(exc.hint)
+        return exc
 
     async def send(self, request: dict[str, Any]) -> Reply:
         """POST the chat completion through the SDK (its retries, backoff and timeout).
@@ -284,6 +302,12 @@ class OpenAICompatProvider:
         exchanges, so a 200 whose body is not a chat completion (a proxy's error page, a
         truncated body) is asked again here, within the same retry budget.
         """
+        try:
+            return await self._send(request)
+        except ProviderError as exc:
+            raise self._masked(exc) from None
+
+    async def _send(self, request: dict[str, Any]) -> Reply:
         client = self._get_client()
         for attempt in range(self.max_retries + 1):
             if attempt:
@@ -294,17 +318,29 @@ class OpenAICompatProvider:
                 raw = await client.post("/chat/completions", body=request["body"], cast_to=bytes)
             except Exception as exc:  # every SDK failure, after its retries, is this case's error
                 raise self._failure(exc) from None
-            latency = (time.perf_counter() - start) * 1000
+            latency = max(0.0, (time.perf_counter() - start) * 1000)
             try:
-                content, usage, resolved, finish = parse_completion(raw)
-                break
+                return self.reply_from_body(raw, latency)
             except MalformedBody as exc:
                 if attempt == self.max_retries:
                     tries = f" (after {attempt} retries)" if attempt else ""
-                    raise ProviderError(self._redact(f"{exc}{tries}")) from None
+                    raise ProviderError(f"{exc}{tries}", MALFORMED) from None
                 await asyncio.sleep(min(0.25 * 2**attempt, 8.0))
-        resolved = self._redact(resolved) if resolved else None
-        if resolved and resolved not in self._warned and not same_model(self.model, resolved):
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def reply_from_body(self, raw: bytes, latency_ms: float | None) -> Reply:
+        """The Reply in a chat completion body (a live response, or one line of a batch's
+        output); ProviderError (MalformedBody when asking again may help) when it is none."""
+        content, usage, resolved, finish = parse_completion(raw)
+        resolved = self._mask.message(resolved, 200) if resolved else None
+        if self.withhold:
+            if resolved and not self._warned and not plain_model_id(self.model, resolved):
+                self._warned.add("")
+                self._warn(
+                    "warning: the endpoint reports a model other than the pinned "
+                    f"{self.model!r} (its name withheld: sealed run)"
+                )
+        elif resolved and resolved not in self._warned and not same_model(self.model, resolved):
             self._warned.add(resolved)
             self._warn(
                 f"warning: the endpoint reports model {resolved!r}, not the pinned {self.model!r}"
@@ -317,11 +353,20 @@ class OpenAICompatProvider:
             )
         # A server that echoes the request's headers must not put the key in a run file.
         return Reply(
-            answer=self._redact(content),
+            answer=self._mask.text(content),
             usage=usage,
-            latency_ms=latency,
+            latency_ms=latency_ms,
             resolved_model=resolved,
         )
+
+    def sdk_client(self) -> Any:
+        """The shared AsyncOpenAI client (its timeout and retries), for the Files and Batches
+        endpoints."""
+        return self._get_client()
+
+    def error_for(self, exc: BaseException) -> ProviderError:
+        """What an SDK failure that outlived its retries means, in one line without the key."""
+        return self._failure(exc)
 
     async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
         return await self.send(self.request_for(case, prompt))
@@ -332,7 +377,13 @@ class OpenAICompatProvider:
             self._client = None
 
 
-def from_settings(model: str, cfg: Any, env: dict[str, str] | None = None) -> OpenAICompatProvider:
+def from_settings(
+    model: str,
+    cfg: Any,
+    env: dict[str, str] | None = None,
+    warn: Callable[[str], None] | None = None,
+    withhold: bool = False,
+) -> OpenAICompatProvider:
     """The provider configured from the environment first, then `[tool.evals]`."""
     env = dict(os.environ) if env is None else env
     base_url = env.get("OPENAI_BASE_URL") or cfg.base_url
@@ -353,4 +404,6 @@ def from_settings(model: str, cfg: Any, env: dict[str, str] | None = None) -> Op
         max_tokens=int(max_tokens) if max_tokens is not None else None,
         timeout_s=float(cfg.timeout_s),
         max_retries=int(cfg.max_retries),
+        warn=warn,
+        withhold=withhold,
     )

@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import InputError, Problem
+from evals.providers.masking import printable
 from evals.reply import ProviderError, Reply
 from evals.suite.case import Case, parse_json_value
+from evals.suite.casefiles import ID_RE, MAX_ID_LEN
 
 _TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 _FIELDS = {"case", "answer", "retrieved", "cited", "abstained", "latency_ms", "usage"}
@@ -99,6 +101,33 @@ def load_answers(path: Path) -> dict[str, dict[str, Any]]:
     return answers
 
 
+def _shown_id(case_id: str) -> str:
+    """A case id as a warning may print it: quoted, clean, cut short; marked when it could
+    never be a case id (`../../etc/passwd`)."""
+    shown = repr(printable(case_id, one_line=True)[:60])
+    valid = ID_RE.match(case_id) and len(case_id) <= MAX_ID_LEN
+    return shown if valid else f"{shown} (not a case id)"
+
+
+def unmatched_warning(
+    path: Path, answered: list[str], case_ids: set[str], show: int = 5
+) -> str | None:
+    """One warning line for answers that name no case of the suite, or None.
+
+    Such lines are never used, so a typo in an id (or a file for another suite) would
+    otherwise go unnoticed until the missing case shows up as an error row.
+    """
+    strays = [cid for cid in answered if cid not in case_ids]
+    if not strays:
+        return None
+    named = ", ".join(_shown_id(cid) for cid in strays[:show])
+    more = f", and {len(strays) - show} more" if len(strays) > show else ""
+    return (
+        f"warning: {path}: {len(strays)} answer(s) name no case in the suite and are not "
+        f"used: {named}{more}"
+    )
+
+
 class ReplayProvider:
     """Answers from a file. A case with no saved answer is an error row, not a skip."""
 
@@ -122,6 +151,10 @@ class ReplayProvider:
             latency_ms=rec.get("latency_ms"),
             usage=rec.get("usage"),
         )
+
+    def unmatched(self, case_ids: set[str]) -> str | None:
+        """The warning for saved answers that name no case in `case_ids`, or None."""
+        return unmatched_warning(self.path, list(self.answers), case_ids)
 
     async def aclose(self) -> None:
         return None

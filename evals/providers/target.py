@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import importlib
 import inspect
+import math
 import sys
 import threading
 import time
@@ -23,7 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals.errors import InputError
+from evals.errors import InputError, pointer
+from evals.providers.masking import describe, printable
 from evals.reply import ProviderError, Reply
 from evals.suite.case import Case
 
@@ -89,6 +91,45 @@ def _refs(value: Any, field: str) -> list[str] | None:
     return out
 
 
+_TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+_MAX_DEPTH = 16
+
+
+def _usage_problem(value: Any, path: tuple[Any, ...] = ()) -> str | None:
+    """What makes a target's usage unfit for a run file (JSON only, finite numbers,
+    whole token counts), or None."""
+    where = pointer(path)
+    if len(path) > _MAX_DEPTH:
+        return f"is nested too deeply at {where}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"with a number that is not finite (NaN or infinity) at {where}"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                return f"with a key that is not a string at {where}"
+            found = _usage_problem(v, (*path, k))
+            if found:
+                return found
+            if k in _TOKEN_KEYS and not path and v is not None:
+                whole = isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                if not whole:
+                    return f"whose {pointer((k,))} is not a whole number >= 0"
+        return None
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _usage_problem(v, (*path, i))
+            if found:
+                return found
+        return None
+    if value is None or isinstance(value, str | int | float):
+        return None
+    return f"with a {type(value).__name__} (not JSON) at {where}"
+
+
+def _name(exc: BaseException) -> str:
+    return printable(type(exc).__name__, one_line=True)[:80] or "exception"
+
+
 def reply_from(result: Any, latency_ms: float) -> Reply:
     """Validate a target's return value; the wrong shape is this case's error, with the reason."""
     if not isinstance(result, dict):
@@ -104,6 +145,9 @@ def reply_from(result: Any, latency_ms: float) -> Reply:
     usage = result.get("usage")
     if usage is not None and not isinstance(usage, dict):
         raise ProviderError("target returned usage that is not an object")
+    problem = _usage_problem(usage) if usage is not None else None
+    if problem:
+        raise ProviderError(f"target returned usage {problem}", "target returned bad usage")
     return Reply(
         answer=answer,
         retrieved=_refs(result.get("retrieved"), "retrieved"),
@@ -181,13 +225,22 @@ class TargetProvider:
         try:
             async with deadline:
                 result = await self._call(payload)
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            task = asyncio.current_task()
+            if isinstance(exc, asyncio.CancelledError) and task and task.cancelling():
+                raise  # the run is being stopped (Ctrl-C): not the target's doing
             if isinstance(exc, TimeoutError) and deadline.expired():
-                raise ProviderError(f"target timed out after {self.timeout_s:g} s") from None
-            # The application raising (even sys.exit from deep inside it, or a timeout of
-            # its own) is this case's error; the run goes on. Ctrl-C still stops the run.
-            raise ProviderError(f"target raised {type(exc).__name__}: {exc}"[:500]) from None
-        return reply_from(result, (time.perf_counter() - start) * 1000)
+                raise ProviderError(
+                    f"target timed out after {self.timeout_s:g} s", "target timed out"
+                ) from None
+            # Whatever the application raises (sys.exit or KeyboardInterrupt from deep
+            # inside it, a BaseException of its own, a timeout of its own) is this case's
+            # error; the run goes on. A real Ctrl-C reaches the run as a cancellation.
+            kind = _name(exc) if type(exc).__module__ == "builtins" else "exception"
+            raise ProviderError(
+                f"target raised {describe(exc)}"[:500], f"target raised {kind}"
+            ) from None
+        return reply_from(result, max(0.0, (time.perf_counter() - start) * 1000))
 
     async def aclose(self) -> None:
         """Nothing to release: a call still running in its thread is abandoned."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,12 +10,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from evals.cli import EXIT_OK
+from evals.cli import EXIT_ERROR, EXIT_OK
 from evals.cli import settings as load_settings
 from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
+from evals.providers.masking import printable
 from evals.report.data import RunReport, band, build_report, weakest_first
-from evals.run.files import read_run, resolve_run
+from evals.run.files import OutputError, read_run, resolve_run, write_whole
 from evals.run.summary import judge_spend_lines
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
@@ -77,7 +77,11 @@ def print_report(rep: RunReport, console: Console) -> None:
         for e in rep.errors:
             who = "" if rep.sealed else "  (" + ", ".join(e.cases[:5])
             who += "" if rep.sealed else (", ..." if len(e.cases) > 5 else "") + ")"
-            reason = "(reason withheld: sealed run)" if rep.sealed else e.reason
+            reason = (
+                "(reason withheld: sealed run)"
+                if rep.sealed
+                else printable(e.reason, one_line=True)
+            )
             console.print(Text(f"  {len(e.cases)}x {reason}{who}"))
     if rep.judge is not None:
         j = rep.judge
@@ -101,7 +105,8 @@ def print_report(rep: RunReport, console: Console) -> None:
         Text(f"latency: p50 {fmt_ms(lat.p50)}, p95 {fmt_ms(lat.p95)} (n={lat.n}/{lat.n_total})")
     )
     if not s.get("completed"):
-        console.print(Text(f"run stopped early: {s.get('stopped_reason')}", style="bold"))
+        reason = printable(str(s.get("stopped_reason")), one_line=True)
+        console.print(Text(f"run stopped early: {reason}", style="bold"))
     console.print(Text(f"run file: {rep.run.path}"))
 
 
@@ -136,12 +141,15 @@ def print_review(rep: RunReport, console: Console) -> None:
             console.print(Text(f"  {name}: {r.get('status')}: {r.get('detail')}"))
 
 
-def write_file(path: Path, text: str) -> None:
-    """Write whole or not at all: a half-written report is never left behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def write_file(path: Path, text: str) -> bool:
+    """Write whole or not at all: a half-written report is never left behind. False (and
+    the reason printed) when it cannot be written."""
+    try:
+        write_whole(path, text)
+    except OutputError as exc:
+        print(exc, file=sys.stderr)
+        return False
+    return True
 
 
 def cmd_report(
@@ -172,7 +180,8 @@ def cmd_report(
 
         path_a = resolve_run(a or run or "baseline", runs_dir)
         path_b = resolve_run(b, runs_dir)
-        write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b)))
+        if not write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b))):
+            return EXIT_ERROR
         console.print(Text(f"comparison report written: {html}"))
         return EXIT_OK
     rep = build_report(read_run(resolve_run(run or "latest", runs_dir)))
@@ -182,6 +191,7 @@ def cmd_report(
     if html:
         from evals.report.html import render_run_html
 
-        write_file(Path(html), render_run_html(rep))
+        if not write_file(Path(html), render_run_html(rep)):
+            return EXIT_ERROR
         console.print(Text(f"report written: {html}"))
     return EXIT_OK

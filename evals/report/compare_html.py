@@ -7,9 +7,28 @@ import hashlib
 import re
 from typing import Any
 
-from evals.compare.pairing import CaseDiff, CheckRate, Comparison, Unpaired, compare_runs
-from evals.compare.render import comparison_data, fmt_ci, fmt_p, fmt_pts, stats_lines, verdict_line
-from evals.numfmt import fmt_num, fmt_signed, pct
+from evals.compare.breakdown import CheckChange
+from evals.compare.explain import (
+    fmt_estimate,
+    fmt_interval,
+    fmt_p,
+    how_to_read,
+    stats_lines,
+    verdict_line,
+)
+from evals.compare.figures import Figure, fmt_change, in_points
+from evals.compare.jsondata import comparison_data
+from evals.compare.pairing import CaseDiff, Comparison, Unpaired, compare_runs
+from evals.compare.render import (
+    FIGURE_HEAD,
+    GROUP_HEAD,
+    figure_rows,
+    fmt_ci,
+    fmt_pts,
+    group_cells,
+    readings_shown,
+)
+from evals.numfmt import fmt_num, pct
 from evals.report.data import is_sealed
 from evals.report.page import Pair, esc, json_script, kv_table, page, paired_chart
 from evals.run.files import RunFile
@@ -52,7 +71,7 @@ def rate_dict(passed: int, n: int, errors: int) -> dict[str, Any]:
     }
 
 
-def pairs(checks: list[CheckRate]) -> list[Pair]:
+def pairs(checks: list[CheckChange]) -> list[Pair]:
     """Per-check A/B rates, the largest drop first."""
     out = [
         Pair(c.name, rate_dict(c.a_pass, c.a_n, c.a_error), rate_dict(c.b_pass, c.b_n, c.b_error))
@@ -73,67 +92,71 @@ def stat_card(label: str, value: str, sub: str, ident: str, cls: str = "") -> st
     )
 
 
+def _figure_card(f: Figure, ident: str) -> str:
+    ci, mc = f.interval, f.interval.mcnemar
+    counts = f"{mc.broken} broken (pass→fail), {mc.fixed} fixed (fail→pass); " if mc else ""
+    return stat_card(
+        f"{f.name} B − A",
+        fmt_estimate(f),
+        f"{counts}{ci.level:.0%} CI {fmt_interval(f)}; one-sided p = {fmt_p(f.p_value)} "
+        f"(level {f.level:.3g}); {ci.method}",
+        ident,
+        "bad" if f.p_value <= f.level else "",
+    )
+
+
+def _table(ident: str, head: list[str], rows: list[list[str]]) -> str:
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        f'<table class="cmp" id="{ident}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+    )
+
+
 def stats_section(cmp: Comparison, nav: str = "") -> str:
-    """The paired statistics exactly as `invoke diff` computes and words them."""
-    s = cmp.stats
-    mc, sign = s.mcnemar, s.sign
+    """The gate's verdict and figures exactly as `invoke diff` computes and words them."""
+    s, d = cmp.stats, cmp.decision
     n = cmp.counts()
-    rate_d = None if s.rate_a is None or s.rate_b is None else s.rate_b - s.rate_a
     cards = [
         stat_card("paired cases", str(s.n_paired), "same id and case sha, scored in both", "st-n"),
         stat_card(
             "pass rate A → B",
             f"{pct(s.rate_a)} → {pct(s.rate_b)}",
-            f"{s.passed_a}/{s.n_paired} → {s.passed_b}/{s.n_paired}; "
-            f"{fmt_pts(rate_d)}, {fmt_ci(s.rate_ci, 100, '+.1f')}",
+            f"{s.passed_a}/{s.n_paired} → {s.passed_b}/{s.n_paired} passed every attempt",
             "st-rate",
             "bad" if (s.rate_b or 0) < (s.rate_a or 0) else "",
         ),
-        stat_card(
-            "McNemar exact",
-            "no discordant pairs" if mc.p_value is None else f"p = {fmt_p(mc.p_value)}",
-            f"b = {mc.b} (pass→fail), c = {mc.c} (fail→pass)",
-            "st-mcnemar",
-            "bad" if mc.b > mc.c else "",
-        ),
     ]
-    if s.score_ci is not None:
-        ci = s.score_ci
+    gated = [f for f in d.main.figures if f.gated]  # a figure that only mirrors another: table only
+    for f in gated:
+        cards.append(_figure_card(f, "st-" + f.name.replace(" ", "-")))
+    for f in gated:
+        if f.mde is not None:
+            mde = fmt_change(f.mde, f.name).lstrip("+").replace(" points", " pts")
+        else:
+            mde = "none at this n" if f.mde_kind == "none" else "unknown"
         cards.append(
             stat_card(
-                "mean score difference",
-                fmt_signed(ci.mean),
-                f"{fmt_ci(ci, 1, '+.3f')}; paired bootstrap",
-                "st-score",
-                "bad" if ci.high < 0 else "",
+                f"smallest detectable drop ({f.name})",
+                mde,
+                f"at {d.power:.0%} power, level {f.level:.3g}, with {d.main.n_paired} cases",
+                "st-mde-" + f.name.replace(" ", "-"),
+                "warn" if f.mde is None or (in_points(f.name) and f.mde > 0.1) else "",
+            )
+        )
+    if cmp.clusters.used:
+        cards.append(
+            stat_card(
+                "clusters", str(cmp.clusters.n_clusters), "cluster-robust, G − 1 df", "st-cluster"
             )
         )
     cards.append(
         stat_card(
-            "sign test (scores)",
-            "all ties" if sign.p_value is None else f"p = {fmt_p(sign.p_value)}",
-            f"{sign.n_up} up, {sign.n_down} down, {sign.n_ties} ties",
-            "st-sign",
-        )
-    )
-    if s.score_clustered is not None:
-        cl = s.score_clustered
-        cards.append(
-            stat_card(
-                "clustered SE (score)",
-                f"{cl.se:.3f}",
-                f"{cl.n_clusters} clusters; {cl.naive_se:.3f} if independent",
-                "st-cluster",
-            )
-        )
-    mde = "n/a" if s.mde_rate is None else f"{s.mde_rate * 100:.1f} pts"
-    cards.append(
-        stat_card(
-            "smallest detectable change",
-            mde,
-            f"in pass rate, at {s.power:.0%} power, alpha {s.alpha:g}, with {s.n_paired} cases",
-            "st-mde",
-            "warn" if s.mde_rate is not None and s.mde_rate > 0.1 else "",
+            "flaky cases",
+            str(len(cmp.epochs.flaky)) if cmp.epochs.known else "unknown",
+            "outcome varied within a run" if cmp.epochs.known else "one attempt per case",
+            "st-flaky",
+            "" if cmp.epochs.known else "warn",
         )
     )
     summary = (
@@ -142,36 +165,52 @@ def stats_section(cmp: Comparison, nav: str = "") -> str:
         f'<span class="change fixed">fixed {n["fixed"]}</span> '
         f'<span class="change up">up {n["up"]}</span> <span class="change same">same {n["same"]}</span>'
         f" · {len(cmp.changed)} changed expectations, {len(cmp.errored)} errored, "
-        f"{len(cmp.only_a)} only in A, {len(cmp.only_b)} only in B (all left out of the figures)</p>"
+        f"{len(cmp.only_a)} only in A, {len(cmp.only_b)} only in B</p>"
     )
-    verdict = verdict_line(cmp)
-    v_cls = "bad" if cmp.verdict() else "good"
-    v = f'<p class="{v_cls}" id="verdict">Verdict (--fail-on {esc(cmp.fail_on)}): {esc(verdict)}</p>'
+    v_cls = {"PASS": "good", "FAIL": "bad"}.get(d.verdict, "warn")
+    v = f'<p class="{v_cls}" id="verdict">Verdict: {esc(verdict_line(cmp))}</p>'
+    guide = "".join(f"<li>{esc(line)}</li>" for line in how_to_read(cmp))
     lines = "".join(f"<li>{esc(line)}</li>" for line in stats_lines(cmp))
+    figures = _table(
+        "figure-table",
+        FIGURE_HEAD,
+        [row for reading in readings_shown(cmp) for row in figure_rows(cmp, reading)],
+    )
+    cats = ""
+    if cmp.categories:
+        rows = [[g.name, *group_cells(g)] for g in cmp.categories]
+        cats = "<h3>Categories (Holm over the table)</h3>" + _table(
+            "category-table", GROUP_HEAD, rows
+        )
     return (
         f'<section><h2>Paired statistics</h2>{summary}{v}{nav}<div class="stats">{"".join(cards)}</div>'
-        f'<ul class="stat-lines" id="stat-lines">{lines}</ul></section>'
+        f'<h3>How to read this</h3><ul class="stat-lines" id="how-to-read">{guide}</ul>'
+        f"{figures}"
+        f'<ul class="stat-lines" id="stat-lines">{lines}</ul>{cats}</section>'
     )
 
 
 def checks_section(cmp: Comparison) -> str:
     ps = pairs(cmp.checks)
+    by_name = {c.name: c for c in cmp.checks}
     rows = []
     for p in ps:
         a, b = p.a or {}, p.b or {}
-        d = None if a.get("rate") is None or b.get("rate") is None else b["rate"] - a["rate"]
+        c = by_name[p.name]
+        d = None if c.change is None else c.change.estimate
         cls = "" if d is None or abs(d) < 1e-12 else "down" if d < 0 else "up"
+        change = "n/a" if c.change is None else f"{fmt_pts(d)}, {fmt_ci(c.change)}"
         rows.append(
             f'<tr data-check="{esc(p.name)}"><td>{esc(p.name)}</td>'
             f"<td>{esc(pct(a.get('rate')))} ({a.get('pass')}/{a.get('n_scored')})</td>"
             f"<td>{esc(pct(b.get('rate')))} ({b.get('pass')}/{b.get('n_scored')})</td>"
-            f'<td class="{cls}">{esc(fmt_pts(d))}</td></tr>'
+            f'<td class="{cls}">{esc(change)}</td><td>{esc(fmt_p(c.p_holm))}</td></tr>'
         )
     return (
         '<section class="charts"><div class="panel"><h2>Checks: pass rate, A (grey) vs B</h2>'
         + paired_chart("chart-pairs", ps, "per-check pass rate in A and B")
         + '</div><div class="panel"><h2>Over the paired cases</h2><table class="cmp" id="check-table">'
-        "<thead><tr><th>check</th><th>A</th><th>B</th><th>change</th></tr></thead>"
+        "<thead><tr><th>check</th><th>A</th><th>B</th><th>B − A per case</th><th>Holm p</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div></section>"
     )
 
@@ -277,6 +316,21 @@ def header_section(cmp: Comparison) -> str:
     )
 
 
+def sealed_data(data: dict[str, Any]) -> dict[str, Any]:
+    """The figures of a sealed comparison without a case id: counts instead of id lists."""
+    keep = ("counts", "verdict", "checks", "categories", "stats", "how_to_read", "power", "lines")
+    out = {k: data[k] for k in keep}
+    out["readings"] = {
+        name: {
+            **{k: v for k, v in r.items() if k not in ("broken", "flaky_changed", "reason")},
+            "n_broken": len(r["broken"]),
+            "n_flaky_changed": len(r["flaky_changed"]),
+        }
+        for name, r in data["readings"].items()
+    }
+    return out
+
+
 def render_compare_html(a: RunFile, b: RunFile) -> str:
     """The comparison page; sealed runs get the figures and check rates only."""
     cmp = compare_runs(a, b)
@@ -303,6 +357,6 @@ def render_compare_html(a: RunFile, b: RunFile) -> str:
     # The same figures `invoke diff --format json` prints; a sealed pair keeps no case ids or text.
     data = comparison_data(cmp)
     if sealed:
-        data = {k: data[k] for k in ("counts", "verdict", "checks", "stats", "mde_sentence")}
+        data = sealed_data(data)
     body += json_script("compare-data", data)
     return page(f"Comparison {cmp.a.run_id} → {cmp.b.run_id}", body)

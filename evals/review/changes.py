@@ -9,6 +9,7 @@ from pathlib import Path
 
 from evals.errors import InputError, Problem
 from evals.review.fields import CaseChange, compare_cases
+from evals.suite.folder import link_problem
 
 # Branches tried, in order, for the default base (the merge base with HEAD).
 DEFAULT_BASES = ("main", "origin/main")
@@ -196,6 +197,11 @@ def build_review(
     specs = [f"{pre}cases", f"{pre}sealed", f"{pre}prompt.txt", f"{pre}judge_prompt.txt"]
     specs += [f"{pre}suite.toml", f"{pre}checks.py", runs, schemas]
     status, blob_ids = changed_paths(base.commit, specs, top)
+    # A linked case or pile file would put text from elsewhere into the review.
+    watched = (f"{pre}cases/", f"{pre}sealed/")
+    linked = [p for p in map(link_problem, (top / s for s in status if s.startswith(watched))) if p]
+    if linked:
+        raise InputError(linked)
     olds = read_blobs(blob_ids, top)
 
     def new_bytes(p: str) -> bytes | None:

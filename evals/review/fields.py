@@ -14,8 +14,10 @@ from evals.suite.case import EXPECT_ORDER, KEY_ORDER, Case, canonical_json, cont
 # expect fields whose items are each a requirement: removing one loosens the case.
 REQUIREMENT_LISTS = {
     "facts": "fact",
+    "figures": "figure",
     "mentions": "mention pattern",
     "must_not_contain": "forbidden phrase",
+    "forbidden_figures": "forbidden figure",
     "sources": "source",
 }
 MISSING = object()
@@ -90,8 +92,8 @@ def diff_case(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
             out += diff_expect(o if isinstance(o, dict) else {}, n if isinstance(n, dict) else {})
         elif key == "retrieved":
             out += _keyed_change("retrieved", o, n, "ref")
-        elif key == "known_wrong":
-            out += _keyed_change("known_wrong", o, n, "draft")
+        elif key in ("known_wrong", "known_right"):
+            out += _keyed_change(key, o, n, "draft")
         elif key == "mutation_exempt":
             out += _keyed_change("mutation_exempt", o, n, "operator")
         elif (

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from evals.providers.masking import printable
 from evals.run.summary import coverage_line, judge_spend_lines
 
 LABEL = {"pass": "PASS ", "fail": "FAIL ", "error": "ERROR"}
@@ -21,7 +22,7 @@ def case_line(row: dict[str, Any]) -> str:
     if row["status"] == "fail":
         line += "  failed: " + ", ".join(row.get("failed_checks") or [])
     elif row["status"] == "error":
-        line += f"  {row.get('error')}"
+        line += f"  {printable(str(row.get('error')), one_line=True)}"
     return line
 
 
@@ -93,5 +94,6 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
     if summary.get("cached"):
         console.print(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
     if not summary.get("completed"):
-        console.print(f"run stopped early: {summary.get('stopped_reason')}", markup=False)
+        reason = printable(str(summary.get("stopped_reason")), one_line=True)
+        console.print(f"run stopped early: {reason}", markup=False)
     console.print(f"run file: {path}")

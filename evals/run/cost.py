@@ -79,3 +79,36 @@ class Budget:
             self.estimated += 1
         self.spent += cost
         self.done += 1
+
+
+def batch_discount(model: str, prices: dict[str, Any]) -> float | None:
+    """The model's `batch_discount` (the share of the live price a batch request costs, e.g.
+    0.5), or None when the table gives none; ValueError when it is not a number in (0, 1]."""
+    entry = prices.get(model)
+    if not isinstance(entry, dict) or "batch_discount" not in entry:
+        return None
+    d = entry["batch_discount"]
+    if isinstance(d, bool) or not isinstance(d, int | float) or not 0 < d <= 1:
+        raise ValueError(f"batch_discount {d!r}: must be a number more than 0 and at most 1")
+    return float(d)
+
+
+def discounted(price: Price | None, factor: float | None) -> Price | None:
+    """The price times `factor`; without a factor, the price itself (never made cheaper)."""
+    if price is None or factor is None:
+        return price
+    return Price(price.input * factor, price.output * factor)
+
+
+def estimate_batch_cost(
+    prompt_chars: list[int], price: Price | None, output_tokens: float
+) -> list[float] | None:
+    """The running total of a batch's estimated cost, request by request: about four
+    characters per input token plus `output_tokens` per reply; None without a price."""
+    if price is None:
+        return None
+    totals, total = [], 0.0
+    for chars in prompt_chars:
+        total += (chars / 4 * price.input + output_tokens * price.output) / 1_000_000
+        totals.append(total)
+    return totals

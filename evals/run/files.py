@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
-from evals.errors import InputError, Problem
+from evals.errors import InputError, Problem, pointer
+from evals.suite.compiled_schema import Check, compile_schema
+from evals.suite.schemas import schema
 
 
 def utc_now() -> dt.datetime:
@@ -38,31 +42,106 @@ def run_file_name(created: dt.datetime, prompt_sha: str, label: str | None = Non
 
 def record_line(record: dict[str, Any]) -> str:
     """One JSONL line. Text that UTF-8 cannot hold (a lone surrogate from a model or an app)
-    is written as a JSON escape instead of crashing the run and losing the row."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    is written as a JSON escape instead of crashing the run and losing the row.
+
+    Raises ValueError for a record that is not JSON (NaN or infinity, which `json` would
+    write as the non-JSON `NaN`; a value of no JSON type; a circular reference): such a
+    line would make the whole file unreadable.
+    """
+    try:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:
+        if "Circular" in str(exc):
+            raise ValueError("the record refers to itself (not JSON)") from None
+        raise ValueError("the record holds a number that is not finite (NaN or infinity)") from None
+    except TypeError as exc:
+        raise ValueError(f"the record holds a value of no JSON type ({exc})") from None
+    except RecursionError:
+        raise ValueError("the record is nested too deeply to write") from None
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
-        line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
-    return line
+        line = json.dumps(record, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return line + "\n"
+
+
+def unwritable(path: Path | str, exc: OSError) -> str:
+    """`could not write PATH: reason` for an OSError (a full disk, a folder in the way)."""
+    return f"could not write {path}: {exc.strerror or exc}"
+
+
+class OutputError(Exception):
+    """An output file could not be written (exit 3): the message says which and why."""
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write beside the file, then rename over it: never half a file; OutputError when it
+    cannot be written (nothing is left behind then)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise OutputError(unwritable(path, exc)) from None
 
 
 class RunWriter:
-    """Appends records and flushes each one, so an interrupted run leaves a readable file."""
+    """Appends records and fsyncs each one, so an interrupted run leaves a readable file.
+
+    A record is written whole or not at all: when a write fails part-way (a full disk, a
+    file size limit), the file is cut back to the end of the last whole record and the
+    writer refuses every later record, so the rows written stay readable and resumable.
+    The OSError is raised for the run to stop on.
+    """
 
     def __init__(self, path: Path, *, resume: bool = False) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        # "x" refuses to overwrite an existing run file; resume appends to one.
-        self._fh: IO[str] = open(path, "a" if resume else "x", encoding="utf-8")  # noqa: SIM115
+        # "x" refuses to overwrite an existing run file; resume appends to one. Unbuffered,
+        # so no failed bytes can linger in a buffer and reach the file later.
+        self._fh: IO[bytes] = open(path, "ab" if resume else "xb", buffering=0)  # noqa: SIM115
+        self._good = os.fstat(self._fh.fileno()).st_size
+        #: The failure that stopped this writer, if any.
+        self.failed: OSError | None = None
+
+    def _append(self, record: dict[str, Any]) -> None:
+        data = record_line(record).encode("utf-8")  # ValueError before the file is touched
+        if self.failed is not None:
+            raise self.failed
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[self._fh.write(view) or 0 :]
+        except OSError as exc:
+            self.failed = exc
+            with contextlib.suppress(OSError):  # cutting back frees space: it can succeed
+                os.ftruncate(self._fh.fileno(), self._good)
+            raise
+        self._good += len(data)
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(record_line(record))
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        self._append(record)
+        self.sync()
+
+    def sync(self) -> None:
+        try:
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            self.failed = exc
+            raise
 
     def close(self) -> None:
-        self._fh.close()
+        """Close; the last fsync is skipped once a write failed (there is nothing to save)."""
+        if self._fh.closed:
+            return
+        try:
+            if self.failed is None:
+                self.sync()
+        finally:
+            self._fh.close()
 
     def __enter__(self) -> RunWriter:
         return self
@@ -81,6 +160,8 @@ class RunFile:
     summary: dict[str, Any] | None = None
     truncated: bool = False
     warnings: list[str] = field(default_factory=list)
+    #: `batch` records of a batch run: input files uploaded, batches created and ended.
+    batches: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def run_id(self) -> str:
@@ -91,6 +172,61 @@ class RunFile:
         return bool(self.summary and self.summary.get("completed"))
 
 
+#: Records nest a few levels (settings.provider.generation); a line nested deeper than this
+#: is refused before it is parsed, whose recursion it could exhaust.
+MAX_DEPTH = 64
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_DEFS = {"run": "header", "case": "row", "summary": "summary"}
+
+
+def nested_too_deep(line: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether a JSON text opens more than `limit` arrays/objects inside one another.
+
+    Counting brackets is one pass in C; only a line with more brackets than the limit (in
+    strings, say) gets the exact scan that skips over strings.
+    """
+    if line.count("[") + line.count("{") <= limit:
+        return False
+    depth = 0
+    for m in _STRUCTURE.finditer(line):
+        tok = m.group(0)
+        if tok in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif tok in "]}":
+            depth -= 1
+    return False
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Built once: `json.loads` with an argument builds a new decoder for every line.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def parse_record(line: str) -> Any:
+    """One JSON value of a run file; ValueError with the reason when it is not JSON (NaN and
+    Infinity included) or nested more than MAX_DEPTH deep."""
+    if nested_too_deep(line):
+        raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+    try:
+        return _DECODER.decode(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg}") from None
+    except RecursionError:  # pragma: no cover - the depth scan comes first
+        raise ValueError("nested too deeply") from None
+
+
+@cache
+def record_checks() -> dict[str, Check]:
+    """The compiled run-file schema for each record kind (header, case row, summary)."""
+    run_schema = schema("run.schema.json")
+    return {kind: compile_schema(run_schema, f"#/$defs/{d}") for kind, d in _DEFS.items()}
+
+
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, line with its newline) of a text file, from 1."""
     with open(path, encoding="utf-8") as fh:
@@ -98,7 +234,12 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def read_run(path: Path) -> RunFile:
-    """Read a run file; a truncated last line is reported, any other damage is an error."""
+    """Read a run file; a truncated last line is reported, any other damage is an error.
+
+    Every record is checked against schemas/run.schema.json (compiled), so the commands
+    reading it meet only the shapes the schema promises: a damaged or hand-edited file is
+    one problem per bad line (file, line and JSON pointer), exit 2, never a traceback.
+    """
     if not path.is_file():
         raise InputError([Problem(str(path), "", "run file does not exist")])
     try:
@@ -107,29 +248,31 @@ def read_run(path: Path) -> RunFile:
         raise InputError([Problem(str(path), "", f"not UTF-8: {exc}")]) from None
     header: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = []
+    batches: list[dict[str, Any]] = []
     summary = None
     truncated = False
     warnings = []
-    problems = []
+    problems: list[Problem] = []
+    checks = record_checks()
     for i, (n, line) in enumerate(lines):
         if not line.strip():
             continue
+        if len(problems) >= 20:
+            problems.append(Problem(str(path), "", "more problems not shown"))
+            break
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if i == len(lines) - 1 and not line.endswith("\n"):
+            rec = parse_record(line)
+        except ValueError as exc:
+            deep = str(exc).startswith("nested")
+            if i == len(lines) - 1 and not line.endswith("\n") and not deep:
                 truncated = True
                 warnings.append(f"{path}: line {n}: truncated last line ignored (interrupted run)")
                 continue
             if header is None:
                 # Not a run file at all (a README, a CSV): one line says so, not one per line.
-                raise InputError(
-                    [Problem(str(path), f"line {n}", "not a run file (no JSON run header)")]
-                ) from None
-            problems.append(Problem(str(path), f"line {n}", f"invalid JSON: {exc.msg}"))
-            if len(problems) >= 20:
-                problems.append(Problem(str(path), "", "more problems not shown"))
-                break
+                why = str(exc) if deep else "not a run file (no JSON run header)"
+                raise InputError([Problem(str(path), f"line {n}", why)]) from None
+            problems.append(Problem(str(path), f"line {n}", str(exc)))
             continue
         kind = rec.get("kind") if isinstance(rec, dict) else None
         if header is None and kind != "run":
@@ -140,6 +283,15 @@ def read_run(path: Path) -> RunFile:
                     )
                 ]
             )
+        check = checks.get(kind) if isinstance(kind, str) else None
+        failure = check(rec) if check is not None else None
+        if failure is not None:
+            where, message = failure
+            at = f"line {n}{pointer(list(where))}" if where else f"line {n}"
+            problems.append(Problem(str(path), at, message))
+            if kind == "run" and header is None:
+                header = rec  # the rest is still read, so every bad line is named at once
+            continue
         if kind == "run":
             if header is not None:
                 problems.append(Problem(str(path), f"line {n}", "second header record"))
@@ -148,6 +300,8 @@ def read_run(path: Path) -> RunFile:
             rows.append(rec)
         elif kind == "summary":
             summary = rec
+        elif kind == "batch":
+            batches.append(rec)
         else:
             problems.append(Problem(str(path), f"line {n}", f"unknown record kind {kind!r}"))
     if header is None:
@@ -155,7 +309,7 @@ def read_run(path: Path) -> RunFile:
     if problems:
         raise InputError(problems)
     assert header is not None
-    return RunFile(path, header, rows, summary, truncated, warnings)
+    return RunFile(path, header, rows, summary, truncated, warnings, batches)
 
 
 def run_headers(runs_dir: Path) -> Iterator[tuple[dict[str, Any], Path]]:
@@ -164,8 +318,8 @@ def run_headers(runs_dir: Path) -> Iterator[tuple[dict[str, Any], Path]]:
     for path in sorted(runs_dir.glob("*.jsonl")) if runs_dir.is_dir() else []:
         try:
             with open(path, encoding="utf-8") as fh:
-                header = json.loads(fh.readline())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                header = parse_record(fh.readline())
+        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
             continue
         if isinstance(header, dict):
             yield header, path

@@ -8,11 +8,13 @@ split is present exactly once, each finished, and no case appears twice.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+from evals.cli import EXIT_ERROR
 from evals.errors import InputError, Problem
-from evals.run.files import RunFile, iso_z, read_run
+from evals.run.files import OutputError, RunFile, iso_z, read_run, unwritable
 from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
@@ -189,11 +191,17 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
         run_id=out.stem,
         elapsed_s=max((e for e in elapsed if e is not None), default=None),
     )
-    with BatchedRunWriter(out) as w:
-        w.write(header)
-        for row in rows:
-            w.write(row)
-        w.write(summary)
+    try:
+        w = BatchedRunWriter(out)  # "x": never over an existing file
+    except OSError as exc:
+        raise OutputError(unwritable(out, exc)) from None
+    try:
+        with w:
+            for record in (header, *rows, summary):
+                w.write(record)
+    except OSError as exc:
+        out.unlink(missing_ok=True)  # half a merged file is no use to anyone
+        raise OutputError(f"{unwritable(out, exc)}; nothing was kept") from None
     return out, summary
 
 
@@ -222,7 +230,11 @@ def cmd_merge(files: list[str], out: str | None) -> int:
             if not matched:
                 raise InputError(f"{part}: no file matches")
             paths.extend(Path(m) for m in matched)
-    path, summary = merge_runs(paths, Path(out))
+    try:
+        path, summary = merge_runs(paths, Path(out))
+    except OutputError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_ERROR
     c = summary["counts"]
     print(
         f"merged {len(paths)} shard file(s): {c['total']} rows "

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from evals.checks import CheckResult
 from evals.providers.base import Provider
+from evals.providers.batch import COMPLETION_WINDOW, ENDPOINT
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import Suite
@@ -42,6 +43,27 @@ class Resumed:
     path: Path
     header: dict[str, Any]
     rows: list[dict[str, Any]]
+    #: The run's `batch` records (a batch run): a batch still open is collected, not re-sent.
+    batches: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """`--batch`: the answers come from one provider batch instead of live requests."""
+
+    #: The first wait between status checks, doubled after each up to `poll_max_s`.
+    poll_s: float = 5.0
+    poll_max_s: float = 60.0
+    #: The price table's batch_discount for the model (None: costs at the live price).
+    discount: float | None = None
+
+    def stamp(self) -> dict[str, Any]:
+        """What the run header records under settings.batch."""
+        return {
+            "endpoint": ENDPOINT,
+            "completion_window": COMPLETION_WINDOW,
+            "discount": self.discount,
+        }
 
 
 @dataclass(frozen=True)
@@ -63,6 +85,9 @@ class RunPlan:
     header_extra: dict[str, Any] = field(default_factory=dict)
     #: Applied to each row before it is written or shown (sealed runs strip all case text).
     row_filter: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: Store and print only the kind of a provider failure (HTTP 401, timeout), never the
+    #: provider's own message, which could quote the case (a sealed run turns this on).
+    withhold_provider_text: bool = False
     #: Answers are read from and written to the cache (a sealed run turns this off).
     use_cache: bool = True
     cache_path: Path | None = None
@@ -72,6 +97,8 @@ class RunPlan:
     max_cost: float | None = None
     #: --resume: the run file to continue.
     resume: Resumed | None = None
+    #: --batch: send the requests as one provider batch (an OpenAI-compatible endpoint only).
+    batch: BatchSettings | None = None
 
 
 @dataclass
@@ -80,6 +107,8 @@ class RunResult:
     header: dict[str, Any]
     rows: list[dict[str, Any]]
     summary: dict[str, Any]
+    #: Why the run file stopped taking rows (a full disk), when it did.
+    write_error: str | None = None
 
 
 RowCallback = Callable[[dict[str, Any]], None]

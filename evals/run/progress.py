@@ -94,6 +94,14 @@ class RunProgress:
             self.stream.write(self.line() + "\n")
         self.stream.flush()
 
+    def note(self, text: str) -> None:
+        """A line about the run as a whole (a batch's status), above the bar on a terminal."""
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+            return
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.stop()

@@ -10,6 +10,7 @@ with status `error` are not kept: those cases run again, as do cases with no row
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,7 @@ def check_resumable(
             "git": git_state(root, suite),
         },
     ]
-    return Resumed(run.path, header, list(kept.values()))
+    return Resumed(run.path, header, list(kept.values()), list(run.batches))
 
 
 def reopen(resumed: Resumed) -> BatchedRunWriter:
@@ -118,11 +119,17 @@ def reopen(resumed: Resumed) -> BatchedRunWriter:
     path = resumed.path
     tmp = path.with_name(path.name + ".resume-tmp")
     tmp.unlink(missing_ok=True)  # left by a resume that crashed before its rename
-    with BatchedRunWriter(tmp, fsync_s=3600) as w:
-        w.write(resumed.header)
-        for row in resumed.rows:
-            w.write(row)
-    os.replace(tmp, path)
+    try:
+        with BatchedRunWriter(tmp, fsync_s=3600) as w:
+            w.write(resumed.header)
+            for rec in resumed.batches:  # a batch still running is collected from these
+                w.write(rec)
+            for row in resumed.rows:
+                w.write(row)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # the run file itself was never touched
+        raise
     try:
         fd = os.open(path.parent, os.O_RDONLY)
     except OSError:
@@ -133,3 +140,28 @@ def reopen(resumed: Resumed) -> BatchedRunWriter:
         finally:
             os.close(fd)
     return BatchedRunWriter(path, resume=True)
+
+
+@dataclass
+class OpenBatch:
+    """A batch input the run uploaded whose results were never read into rows."""
+
+    input_file_id: str
+    custom_ids: list[str]
+    batch_id: str | None = None
+
+
+def open_batch(records: list[dict[str, Any]]) -> OpenBatch | None:
+    """The run's batch that was uploaded but never ended (a run sends one at a time)."""
+    by_file: dict[str, OpenBatch] = {}
+    for rec in records:
+        fid, event = rec.get("input_file_id"), rec.get("event")
+        if not isinstance(fid, str):
+            continue
+        if event == "uploaded":
+            by_file[fid] = OpenBatch(fid, [str(x) for x in rec.get("custom_ids") or []])
+        elif event == "created" and fid in by_file:
+            by_file[fid].batch_id = rec.get("batch_id")
+        elif event == "ended":
+            by_file.pop(fid, None)
+    return list(by_file.values())[-1] if by_file else None

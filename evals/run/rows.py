@@ -7,6 +7,7 @@ from typing import Any
 
 from evals.checks import CheckResult
 from evals.checks.grading import grade, outcome, results_json
+from evals.providers.masking import printable
 from evals.reply import Reply
 from evals.run.plan import RunPlan
 from evals.run.stamps import git_state, versions
@@ -53,6 +54,7 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
             "max_cost_usd": plan.max_cost,
             "price": plan.prices.get(plan.provider.model),
             "judge_price": plan.prices.get(plan.grader.stamp()["model"]) if plan.grader else None,
+            **({"batch": plan.batch.stamp()} if plan.batch else {}),
             **plan.settings,
         },
         "judge": plan.grader.stamp() if plan.grader else None,
@@ -116,7 +118,7 @@ def make_row(
             score=None,
             checks={},
             failed_checks=[],
-            error=error,
+            error=printable(error or "no reason given", one_line=True),
             draft=None,
             retrieved=None,
             cited=None,
@@ -138,7 +140,7 @@ def make_row(
         score=out.score,
         checks=results_json(results),
         failed_checks=out.failed,
-        error="; ".join(errors) if errors else None,
+        error=printable("; ".join(errors), one_line=True) if errors else None,
         draft=reply.answer,
         retrieved=reply.retrieved if reply.retrieved is not None else case.retrieved_refs,
         cited=reply.cited,

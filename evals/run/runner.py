@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import sys
 import time
@@ -11,16 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals.errors import InputError
 from evals.providers.base import (
     REFUSAL_QUORUM,
     EndpointRefused,
     RefusalWatch,
     RequestProvider,
 )
+from evals.providers.masking import describe
 from evals.reply import ProviderError, Reply
 from evals.run.cache import AnswerCache, cache_key
 from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
-from evals.run.files import run_file_name, utc_now
+from evals.run.files import run_file_name, unwritable, utc_now
 from evals.run.plan import RowCallback, RunPlan, RunResult
 from evals.run.resume import reopen
 from evals.run.rows import grade_reply, make_header, make_row
@@ -28,8 +31,17 @@ from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 
+WITHHELD_MESSAGE = "provider message withheld (sealed run)"
 
-def _request_chars(request: dict[str, Any]) -> int:
+
+def _builtin_name(exc: BaseException) -> str:
+    """The exception's type when Python defines it; an application's own class name could
+    be made of any text."""
+    return type(exc).__name__ if type(exc).__module__ == "builtins" else "exception"
+
+
+def request_chars(request: dict[str, Any]) -> int:
+    """The characters of a request's messages: the prompt-size floor of its cost."""
     msgs = request.get("body", {}).get("messages") or []
     return sum(len(m.get("content") or "") for m in msgs if isinstance(m, dict))
 
@@ -88,7 +100,7 @@ class _Work:
                     self.refusals.answered()
                 return reply, None
             request = self.requester.request_for(case, self.prompt)
-            spend.chars = _request_chars(request)
+            spend.chars = request_chars(request)
             key = cache_key(request, epoch) if self.cache else ""
             if self.cache:
                 hit = self.cache.get(key)
@@ -101,17 +113,25 @@ class _Work:
                 self.cache.put(key, plan.provider.model, reply)  # only successes reach here
             return reply, None
         except EndpointRefused as exc:
-            reason = str(exc) or exc.signature
+            reason = self._reason(exc)
             verdict = self.refusals.refused(exc.signature, reason, exc.hint)
             if verdict and not self.stopped:
                 self.stopped = verdict
             return None, reason
         except ProviderError as exc:
             self.refusals.answered()
-            return None, str(exc) or type(exc).__name__
+            return None, self._reason(exc)
         except Exception as exc:  # an unexpected provider failure is still only this case's error
             self.refusals.answered()
-            return None, f"{type(exc).__name__}: {exc}"
+            if self.plan.withhold_provider_text:
+                return None, f"{_builtin_name(exc)}: {WITHHELD_MESSAGE}"
+            return None, describe(exc)[:500]
+
+    def _reason(self, exc: ProviderError) -> str:
+        """The error row's reason: the provider's message, or only its kind when withheld."""
+        if self.plan.withhold_provider_text:
+            return f"{exc.kind}: {WITHHELD_MESSAGE}"
+        return str(exc) or exc.kind
 
     def admit(self, spend: _Spend) -> bool:
         """Whether the case may start paying: spent + in flight + this one stay under the cap.
@@ -154,6 +174,32 @@ class _Work:
         return reply
 
 
+def open_run_file(
+    plan: RunPlan,
+) -> tuple[Path, dict[str, Any], BatchedRunWriter, list[dict[str, Any]]]:
+    """A new run file with its header written, or the resumed one made whole again; with
+    the rows it already holds."""
+    if plan.resume is not None:
+        path = plan.resume.path
+        try:
+            writer = reopen(plan.resume)
+        except OSError as exc:
+            raise InputError(
+                f"{unwritable(path, exc)}; the run file is unchanged and nothing was run"
+            ) from None
+        return path, plan.resume.header, writer, list(plan.resume.rows)
+    created_dt = utc_now()
+    path = plan.runs_dir / run_file_name(created_dt, plan.suite.prompt_sha(), plan.label)
+    header = make_header(plan, path.stem, created_dt.isoformat().replace("+00:00", "Z"))
+    return path, header, _start(path, header), []
+
+
+def to_run(plan: RunPlan, rows: list[dict[str, Any]]) -> list[tuple[Case, int]]:
+    """Every (case, epoch) without a row yet, epoch by epoch."""
+    done = {(r["case"], r.get("epoch", 0)) for r in rows}
+    return [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
+
+
 async def execute(
     plan: RunPlan,
     on_row: RowCallback | None = None,
@@ -164,22 +210,11 @@ async def execute(
     `on_file` gets the run file's path as soon as the file exists (to say how to resume)."""
     prompt_sha = plan.suite.prompt_sha()
     prompt = plan.suite.prompt_text()
-    if plan.resume is not None:
-        path, header = plan.resume.path, plan.resume.header
-        writer = reopen(plan.resume)
-        rows = list(plan.resume.rows)
-    else:
-        created_dt = utc_now()
-        path = plan.runs_dir / run_file_name(created_dt, prompt_sha, plan.label)
-        header = make_header(plan, path.stem, created_dt.isoformat().replace("+00:00", "Z"))
-        writer = BatchedRunWriter(path)
-        writer.write(header)
-        rows = []
+    path, header, writer, rows = open_run_file(plan)
     run_id = header["run_id"]
     if on_file is not None:
         on_file(path)
-    done = {(r["case"], r.get("epoch", 0)) for r in rows}
-    queue = [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
+    queue = to_run(plan, rows)
     work = _Work(plan, prompt)
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
@@ -187,6 +222,29 @@ async def execute(
     completed = False
     pending = iter(queue)
     in_flight = [0]
+    write_error: list[str] = []
+
+    def keep(row: dict[str, Any], case: Case, epoch: int) -> dict[str, Any] | None:
+        """Write the row and return it as written; None (and the run stops) when the file
+        cannot take it."""
+        try:
+            try:
+                writer.write(row)
+            except ValueError as exc:
+                # A row that is not JSON (a NaN from an app or a check) would make the
+                # file unreadable: the case becomes an error row that says why.
+                row = make_row(
+                    plan, run_id, prompt_sha, case, epoch, None, f"row not written: {exc}"
+                )
+                row = plan.row_filter(row) if plan.row_filter else row
+                writer.write(row)
+        except OSError as exc:
+            # A full disk: stop starting cases; the rows written stay whole and resumable.
+            if not write_error:
+                write_error.append(unwritable(path, exc))
+                work.stopped = work.stopped or write_error[0]
+            return None
+        return row
 
     async def worker() -> None:
         for case, epoch in pending:
@@ -217,10 +275,12 @@ async def execute(
                 row["cost_usd"] = cost_usd(reply.usage, work.price)
             if plan.row_filter:
                 row = plan.row_filter(row)
-            writer.write(row)
-            rows.append(row)
+            written = keep(row, case, epoch)
+            if written is None:
+                return
+            rows.append(written)
             if on_row:
-                on_row(row)
+                on_row(written)
 
     n = max(1, min(plan.concurrency, len(queue)))
     tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
@@ -239,16 +299,37 @@ async def execute(
             completed=completed,
             stopped_reason=work.stopped if work.stopped else None if completed else "interrupted",
             run_id=run_id,
-            elapsed_s=time.perf_counter() - started,
+            elapsed_s=max(0.0, time.perf_counter() - started),
         )
-        writer.write(summary)
-        writer.close()
+        try:
+            if writer.failed is None:
+                writer.write(summary)
+            writer.close()
+        except OSError as exc:
+            if not write_error:
+                write_error.append(unwritable(path, exc))
         if work.cache:
             work.cache.close()
         await plan.provider.aclose()
         if plan.grader:
             await plan.grader.aclose()
-    return RunResult(path, header, rows, summary)
+    return RunResult(path, header, rows, summary, write_error[0] if write_error else None)
+
+
+def _start(path: Path, header: dict[str, Any]) -> BatchedRunWriter:
+    """A new run file with its header; a file that cannot be made is bad input (exit 2)."""
+    try:
+        writer = BatchedRunWriter(path)
+    except OSError as exc:
+        raise InputError(f"{unwritable(path, exc)}; nothing was run") from None
+    try:
+        writer.write(header)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            writer.close()
+            path.unlink()
+        raise InputError(f"{unwritable(path, exc)}; nothing was run") from None
+    return writer
 
 
 def run(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:

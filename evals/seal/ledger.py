@@ -1,18 +1,31 @@
-"""sealed/LEDGER.jsonl: one line per sealed run, hash-chained, and the query budget it spends."""
+"""sealed/LEDGER.jsonl: hash-chained lines for each sealed run, and the query budget it spends.
+
+A run reserves its place before it starts (a `reserved` line, appended while holding an
+exclusive lock with the budget check, so two runs started at once cannot both take the
+last slot) and records its outcome after (a `finished` line with the same `slot`). Lines
+written before reservations existed have no `phase`: each is one finished run.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from evals.errors import Problem
-from evals.run.files import run_headers
+from evals.run.files import parse_record, run_headers
 from evals.suite.folder import Suite
 
 LEDGER = "LEDGER.jsonl"
+#: Held (flock) while a run checks the budget and appends; removed again when released.
+LOCK = ".ledger.lock"
+RESERVED = "reserved"
+FINISHED = "finished"
 
 
 def ledger_path(suite: Suite) -> Path:
@@ -30,8 +43,8 @@ def read_ledger(suite: Suite) -> list[dict[str, Any]]:
     out = []
     for line in _lines(ledger_path(suite)):
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
+            rec = parse_record(line)
+        except ValueError:
             continue
         if isinstance(rec, dict):
             out.append(rec)
@@ -42,8 +55,43 @@ def _sha(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()
 
 
+@contextlib.contextmanager
+def ledger_lock(suite: Suite) -> Iterator[None]:
+    """Hold the pile's ledger lock: one process at a time checks the budget and appends.
+
+    The lock file is removed on release, so no stray file is left beside the pile. A
+    process that waited on a file removed meanwhile locks the new one instead (the inode
+    check), so removal never lets two holders in at once. The kernel releases the lock of
+    a killed process.
+    """
+    path = suite.sealed_dir / LOCK
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        os.close(fd)
+
+
 def append_ledger(suite: Suite, entry: dict[str, Any]) -> dict[str, Any]:
-    """Append one entry, chained to the previous line's hash; flushed to disk before returning."""
+    """Append one entry, chained to the previous line's hash; flushed to disk before returning.
+
+    Call it holding `ledger_lock`: two appends at once could chain to the same line.
+    """
     path = ledger_path(suite)
     lines = _lines(path)
     rec = {**entry, "prev": _sha(lines[-1]) if lines else None}
@@ -64,9 +112,9 @@ def ledger_problems(suite: Suite) -> list[Problem]:
     prev: str | None = None
     for n, line in enumerate(_lines(path), 1):
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(where, f"line {n}", f"invalid JSON: {exc.msg}"))
+            rec = parse_record(line)
+        except ValueError as exc:
+            problems.append(Problem(where, f"line {n}", str(exc)))
             prev = _sha(line)
             continue
         for p in schema_problems(rec, "ledger.schema.json", where):
@@ -90,8 +138,11 @@ def sealed_run_files(runs_dir: Path, pile_id: str) -> list[tuple[dict[str, Any],
 
 
 def ledger_count(suite: Suite, pile_id: str) -> int:
-    """Sealed runs of this pile the ledger records."""
-    return sum(1 for e in read_ledger(suite) if e.get("pile_id") == pile_id)
+    """Sealed runs of this pile the ledger records: reserved ones (finished or not, a killed
+    run still spent its slot) and lines from before reservations, one run each."""
+    return sum(
+        1 for e in read_ledger(suite) if e.get("pile_id") == pile_id and e.get("phase") != FINISHED
+    )
 
 
 def budget_used(suite: Suite, pile_id: str, runs_dir: Path) -> int:

@@ -25,9 +25,9 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from evals.errors import InputError, Problem
-from evals.seal.ledger import LEDGER, ledger_problems
+from evals.seal.ledger import LEDGER, LOCK, ledger_problems
 from evals.suite.case import Case, canonical_json, content_sha
-from evals.suite.folder import Suite
+from evals.suite.folder import LINK_REFUSED, Suite, sealed_link_problems
 
 MANIFEST = "MANIFEST.json"
 RETIRED = "retired"
@@ -38,7 +38,7 @@ KEY_ENV = "EVAL_SEAL_KEY"
 # Plaintext is padded to a multiple of this, so ciphertext sizes say little about the case.
 PAD = 512
 # Entries of sealed/ that belong to no pile; with no pile, sealed/ holds only these.
-NEUTRAL = {RETIRED, ".gitkeep", ".gitattributes"}
+NEUTRAL = {RETIRED, ".gitkeep", ".gitattributes", LOCK}
 # Files in sealed/ that are not envelopes; anything else not in the manifest is an addition.
 NOT_ENVELOPES = NEUTRAL | {MANIFEST, LEDGER}
 
@@ -232,6 +232,9 @@ def read_manifest(suite: Suite) -> tuple[dict[str, Any] | None, list[Problem]]:
 
 def integrity_problems(suite: Suite) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Check the pile without the key: manifest, then every file edited, added, removed, renamed."""
+    linked = sealed_link_problems(suite)
+    if linked:  # nothing is read through a link
+        return None, linked
     manifest, problems = read_manifest(suite)
     if manifest is None:
         return None, problems
@@ -358,7 +361,8 @@ def pile_problems(suite: Suite, key: bytes | None = None, *, use_env: bool = Tru
     if not pile_exists(suite):
         return []
     manifest, problems = integrity_problems(suite)
-
+    if any(p.message == LINK_REFUSED for p in problems):
+        return problems  # the ledger may be one of the links: it is not read either
     problems += ledger_problems(suite)
     if manifest is None:
         return problems

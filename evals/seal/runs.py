@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import math
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,24 +12,25 @@ from pathlib import Path
 from typing import Any
 
 from evals.compare.stats import mcnemar_exact
-from evals.errors import InputError, Problem
+from evals.errors import InputError
 from evals.numfmt import pct
-from evals.run.files import iso_z, read_run, run_headers
+from evals.providers.openai_compat import plain_model_id
+from evals.run.files import parse_record, read_run, run_headers
 from evals.run.plan import RunPlan
 from evals.run.runner import exit_code, run
-from evals.seal.ledger import (
-    append_ledger,
-    budget_used,
-    ledger_count,
-    ledger_problems,
-    sealed_run_files,
-)
+from evals.seal.budget import check_budget_left, finish, reserve, trusted_ledger
+from evals.seal.ledger import sealed_run_files
 from evals.seal.manifest import Pile, open_pile, pile_exists
 from evals.seal.sealing import load_key
 from evals.suite.folder import Suite
 
 Z95 = 1.959963984540054
 WITHHELD = "withheld: sealed run"
+CHECK_ERROR = "a check errored (detail withheld: sealed run)"
+OTHER_MODEL = "withheld: not the pinned model (sealed run)"
+# A provider failure's reason in a sealed row is the runner's own (a kind such as "HTTP 401"
+# plus a fixed phrase); anything else is withheld, whatever produced it.
+_OWN_REASON = re.compile(r"^[A-Za-z0-9 ._:()-]{1,160}$")
 # Row fields that carry no case text; everything else is dropped from a sealed row.
 _KEEP = (
     "kind",
@@ -44,7 +46,6 @@ _KEEP = (
     "latency_ms",
     "usage",
     "cost_usd",
-    "resolved_model",
     "cached",
 )
 
@@ -92,11 +93,27 @@ def make_row_filter(pile: Pile) -> Callable[[dict[str, Any]], dict[str, Any]]:
         }
         for k in ("cluster", "question", "draft", "retrieved", "cited"):
             out[k] = None
-        out["error"] = WITHHELD if row["status"] == "error" else None
+        out["error"] = _sealed_error(row)
+        # The endpoint names the model it used; a name other than the pinned one is its text.
+        resolved = row.get("resolved_model")
+        if resolved is not None and not plain_model_id(row["model"], resolved):
+            resolved = OTHER_MODEL
+        out["resolved_model"] = resolved
         out["sealed"] = True
         return out
 
     return strip
+
+
+def _sealed_error(row: dict[str, Any]) -> str | None:
+    """The reason a sealed row may keep: a provider failure's kind (the runner withholds its
+    message in sealed runs); a check's error detail can quote the answer, so it never stays."""
+    if row["status"] != "error":
+        return None
+    error = row.get("error") or ""
+    if row.get("checks"):
+        return CHECK_ERROR
+    return error if _OWN_REASON.match(error) else WITHHELD
 
 
 # --- what a run is compared with ------------------------------------------------------------
@@ -147,8 +164,8 @@ def _complete(path: Path) -> bool:
     """True when the run file ends with a summary of a completed run."""
     try:
         last = path.read_text("utf-8").rstrip("\n").rsplit("\n", 1)[-1]
-        rec = json.loads(last)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        rec = parse_record(last)
+    except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
         return False
     return isinstance(rec, dict) and rec.get("kind") == "summary" and bool(rec.get("completed"))
 
@@ -258,12 +275,29 @@ def _print_aggregates(pile: Pile, result: Any, used: int, forced: bool, runs_dir
 
 @dataclass(frozen=True)
 class SealedRun:
-    """An opened, verified pile with budget left: what it gives a run plan, and its ledger state."""
+    """An opened, verified pile with budget left: what it gives a run plan, and its ledger state.
+
+    `used` and `forced` are a first look; the run's reservation settles them under the lock.
+    """
 
     suite: Suite
     pile: Pile
     used: int
     forced: bool
+    #: --force: run even when the budget is spent.
+    force: bool = False
+
+    def sealed_header(self, used: int, forced: bool) -> dict[str, Any]:
+        """The run header's `sealed` record."""
+        pile = self.pile
+        return {
+            "pile_id": pile.pile_id,
+            "digest": pile.digest,
+            "n": pile.manifest["n"],
+            "budget": pile.manifest["budget"],
+            "budget_used": used,
+            "forced": forced,
+        }
 
     def plan_fields(self) -> dict[str, Any]:
         """The RunPlan fields a sealed run sets: its cases, its header and its row filter."""
@@ -273,57 +307,33 @@ class SealedRun:
             "header_extra": {
                 # The pile digest stands for the suite: runs of different piles never pair.
                 "suite_digest": pile.digest,
-                "sealed": {
-                    "pile_id": pile.pile_id,
-                    "digest": pile.digest,
-                    "n": pile.manifest["n"],
-                    "budget": pile.manifest["budget"],
-                    "budget_used": self.used,
-                    "forced": self.forced,
-                },
+                "sealed": self.sealed_header(self.used, self.forced),
             },
             "row_filter": make_row_filter(pile),
+            # A provider's message could quote the prompt, and so a sealed case.
+            "withhold_provider_text": True,
             # The answer cache would hold questions and answers in clear text.
             "use_cache": False,
         }
 
 
 def open_sealed(suite: Suite, key_file: str | None, force: bool, runs_dir: Path) -> SealedRun:
-    """Verify the pile and its ledger and check the budget; nothing is run or written."""
+    """Verify the pile and its ledger (chain and git history) and take a first look at the
+    budget; nothing is run or written."""
     if not pile_exists(suite):
         raise InputError(f"{suite.sealed_dir}: no sealed pile (`invoke seal` makes one)")
     pile = open_pile(suite, load_key(suite, key_file))
-    ledger_bad = ledger_problems(suite)
-    if ledger_bad:
-        # An altered ledger is a tampered pile: the runs it counts can no longer be trusted.
-        where = ledger_bad[0].path
-        hint = f"refused: restore the ledger from git (`git checkout -- {where}`) to run the pile"
-        raise InputError([*ledger_bad, Problem(where, "", hint)])
-    used = budget_used(suite, pile.pile_id, runs_dir)
-    in_ledger = ledger_count(suite, pile.pile_id)
-    if in_ledger < used:
-        # Lines cut from the end keep the chain intact; the run files still count them.
-        print(
-            f"warning: {used - in_ledger} sealed run(s) of this pile are in runs/ but not in the "
-            "ledger (lines removed, or a run was killed before it could record itself); "
-            "they still count against the budget",
-            file=sys.stderr,
-        )
+    trusted_ledger(suite, pile)
+    used = check_budget_left(suite, pile, runs_dir, force)
     budget = pile.manifest["budget"]
-    if used >= budget and not force:
-        raise InputError(
-            f"sealed pile {pile.pile_id}: budget spent ({used} of {budget} runs); every run leaks "
-            "a little of the pile. Rotate it (`invoke unseal`, then `invoke seal` fresh cases), "
-            "or pass --force to run anyway (recorded as forced)"
-        )
-    return SealedRun(suite=suite, pile=pile, used=used + 1, forced=used >= budget)
+    return SealedRun(suite=suite, pile=pile, used=used + 1, forced=used >= budget, force=force)
 
 
 def run_sealed(sealed: SealedRun, plan: RunPlan) -> int:
-    """Run the plan built from `sealed.plan_fields()`, ledger it, print aggregates only."""
+    """Reserve the run's budget slot, run the plan built from `sealed.plan_fields()`, record
+    its outcome in the ledger, print aggregates only."""
     suite, pile = sealed.suite, sealed.pile
     entry: dict[str, Any] = {
-        "date": iso_z(),
         "pile_id": pile.pile_id,
         "digest": pile.digest,
         "run_id": None,
@@ -335,12 +345,14 @@ def run_sealed(sealed: SealedRun, plan: RunPlan) -> int:
         "n_total": 0,
         "errors": 0,
         "completed": False,
-        "forced": sealed.forced,
     }
+    slot = reserve(suite, pile, plan.runs_dir, sealed.force, entry)
+    header = {**plan.header_extra, "sealed": sealed.sealed_header(slot.used, slot.forced)}
+    plan = dataclasses.replace(plan, header_extra=header)
     try:
         result = run(plan)
     except BaseException as exc:
-        append_ledger(suite, entry)
+        finish(suite, slot, {})
         if isinstance(exc, KeyboardInterrupt | InputError):
             raise
         # The message could quote a sealed case, so only its type is shown.
@@ -348,15 +360,18 @@ def run_sealed(sealed: SealedRun, plan: RunPlan) -> int:
         return 3
     k, n = _counts(result.rows)
     ci = wilson(k, n)
-    entry.update(
-        run_id=result.header["run_id"],
-        pass_rate=round(k / n, 6) if n else None,
-        ci95=[round(ci[0], 6), round(ci[1], 6)] if ci else None,
-        n_scored=n,
-        n_total=len(result.rows),
-        errors=result.summary["counts"]["error"],
-        completed=bool(result.summary.get("completed")),
+    finish(
+        suite,
+        slot,
+        {
+            "run_id": result.header["run_id"],
+            "pass_rate": round(k / n, 6) if n else None,
+            "ci95": [round(ci[0], 6), round(ci[1], 6)] if ci else None,
+            "n_scored": n,
+            "n_total": len(result.rows),
+            "errors": result.summary["counts"]["error"],
+            "completed": bool(result.summary.get("completed")),
+        },
     )
-    append_ledger(suite, entry)
-    _print_aggregates(pile, result, sealed.used, sealed.forced, plan.runs_dir)
+    _print_aggregates(pile, result, slot.used, slot.forced, plan.runs_dir)
     return exit_code(result.summary)

@@ -16,6 +16,7 @@ from evals.checks.loading import load_cases
 from evals.cli import EXIT_OK, settings, suite_at
 from evals.errors import InputError, Problem
 from evals.seal.exposure import exposed_in, git_top, in_git_history
+from evals.seal.ledger import FINISHED, read_ledger
 from evals.seal.manifest import (
     CIPHER,
     KEY_ENV,
@@ -379,7 +380,8 @@ def cmd_unseal(suite_dir: str | None, *, key_file: str | None = None) -> int:
     ledger = suite.sealed_dir / LEDGER
     runs = 0
     if ledger.is_file():
-        runs = sum(1 for ln in ledger.read_text("utf-8").splitlines() if ln.strip())
+        # A run is its `reserved` line (or one line, before reservations); `finished` pairs it.
+        runs = sum(1 for e in read_ledger(suite) if e.get("phase") != FINISHED)
         ledger.replace(retired / f"{pile.pile_id}.LEDGER.jsonl")
     _remove_pile_files(suite, pile.manifest, [e["file"] for e in pile.manifest["files"]])
     print(

@@ -24,6 +24,7 @@ KEY_ORDER = [
     "checks",
     "reference",
     "known_wrong",
+    "known_right",
     "mutation_exempt",
     "human",
     "cluster",
@@ -32,10 +33,14 @@ KEY_ORDER = [
 ]
 EXPECT_ORDER = [
     "facts",
+    "figures",
     "mentions",
     "must_not_contain",
+    "forbidden_figures",
     "sources",
+    "may_cite",
     "abstain",
+    "language",
     "rubric",
     "max_words",
 ]

@@ -9,7 +9,7 @@ from typing import Any
 
 from evals.errors import InputError, Problem
 from evals.suite.case import canonical_json, parse_json_text
-from evals.suite.folder import Suite
+from evals.suite.folder import Suite, link_problem
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 MAX_ID_LEN = 120  # as in schemas/case.schema.json
@@ -26,6 +26,10 @@ def format_cases(suite: Suite, *, check: bool, paths: list[Path] | None = None) 
     changed: list[Path] = []
     unreadable: list[Problem] = []
     for path in paths if paths is not None else suite.case_files():
+        linked = link_problem(path)
+        if linked:  # never read through, never replaced by a copy of its target
+            unreadable.append(linked)
+            continue
         try:
             if path.is_dir():
                 raise ValueError("is a directory, not a case file")

@@ -39,11 +39,14 @@ class SuiteSettings:
     citation_pattern: str = DEFAULT_CITATION_PATTERN
     refusal_phrases: tuple[str, ...] = tuple(DEFAULT_REFUSAL_PHRASES)
     # How far after a figure its citation may stand, in characters.
-    figure_window: int = 120
+    figure_window: int = 240
     # Judge settings (used by the judge check).
     judge_scale: tuple[int, int] = (1, 5)
     judge_threshold: int = 3
     judge_on_facts: bool = False
+    # Floors of `invoke calibrate --checks` ([calibration] in suite.toml).
+    min_sensitivity: float = 0.95
+    min_specificity: float = 0.95
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -100,13 +103,18 @@ def load_suite_settings(path: Path) -> SuiteSettings:
     extra = {}
     where = str(file)
     for key, value in table.items():
+        if key == "calibration":
+            floors, found = calibration_floors(value, where)
+            kwargs.update(floors)
+            problems += found
+            continue
         if key in EXTRA_KEYS:
             if not isinstance(value, dict):
                 problems.append(Problem(where, f"/{key}", "must be a table: [checks]"))
             extra[key] = value
             continue
         if key not in _EXPECTED:
-            known = ", ".join([*_EXPECTED, *EXTRA_KEYS])
+            known = ", ".join([*_EXPECTED, *EXTRA_KEYS, "calibration"])
             problems.append(Problem(where, f"/{key}", f"unknown setting (known: {known})"))
             continue
         kind = _EXPECTED[key]
@@ -135,6 +143,28 @@ _EXPECTED: dict[str, type] = {
 EXTRA_KEYS = ("checks",)
 
 
+FLOORS = ("min_sensitivity", "min_specificity")
+
+
+def calibration_floors(value: Any, where: str) -> tuple[dict[str, float], list[Problem]]:
+    """The `[calibration]` table: each floor a number from 0 to 1."""
+    if not isinstance(value, dict):
+        return {}, [Problem(where, "/calibration", "must be a table: [calibration]")]
+    floors: dict[str, float] = {}
+    problems: list[Problem] = []
+    for key, floor in value.items():
+        at = f"/calibration/{key}"
+        if key not in FLOORS:
+            problems.append(Problem(where, at, f"unknown setting (known: {', '.join(FLOORS)})"))
+        elif isinstance(floor, bool) or not isinstance(floor, int | float):
+            problems.append(Problem(where, at, "must be a number from 0 to 1"))
+        elif not 0.0 <= floor <= 1.0:
+            problems.append(Problem(where, at, f"{floor!r} is not between 0 and 1"))
+        else:
+            floors[key] = float(floor)
+    return floors, problems
+
+
 def _value_problem(key: str, value: Any) -> str | None:
     """What is wrong with a setting of the right type, or None."""
     if key == "refusal_phrases" and not all(isinstance(v, str) and v.strip() for v in value):
@@ -152,11 +182,42 @@ def _value_problem(key: str, value: Any) -> str | None:
     return None
 
 
+LINK_REFUSED = (
+    "a symbolic link: refused (case files, cases/ and sealed/ must be real files and "
+    "folders of the suite, not links to text elsewhere)"
+)
+
+
+def link_problem(path: Path) -> Problem | None:
+    """A problem when `path` is a symbolic link, else None.
+
+    A linked case file runs (and `fmt` rewrites, as a copy, ready to commit) whatever file
+    it points at, anywhere on the machine; a linked `sealed/` moves the ledger and the pile
+    out of the repository's sight. Neither is followed.
+    """
+    return Problem(str(path), "", LINK_REFUSED) if path.is_symlink() else None
+
+
+def sealed_link_problems(suite: Suite) -> list[Problem]:
+    """Every symbolic link among the entries of sealed/ (and its retired/ record)."""
+    d = suite.sealed_dir
+    if not d.is_dir() or d.is_symlink():
+        return []
+    entries = list(d.iterdir())
+    retired = d / "retired"
+    if retired.is_dir() and not retired.is_symlink():
+        entries += list(retired.iterdir())
+    return [p for p in map(link_problem, sorted(entries)) if p]
+
+
 def open_suite(path: str | Path) -> Suite:
-    """A Suite for `path`; refuses a folder that is not a suite."""
+    """A Suite for `path`; refuses a folder that is not a suite, or a linked cases/ or sealed/."""
     p = Path(path)
     if not p.is_dir():
         raise InputError([Problem(str(p), "", "suite folder does not exist")])
+    linked = [q for q in (link_problem(p / "cases"), link_problem(p / "sealed")) if q]
+    if linked:
+        raise InputError(linked)
     if not (p / "cases").is_dir() and not (p / "sealed").is_dir():
         raise InputError([Problem(str(p), "", "not a suite: no cases/ folder")])
     return Suite(path=p, settings=load_suite_settings(p))

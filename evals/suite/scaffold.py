@@ -42,7 +42,7 @@ SUITE_TOML = """\
 # refusal_phrases = ["i don't know", "i'll hand this over", "not in the documentation"]
 
 # How many characters after a figure its citation may stand.
-# figure_window = 120
+# figure_window = 240
 
 # The judge's score scale, and the score at or below which a verdict fails.
 # judge_scale = [1, 5]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals.calibrate.stats import LABELS, agreement, cohen_kappa, confusion
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
 from evals.cli import settings as load_settings
@@ -19,40 +20,6 @@ from evals.judge.verdict import Scale
 from evals.reply import Reply
 from evals.run.files import read_run, resolve_run
 from evals.suite.case import Case
-
-LABELS = ("pass", "fail")
-
-
-# -- statistics (pure) ---------------------------------------------------------------------
-
-
-def confusion(pairs: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
-    """Counts of (human, judge) label pairs: rows are the human label, columns the judge's."""
-    table = {h: dict.fromkeys(LABELS, 0) for h in LABELS}
-    for human, judge in pairs:
-        table[human][judge] += 1
-    return table
-
-
-def agreement(pairs: list[tuple[str, str]]) -> float | None:
-    """Share of pairs where judge and human agree; None when there are none."""
-    return sum(h == j for h, j in pairs) / len(pairs) if pairs else None
-
-
-def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
-    """Cohen's kappa for two raters: (p_o - p_e) / (1 - p_e); None when p_e is 1 (undefined)."""
-    n = len(pairs)
-    if not n:
-        return None
-    p_o = sum(h == j for h, j in pairs) / n
-    p_e = sum(
-        (sum(h == label for h, _ in pairs) / n) * (sum(j == label for _, j in pairs) / n)
-        for label in LABELS
-    )
-    if p_e >= 1.0:
-        return None
-    return (p_o - p_e) / (1.0 - p_e)
-
 
 # -- inputs --------------------------------------------------------------------------------
 

@@ -1,0 +1,225 @@
+"""A check set measured against answers whose verdict is known: false alarms, misses,
+sensitivity, specificity and Cohen's kappa. Deterministic checks only; no model is called."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from evals.calibrate.labelled import Labelled
+from evals.calibrate.stats import cohen_kappa, share
+from evals.checks import CheckResult
+from evals.checks.grading import grade
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One labelled answer and what the case's deterministic checks made of it."""
+
+    item: Labelled
+    results: dict[str, CheckResult]
+
+    @property
+    def verdict(self) -> str:
+        """pass | fail | error | unscored (the case has no deterministic check).
+
+        Any check error makes the answer an error: it is neither a pass nor a fail.
+        """
+        if not self.results:
+            return "unscored"
+        if any(r.status == "error" for r in self.results.values()):
+            return "error"
+        return "fail" if self.failing else "pass"
+
+    @property
+    def kind(self) -> str:
+        """agree | false_alarm (a correct answer failed) | miss (a wrong one passed) | error |
+        unscored."""
+        v = self.verdict
+        if v in ("error", "unscored"):
+            return v
+        if v == self.item.label:
+            return "agree"
+        return "false_alarm" if self.item.label == "pass" else "miss"
+
+    @property
+    def failing(self) -> list[str]:
+        return [n for n, r in self.results.items() if r.status == "fail"]
+
+    @property
+    def erroring(self) -> list[str]:
+        return [n for n, r in self.results.items() if r.status == "error"]
+
+    @property
+    def passing(self) -> list[str]:
+        return [n for n, r in self.results.items() if r.status == "pass"]
+
+
+def grade_answers(
+    items: Iterable[Labelled], cases: dict[str, Case], settings: SuiteSettings
+) -> list[Graded]:
+    """Grade every answer with its case's deterministic checks."""
+    return [Graded(i, grade(cases[i.case], i.reply(), settings)) for i in items]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """num of n, and their share (None when n is 0: a rate over nothing is unknown)."""
+
+    num: int
+    n: int
+
+    @property
+    def value(self) -> float | None:
+        return share(self.num, self.n)
+
+
+@dataclass
+class CheckRow:
+    """How one check treated the answers it scored."""
+
+    name: str
+    correct: int = 0  # correct answers it scored (pass or fail)
+    false_alarms: int = 0  # ... and failed
+    wrong: int = 0  # wrong answers it scored
+    caught: int = 0  # ... and failed
+    only_catch: int = 0  # wrong answers no other check failed
+    errors: int = 0
+    skipped: int = 0
+
+    @property
+    def false_alarm_rate(self) -> Rate:
+        return Rate(self.false_alarms, self.correct)
+
+    @property
+    def catch_rate(self) -> Rate:
+        return Rate(self.caught, self.wrong)
+
+
+@dataclass
+class Tally:
+    """Counts of one group of answers (a case, a style): correct / wrong and how they fared."""
+
+    correct: int = 0
+    false_alarms: int = 0
+    wrong: int = 0
+    misses: int = 0
+    errors: int = 0
+    unscored: int = 0
+
+    def add(self, g: Graded) -> None:
+        kind = g.kind
+        if kind == "error":
+            self.errors += 1
+        elif kind == "unscored":
+            self.unscored += 1
+        elif g.item.label == "pass":
+            self.correct += 1
+            self.false_alarms += kind == "false_alarm"
+        else:
+            self.wrong += 1
+            self.misses += kind == "miss"
+
+
+@dataclass
+class Calibration:
+    """Every graded answer of a suite and the figures drawn from them."""
+
+    suite: str
+    graded: list[Graded]
+    min_sensitivity: float
+    min_specificity: float
+    case_ids: list[str] = field(default_factory=list)
+    labelled_files: list[str] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Graded]:
+        return [g for g in self.graded if g.kind == kind]
+
+    @property
+    def scored(self) -> list[Graded]:
+        return [g for g in self.graded if g.verdict in ("pass", "fail")]
+
+    @property
+    def sensitivity(self) -> Rate:
+        """Wrong answers caught / wrong answers (errors and unscored left out)."""
+        wrong = [g for g in self.scored if g.item.label == "fail"]
+        return Rate(sum(g.verdict == "fail" for g in wrong), len(wrong))
+
+    @property
+    def specificity(self) -> Rate:
+        """Correct answers passed / correct answers (errors and unscored left out)."""
+        right = [g for g in self.scored if g.item.label == "pass"]
+        return Rate(sum(g.verdict == "pass" for g in right), len(right))
+
+    @property
+    def kappa(self) -> float | None:
+        """Cohen's kappa between the labels and the checks' verdicts, over the scored answers."""
+        return cohen_kappa([(g.item.label, g.verdict) for g in self.scored])
+
+    def sources(self) -> dict[str, int]:
+        """How many answers came from each kind of source."""
+        out = dict.fromkeys(("reference", "known_right", "known_wrong", "labelled"), 0)
+        for g in self.graded:
+            out[g.item.source.split("[")[0].split("/")[0]] += 1
+        return out
+
+    def by_check(self) -> dict[str, CheckRow]:
+        """Per check: false alarms over the correct answers it scored, catches over the wrong."""
+        rows: dict[str, CheckRow] = {}
+        for g in self.graded:
+            for name, r in g.results.items():
+                row = rows.setdefault(name, CheckRow(name))
+                if r.status == "error":
+                    row.errors += 1
+                elif r.status == "skip":
+                    row.skipped += 1
+                elif g.verdict == "error":
+                    continue  # another check's error leaves the answer out of every figure
+                elif g.item.label == "pass":
+                    row.correct += 1
+                    row.false_alarms += r.status == "fail"
+                else:
+                    row.wrong += 1
+                    row.caught += r.status == "fail"
+            if g.kind == "agree" and g.item.label == "fail" and len(g.failing) == 1:
+                rows[g.failing[0]].only_catch += 1
+        return dict(sorted(rows.items()))
+
+    def by_case(self) -> dict[str, Tally]:
+        """Per case, every case of the suite in id order (a case with no answer shows zeros)."""
+        out = {cid: Tally() for cid in self.case_ids}
+        for g in self.graded:
+            out.setdefault(g.item.case, Tally()).add(g)
+        return out
+
+    def by_style(self) -> dict[str, Tally]:
+        """Per `style` of the labelled answers that name one."""
+        out: dict[str, Tally] = {}
+        for g in self.graded:
+            if g.item.style:
+                out.setdefault(g.item.style, Tally()).add(g)
+        return dict(sorted(out.items()))
+
+    def shortfalls(self) -> list[str]:
+        """Each floor not met, as a sentence; a rate over no answers meets no floor."""
+        out = []
+        for name, rate, floor, what in (
+            ("sensitivity", self.sensitivity, self.min_sensitivity, "wrong"),
+            ("specificity", self.specificity, self.min_specificity, "correct"),
+        ):
+            v = rate.value
+            if v is None:
+                out.append(f"{name} is unknown: no {what} answer was graded (n = 0)")
+            elif v < floor:
+                out.append(f"{name} {v * 100:.1f}% is below the floor {floor * 100:g}%")
+        return out
+
+    @property
+    def exit_code(self) -> int:
+        """3 when any answer errored (the figures are incomplete), 1 below a floor, else 0."""
+        if self.of_kind("error"):
+            return EXIT_ERROR
+        return EXIT_FAIL if self.shortfalls() else EXIT_OK

@@ -1,0 +1,42 @@
+"""`invoke calibrate --checks`: load the suite and its labelled answers, grade, print."""
+
+from __future__ import annotations
+
+from evals.calibrate.checks import Calibration, grade_answers
+from evals.calibrate.labelled import case_answers, labelled_files, read_labelled
+from evals.calibrate.render import render_json, render_markdown
+from evals.checks.loading import load_cases
+from evals.cli import suite_at
+from evals.errors import InputError
+from evals.suite.folder import Suite
+
+FORMATS = ("md", "json")
+
+
+def calibrate_checks(suite: Suite) -> Calibration:
+    """Grade every labelled answer of the suite; bad case or labelled files are input errors."""
+    cases, problems = load_cases(suite, strict=False)
+    by_id = {c.id: c for c in cases}
+    # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
+    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()})
+    if problems or found:
+        raise InputError(problems + found)
+    items = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)]
+    items += labelled
+    return Calibration(
+        suite=str(suite.path),
+        graded=grade_answers(items, by_id, suite.settings),
+        min_sensitivity=suite.settings.min_sensitivity,
+        min_specificity=suite.settings.min_specificity,
+        case_ids=sorted(by_id),
+        labelled_files=[p.name for p in labelled_files(suite)],
+    )
+
+
+def cmd_calibrate_checks(suite_dir: str | None, fmt: str = "md") -> int:
+    """Print the check set's calibration; exit 1 below a floor, 3 on a check error, 2 on bad input."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be md or json, not {fmt!r}")
+    c = calibrate_checks(suite_at(suite_dir))
+    print(render_json(c) if fmt == "json" else render_markdown(c), end="" if fmt == "md" else "\n")
+    return c.exit_code

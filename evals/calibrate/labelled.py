@@ -1,0 +1,147 @@
+"""Answers whose verdict is known: the cases' own drafts and a suite's `labelled/*.jsonl`."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.errors import Problem
+from evals.reply import Reply
+from evals.suite.case import Case, parse_json_value
+from evals.suite.folder import Suite
+from evals.suite.schemas import schema_problems
+
+LABELLED_DIR = "labelled"
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One answer to one case and the verdict a correct check set gives it."""
+
+    case: str
+    answer: str
+    label: str  # pass | fail
+    why: str
+    # Where it came from: "reference", "known_right[0]", "labelled/run.jsonl:12".
+    source: str
+    cited: list[str] | None = None
+    retrieved: list[str] | None = None
+    abstained: bool | None = None
+    style: str | None = None
+
+    def reply(self) -> Reply:
+        """The answer as a system's reply, with the refs it reported (None: not reported)."""
+        return Reply(
+            answer=self.answer,
+            cited=self.cited,
+            retrieved=self.retrieved,
+            abstained=self.abstained,
+        )
+
+
+def case_answers(case: Case) -> list[Labelled]:
+    """The case's `reference` and `known_right` drafts (pass) and `known_wrong` drafts (fail)."""
+    out: list[Labelled] = []
+    if case.data.get("reference"):
+        why = "the case's reference answer"
+        out.append(Labelled(case.id, case.data["reference"], "pass", why, "reference"))
+    for field, label in (("known_right", "pass"), ("known_wrong", "fail")):
+        for i, d in enumerate(case.data.get(field, [])):
+            out.append(
+                Labelled(
+                    case.id,
+                    d["draft"],
+                    label,
+                    d["why"],
+                    f"{field}[{i}]",
+                    d.get("cited"),
+                    d.get("retrieved"),
+                    d.get("abstained"),
+                )
+            )
+    return out
+
+
+def labelled_dir(suite: Suite) -> Path:
+    return suite.path / LABELLED_DIR
+
+
+def labelled_files(suite: Suite) -> list[Path]:
+    """The suite's `labelled/*.jsonl`, in name order; none when the folder is absent."""
+    folder = labelled_dir(suite)
+    return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+
+
+def read_labelled(suite: Suite, case_ids: Collection[str]) -> tuple[list[Labelled], list[Problem]]:
+    """Every valid line of the suite's labelled files and every problem, each at `file:line`.
+
+    A line naming no case in `case_ids` is a problem; so is the same answer labelled twice for
+    one case, which would count it twice (or, labelled both ways, make it both right and wrong).
+    """
+    folder = labelled_dir(suite)
+    if folder.exists() and not folder.is_dir():
+        reason = "is a file: labelled answers go in a labelled/ folder of *.jsonl files"
+        return [], [Problem(str(folder), "", reason)]
+    known = set(case_ids)
+    items: list[Labelled] = []
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str], tuple[str, str]] = {}
+    for path in labelled_files(suite):
+        try:
+            # utf-8-sig: a file saved by a spreadsheet or Notepad often starts with a BOM.
+            text = path.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(str(path), "", f"not UTF-8 (byte {exc.start})"))
+            continue
+        except OSError as exc:
+            problems.append(Problem(str(path), "", f"cannot read: {exc.strerror or exc}"))
+            continue
+        rel = f"{LABELLED_DIR}/{path.name}"
+        # Split on newlines only: a JSON string may hold U+2028, which splitlines() would cut.
+        for n, line in enumerate(text.split("\n"), 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{n}"
+            rec, found = _parse_line(line.rstrip("\r"), where)
+            cid = rec.get("case") if isinstance(rec, dict) else None
+            if isinstance(cid, str) and cid not in known:
+                found.append(Problem(where, "/case", f"unknown case {cid!r}: not in cases/"))
+            if rec is not None and not found:
+                key = (rec["case"], " ".join(rec["answer"].split()))
+                if key in seen:
+                    first, label = seen[key]
+                    both = "" if label == rec["label"] else f" (there as {label!r})"
+                    msg = f"the same answer to {rec['case']!r} is already labelled at {first}{both}"
+                    found.append(Problem(where, "/answer", msg))
+                else:
+                    seen[key] = (f"{path.name}:{n}", rec["label"])
+                    items.append(_item(rec, f"{rel}:{n}"))
+            problems += found
+    return items, problems
+
+
+def _parse_line(line: str, where: str) -> tuple[Any, list[Problem]]:
+    """The line's JSON value (None when it does not parse) and every problem with it."""
+    try:
+        rec = parse_json_value(line)
+    except ValueError as exc:
+        # The line is the whole document: its own line number would always be 1.
+        msg = str(exc).replace(" at line 1, column ", " at column ")
+        return None, [Problem(where, "", msg)]
+    return rec, schema_problems(rec, "labelled.schema.json", where)
+
+
+def _item(rec: dict[str, Any], source: str) -> Labelled:
+    return Labelled(
+        rec["case"],
+        rec["answer"],
+        rec["label"],
+        rec["why"],
+        source,
+        rec.get("cited"),
+        rec.get("retrieved"),
+        rec.get("abstained"),
+        rec.get("style"),
+    )

@@ -1,0 +1,52 @@
+"""Expectation items: one phrasing, several accepted phrasings, or an optional point.
+
+In `expect.facts`, `expect.figures` and `expect.mentions` an item is a string, a list of
+strings (any one of them will do), or `{"any": [...], "optional": true}`. An optional item
+is reported when it is missing but never fails the case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Item:
+    """One expectation: its accepted phrasings, and whether a correct answer may leave it out."""
+
+    alternatives: tuple[str, ...]
+    optional: bool = False
+
+    @property
+    def label(self) -> str:
+        first = f'"{self.alternatives[0]}"'
+        more = len(self.alternatives) - 1
+        return first + (f" (or {more} other phrasing{'s' if more > 1 else ''})" if more else "")
+
+
+def items(value: Any) -> list[Item]:
+    """The items of an expectation list; malformed entries are the schema's to report."""
+    out: list[Item] = []
+    for entry in value or []:
+        if isinstance(entry, str):
+            out.append(Item((entry,)))
+        elif isinstance(entry, list):
+            alts = tuple(a for a in entry if isinstance(a, str))
+            if alts:
+                out.append(Item(alts))
+        elif isinstance(entry, dict):
+            raw = entry.get("any")
+            alts = (
+                (raw,)
+                if isinstance(raw, str)
+                else tuple(a for a in raw or [] if isinstance(a, str))
+            )
+            if alts:
+                out.append(Item(alts, bool(entry.get("optional", False))))
+    return out
+
+
+def all_phrasings(value: Any) -> list[str]:
+    """Every phrasing of every item (for validation and for mutation anchors)."""
+    return [a for it in items(value) for a in it.alternatives]

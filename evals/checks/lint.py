@@ -1,0 +1,81 @@
+"""Expectations that are brittle in known ways: warnings for `invoke validate`, not errors.
+
+Each finding is something the labelled answers of many suites have shown to fail correct
+answers or pass wrong ones: a bare number as a fact, a whole sentence as a fact, a
+forbidden phrase the case's own passages or reference contain, a figure written as a fact.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from evals.checks.expectations import items
+from evals.checks.matching import claims, tokens
+from evals.checks.values import parse_one
+from evals.errors import Problem
+from evals.suite.case import Case
+
+_BARE_NUMBER = regex.compile(r"^\s*[\d.,:\s]+\s*$")
+# A regex that pins word order between words: a fact with alternatives says the same, tolerantly.
+_WORD_ORDER = regex.compile(r"[A-Za-zÀ-ÿ]{3,}(?:\\s[+*?]|\s)+(?:\(\?:)?[A-Za-zÀ-ÿ]{3,}")
+LONG_FACT_WORDS = 8
+_RETIRED = regex.compile(
+    r"\b(?:archived|retired|deprecated|archiviert|archivé|archivado)\b", regex.I
+)
+
+
+def Warning(path: str, pointer: str, message: str) -> Problem:  # noqa: N802 - reads as a record
+    """A brittle expectation, printed like a problem but marked as a warning."""
+    return Problem(path, pointer, f"warning: {message}")
+
+
+def brittle(case: Case) -> list[Problem]:
+    """Every brittle expectation of one case."""
+    path = str(case.path)
+    expect = case.expect
+    out: list[Problem] = []
+    for i, it in enumerate(items(expect.get("facts"))):
+        where = f"/expect/facts/{i}"
+        if all(parse_one(a) is not None and len(tokens(a)) <= 3 for a in it.alternatives):
+            note = "is a figure: expect.figures matches it in every spelling (€45, EUR 45)"
+            out.append(Warning(path, where, f"{it.label} {note}"))
+        for alt in it.alternatives:
+            if _BARE_NUMBER.match(alt):
+                note = "is a bare number: it matches times, dates and prices; use expect.figures"
+                out.append(Warning(path, where, f"{alt!r} {note}"))
+            elif len(alt.split()) > LONG_FACT_WORDS:
+                note = "is a whole sentence: an answer in other words misses it; shorten it"
+                out.append(Warning(path, where, f"{alt!r} {note}, or list accepted phrasings"))
+    for i, it in enumerate(items(expect.get("mentions"))):
+        for pat in it.alternatives:
+            if _WORD_ORDER.search(pat):
+                out.append(
+                    Warning(
+                        path,
+                        f"/expect/mentions/{i}",
+                        f"pattern {pat!r} pins a word "
+                        "order; a fact with accepted phrasings or a figure is sturdier",
+                    )
+                )
+    # A retired passage states the wrong answer on purpose: that is the trap, not a brittleness.
+    texts = {
+        f"passage {r.get('ref')}": str(r.get("text") or "")
+        for r in case.retrieved
+        if not _RETIRED.search(str(r.get("text") or "")[:80])
+    }
+    if isinstance(case.data.get("reference"), str):
+        texts["the reference"] = case.data["reference"]
+    for i, phrase in enumerate(expect.get("must_not_contain") or []):
+        if not isinstance(phrase, str):
+            continue
+        for name, text in texts.items():
+            if claims(text, phrase):
+                out.append(
+                    Warning(
+                        path,
+                        f"/expect/must_not_contain/{i}",
+                        f"{phrase!r} is stated by {name}: a correct answer quoting it fails",
+                    )
+                )
+                break
+    return out

@@ -1,0 +1,281 @@
+"""Figures as values: amounts, percentages, durations, clock times, dates and counts.
+
+"45 €", "€45", "45,00 €", "EUR 45" and "45 euros" are one figure; so are "14 days",
+"14-day", "two weeks", "14 Tage", "14 jours" and "14 días"; "22:00", "10 pm", "22 Uhr"
+and "22 h". Every figure check parses with this one module, so an expectation, a
+forbidden figure and a figure that needs a source all mean the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+import regex
+
+# Small numbers written as words, with a unit ("two weeks", "zwölf Monate", "trois sites").
+WORD_NUMBERS: dict[str, int] = {}
+for _lang in (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty",
+    "eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn "
+    "fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
+    "un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze "
+    "seize dix-sept dix-huit dix-neuf vingt",
+    "uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
+    "dieciséis diecisiete dieciocho diecinueve veinte",
+):
+    for _i, _w in enumerate(_lang.split(), start=1):
+        WORD_NUMBERS.setdefault(_w, _i)
+# "un site", "uno de", "ein Platz": articles far more often than numbers.
+for _article in ("un", "uno"):
+    WORD_NUMBERS.pop(_article, None)
+WORD_NUMBERS.update(
+    {"thirty": 30, "dreißig": 30, "dreissig": 30, "trente": 30, "treinta": 30, "ninety": 90}
+)
+
+MONTHS: dict[str, int] = {}
+for _names in (
+    "january february march april may june july august september october november december",
+    "januar februar märz april mai juni juli august september oktober november dezember",
+    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+):
+    for _i, _w in enumerate(_names.split(), start=1):
+        MONTHS.setdefault(_w, _i)
+MONTHS.update(
+    {
+        "jan": 1,
+        "feb": 2,
+        "mar": 3,
+        "apr": 4,
+        "jun": 6,
+        "jul": 7,
+        "aug": 8,
+        "sep": 9,
+        "sept": 9,
+        "oct": 10,
+        "nov": 11,
+        "dec": 12,
+        "maerz": 3,
+        "fevrier": 2,
+        "aout": 8,
+        "decembre": 12,
+        "setiembre": 9,
+    }
+)
+
+# Unit words by what they measure; a duration is compared in days or in minutes.
+_DURATION_UNITS: dict[str, tuple[str, int]] = {}
+for _words, _unit, _factor in (
+    ("day days tag tage tagen tages jour jours día días dia dias", "day", 1),
+    ("week weeks woche wochen semaine semaines semana semanas", "day", 7),
+    ("hour hours hr hrs stunde stunden std heure heures hora horas", "minute", 60),
+    ("minute minutes min mins minuten minuto minutos", "minute", 1),
+    ("month months monat monate monaten monats mois mes meses", "month", 1),
+    ("year years jahr jahre jahren jahres an ans année années año años", "year", 1),
+):
+    for _w in _words.split():
+        _DURATION_UNITS[_w] = (_unit, _factor)
+
+_COUNT_UNITS: dict[str, str] = {}
+for _words, _unit in (
+    (
+        "seat seats user users licence licences license licenses platz plätze plätzen "
+        "nutzer nutzerinnen lizenz lizenzen place places plaza plazas puesto puestos "
+        "usuario usuarios",
+        "seat",
+    ),
+    ("location locations site sites standort standorte filiale filialen sede sedes", "location"),
+    (
+        "employee employees staff people mitarbeiter mitarbeiterinnen mitarbeitende "
+        "beschäftigte salarié salariés employé employés empleado empleados",
+        "employee",
+    ),
+    ("sms", "sms"),
+):
+    for _w in _words.split():
+        _COUNT_UNITS[_w] = _unit
+
+_CURRENCIES = {
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "£": "GBP",
+    "gbp": "GBP",
+    "chf": "CHF",
+}
+
+
+def _alt(words: list[str]) -> str:
+    return "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+# Thousands groups ("1.312,50", "2 000", "1,080") or a plain number with decimals.
+_NUM = r"\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
+_WORD = _alt(list(WORD_NUMBERS))
+_MONTH = _alt(list(MONTHS))
+_CUR_PRE = r"[€$£]|\b(?:eur|usd|gbp|chf)\b"
+_CUR_POST = r"[€$£]|\b(?:eur|euros?|usd|dollars?|gbp|chf)\b"
+_PERCENT = r"%|\bpercent\b|\bper\s?cent\b|\bprozent\b|\bpour\s?cent\b|\bpor\s?ciento\b"
+_DUR = _alt(list(_DURATION_UNITS))
+_CNT = _alt(list(_COUNT_UNITS))
+# "14 more days", "6 weitere Plätze", "14 días más" (the last needs no filler).
+_MORE = (
+    r"more|further|additional|extra|weitere|weiteren|zusätzliche|zusätzlichen|autres|otros|otras"
+)
+
+FIGURE = regex.compile(
+    rf"(?P<iso>\b(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})\b)"
+    rf"|(?P<dmy>\b(?P<nd>\d{{1,2}})[./](?P<nm>\d{{1,2}})[./](?P<ny>\d{{4}})\b)"
+    rf"|(?P<dm>\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s)?(?P<dmo>{_MONTH})\b\.?"
+    rf"(?:,?\s(?:de\s)?(?P<dy>\d{{4}})\b)?)"
+    rf"|(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s(?P<my>\d{{4}})\b)?)"
+    rf"|(?P<clock>\b(?P<ch>[01]?\d|2[0-3])\s?(?::|h)\s?(?P<cm>[0-5]\d)\b"
+    rf"(?:\s?(?P<campm>[ap])\.?m\b\.?)?(?:\s?uhr\b)?)"
+    rf"|(?P<ampm>\b(?P<ah>1[0-2]|0?\d)\s?(?P<aap>[ap])\.?m\b\.?)"
+    rf"|(?P<uhr>\b(?P<uh>[01]?\d|2[0-4])\s?(?:uhr\b|o'clock\b))"
+    rf"|(?P<hour>\b(?P<hh>[01]?\d|2[0-4])\s?h\b(?!\s?\d))"
+    rf"|(?P<money>(?:(?P<cur1>{_CUR_PRE})\s?(?P<n1>{_NUM}))"
+    rf"|(?:\b(?P<n2>{_NUM})(?:\s|-)?(?P<cur2>{_CUR_POST})))"
+    rf"|(?P<pct>\b(?P<pn>{_NUM})\s?(?:{_PERCENT}))"
+    rf"|(?P<dur>\b(?P<dn>{_NUM}|{_WORD})(?:\s|-)(?:(?:{_MORE})\s)?(?P<du>{_DUR})\b)"
+    rf"|(?P<cnt>\b(?P<kn>{_NUM}|{_WORD})(?:\s|-)(?:(?:{_MORE})\s)?(?P<ku>{_CNT})\b)",
+    regex.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure: what it measures, its value in a common unit, and where it stands."""
+
+    kind: str  # money | percent | duration | time | date | count
+    unit: str  # EUR, %, day, minute, month, year, clock, date, seat, location, ...
+    value: object  # Decimal for amounts; (year | None, month, day) for dates
+    start: int = 0
+    end: int = 0
+    text: str = ""
+
+    def same(self, other: Figure) -> bool:
+        """Equal as values: the same kind, unit and amount (a date without a year matches)."""
+        if (self.kind, self.unit) != (other.kind, other.unit):
+            return False
+        if self.kind == "date":
+            a, b = self.value, other.value
+            assert isinstance(a, tuple) and isinstance(b, tuple)
+            return a[1:] == b[1:] and (a[0] is None or b[0] is None or a[0] == b[0])
+        return self.value == other.value
+
+    def label(self) -> str:
+        return self.text or f"{self.value} {self.unit}"
+
+
+def number(text: str) -> Decimal | None:
+    """A number in any of the usual spellings: "1.312,50", "1,080", "2 000", "45,00", "99.9"."""
+    t = text.strip().replace("\u00a0", " ").replace("\u202f", " ").replace("'", " ")
+    if t.casefold() in WORD_NUMBERS:
+        return Decimal(WORD_NUMBERS[t.casefold()])
+    t = t.replace(" ", "")
+    if "," in t and "." in t:
+        dec = "," if t.rfind(",") > t.rfind(".") else "."
+        t = t.replace("." if dec == "," else ",", "").replace(dec, ".")
+    elif "," in t or "." in t:
+        sep = "," if "," in t else "."
+        parts = t.split(sep)
+        # One separator before exactly three digits groups thousands; otherwise it is a decimal.
+        if all(len(p) == 3 for p in parts[1:]) and len(parts[0]) <= 3:
+            t = "".join(parts)
+        elif len(parts) == 2:
+            t = parts[0] + "." + parts[1]
+        else:
+            return None
+    try:
+        return Decimal(t).normalize()
+    except InvalidOperation:
+        return None
+
+
+def _date(y: str | None, m: int, d: str) -> tuple[int | None, int, int] | None:
+    day = int(d)
+    if not (1 <= m <= 12 and 1 <= day <= 31):
+        return None
+    return (int(y) if y else None, m, day)
+
+
+def _figure(m: regex.Match[str]) -> Figure | None:
+    g = m.groupdict()
+    span = (m.start(), m.end(), m.group(0))
+    if g["iso"]:
+        v = _date(g["iy"], int(g["im"]), g["id"])
+    elif g["dmy"]:
+        v = _date(g["ny"], int(g["nm"]), g["nd"])
+    elif g["dm"]:
+        v = _date(g["dy"], MONTHS[g["dmo"].casefold()], g["dd"])
+    elif g["md"]:
+        v = _date(g["my"], MONTHS[g["mmo"].casefold()], g["md_d"])
+    else:
+        v = None
+    if v is not None:
+        return Figure("date", "date", v, *span)
+    if g["clock"] or g["ampm"] or g["uhr"] or g["hour"]:
+        hour = int(g["ch"] or g["ah"] or g["uh"] or g["hh"])
+        minute = int(g["cm"] or 0)
+        ap = (g["campm"] or g["aap"] or "").casefold()
+        if ap == "p" and hour < 12:
+            hour += 12
+        elif ap == "a" and hour == 12:
+            hour = 0
+        return Figure("time", "clock", Decimal((hour % 24) * 60 + minute), *span)
+    if g["money"]:
+        amount = number(g["n1"] or g["n2"])
+        cur = _CURRENCIES.get((g["cur1"] or g["cur2"]).casefold())
+        return Figure("money", cur, amount, *span) if amount is not None and cur else None
+    if g["pct"]:
+        amount = number(g["pn"])
+        return Figure("percent", "%", amount, *span) if amount is not None else None
+    if g["dur"]:
+        amount = number(g["dn"])
+        unit, factor = _DURATION_UNITS[g["du"].casefold()]
+        return Figure("duration", unit, amount * factor, *span) if amount is not None else None
+    if g["cnt"]:
+        amount = number(g["kn"])
+        unit = _COUNT_UNITS[g["ku"].casefold()]
+        return Figure("count", unit, amount, *span) if amount is not None else None
+    return None
+
+
+@lru_cache(maxsize=16384)
+def _parse(text: str) -> tuple[Figure, ...]:
+    out: list[Figure] = []
+    for m in FIGURE.finditer(text):
+        fig = _figure(m)
+        if fig is None:
+            continue
+        out.append(fig)
+        if m.group("hour"):
+            # "11 h" is a duration as often as a time of day: both readings are kept.
+            minutes = Decimal(int(m.group("hh")) * 60)
+            out.append(Figure("duration", "minute", minutes, fig.start, fig.end, fig.text))
+    return tuple(out)
+
+
+def parse_figures(text: str) -> list[Figure]:
+    """Every figure in `text`, in order (a "22 h" gives a time and a duration at one place)."""
+    return list(_parse(text))
+
+
+def parse_one(text: str) -> Figure | None:
+    """The single figure an expectation names ("45 €", "14 days", "22:00"), or None."""
+    figs = parse_figures(text)
+    return figs[0] if figs else None
+
+
+def contains_value(text: str, want: Figure) -> bool:
+    """Whether `text` states the figure `want` as a value, in any spelling."""
+    return any(f.same(want) for f in parse_figures(text))

@@ -1,0 +1,250 @@
+"""The diff's figures beside the gate: per-check and per-category changes, clusters and epochs.
+
+Pure functions over plain values (no run files, no flags). Every change carries its paired
+interval at level 1 - alpha and a one-sided p that B is worse, Holm-adjusted over the rows
+of its table, so a table of ten checks does not hand out ten chances of a false alarm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evals.compare.epochs import (
+    CaseOutcome,
+    EpochSplit,
+    PairedEpochSplit,
+    epoch_variance_split,
+    paired_epoch_split,
+)
+from evals.compare.intervals import Interval, effect_interval, holm, mean
+
+
+@dataclass
+class CheckChange:
+    """One check: pass/fail/error counts over the paired cases' scored rows, and its change."""
+
+    name: str
+    a_pass: int = 0
+    a_n: int = 0
+    a_error: int = 0
+    b_pass: int = 0
+    b_n: int = 0
+    b_error: int = 0
+    n_cases: int = 0  # paired cases where the check was scored in both runs
+    change: Interval | None = None  # per-case pass rate of the check, B - A
+    p_holm: float | None = None  # one-sided p that B is worse, Holm over the checks
+
+    @property
+    def rate_a(self) -> float | None:
+        return self.a_pass / self.a_n if self.a_n else None
+
+    @property
+    def rate_b(self) -> float | None:
+        return self.b_pass / self.b_n if self.b_n else None
+
+
+@dataclass
+class GroupChange:
+    """One category: its paired cases' pass rate and mean score in A and B, and the changes."""
+
+    name: str
+    n: int
+    rate_a: float
+    rate_b: float
+    score_a: float
+    score_b: float
+    rate: Interval
+    score: Interval
+    rate_p_holm: float
+    score_p_holm: float
+
+
+@dataclass
+class ClusterInfo:
+    """Where the cluster keys come from and how many clusters the figures used."""
+
+    n_cases: int
+    n_keyed: int  # cases with a cluster key (the `cluster` field of their rows)
+    n_clusters: int  # distinct keys, each key-less case counting as its own cluster
+
+    @property
+    def used(self) -> bool:
+        """The intervals and tests are cluster-robust (G - 1 df)."""
+        return self.n_keyed > 0 and self.n_clusters >= 2
+
+
+@dataclass
+class EpochInfo:
+    """What the epochs show: the most attempts per case, flaky cases, the variance split."""
+
+    epochs_a: int
+    epochs_b: int
+    known: bool  # some case was attempted at least twice in one run: flakiness can be seen
+    flaky: list[str]  # shown ids of the cases whose outcome varied within a run
+    split_a: EpochSplit | None  # pass outcomes of run A (with repeats only)
+    split_b: EpochSplit | None
+    paired: PairedEpochSplit | None  # the change in pass rate
+
+
+def _keys(clusters: Sequence[str | None]) -> list[str | None] | None:
+    return list(clusters) if any(g is not None for g in clusters) else None
+
+
+def _interval(
+    a: Sequence[float], b: Sequence[float], clusters: Sequence[str | None], alpha: float
+) -> Interval:
+    return effect_interval(a, b, _keys(clusters), alpha)
+
+
+def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dict[str, float]:
+    """One case's per-check pass rate over its scored rows in one run; counts into `tally`
+    ([pass, fail, error] per check). A check that errored is counted, never scored."""
+    seen: dict[str, list[int]] = {}
+    for row in rows:
+        if row["status"] == "error":
+            continue
+        checks = row.get("checks")
+        for name, res in checks.items() if isinstance(checks, dict) else ():
+            status = res.get("status") if isinstance(res, dict) else None
+            counts = tally.get(name)
+            if counts is None:
+                counts = tally[name] = [0, 0, 0]
+            if status == "pass" or status == "fail":
+                passed = status == "pass"
+                counts[0 if passed else 1] += 1
+                both = seen.get(name)
+                if both is None:
+                    seen[name] = [int(passed), 1]
+                else:
+                    both[0] += passed
+                    both[1] += 1
+            elif status == "error":
+                counts[2] += 1
+    return {name: k / n for name, (k, n) in seen.items()}
+
+
+def check_changes(
+    pairs: Sequence[tuple[list[dict[str, Any]], list[dict[str, Any]]]],
+    clusters: Sequence[str | None],
+    alpha: float,
+) -> list[CheckChange]:
+    """Each check's counts over the paired cases' scored rows, and its paired change.
+
+    A case's value for a check is its pass rate over the scored rows where the check passed
+    or failed (a check that errored is counted, never scored); the change is paired over
+    the cases where the check was scored in both runs.
+    """
+    tally_a: dict[str, list[int]] = {}
+    tally_b: dict[str, list[int]] = {}
+    per_case: dict[str, tuple[list[float], list[float], list[str | None]]] = {}
+    for (rows_a, rows_b), cluster in zip(pairs, clusters, strict=True):
+        rates_a, rates_b = _check_rates(rows_a, tally_a), _check_rates(rows_b, tally_b)
+        for name, ra in rates_a.items():
+            rb = rates_b.get(name)
+            if rb is not None:
+                lists = per_case.get(name)
+                if lists is None:
+                    lists = per_case[name] = ([], [], [])
+                lists[0].append(ra)
+                lists[1].append(rb)
+                lists[2].append(cluster)
+    out = []
+    for name in sorted(tally_a.keys() | tally_b.keys()):
+        (a_pass, a_fail, a_err), (b_pass, b_fail, b_err) = (
+            tally_a.get(name, [0, 0, 0]),
+            tally_b.get(name, [0, 0, 0]),
+        )
+        a, b, keys = per_case.get(name, ([], [], []))
+        out.append(
+            CheckChange(
+                name,
+                a_pass=a_pass,
+                a_n=a_pass + a_fail,
+                a_error=a_err,
+                b_pass=b_pass,
+                b_n=b_pass + b_fail,
+                b_error=b_err,
+                n_cases=len(a),
+                change=_interval(a, b, keys, alpha) if a else None,
+            )
+        )
+    tested = [c for c in out if c.change is not None and c.change.p_value is not None]
+    for c, q in zip(tested, holm([c.change.p_value for c in tested]), strict=True):  # type: ignore[union-attr]
+        c.p_holm = q
+    return out
+
+
+def category_changes(
+    rates: Sequence[CaseOutcome], scores: Sequence[CaseOutcome], alpha: float
+) -> list[GroupChange]:
+    """Each category's paired change in pass rate and mean score, Holm over the table.
+
+    `rates` and `scores` are the same cases scored in both runs, in the same order. Empty
+    when no case has a category; cases without one form the group "(none)".
+    """
+    if not any(c.category is not None for c in rates):
+        return []
+    groups: dict[str, list[int]] = {}
+    for i, c in enumerate(rates):
+        groups.setdefault(c.category if c.category is not None else "(none)", []).append(i)
+    out = []
+    for name, idx in sorted(groups.items()):
+        r = [rates[i] for i in idx]
+        s = [scores[i] for i in idx]
+        keys = [c.cluster for c in r]
+        ra, rb = [float(c.a) for c in r], [float(c.b) for c in r]  # type: ignore[arg-type]
+        sa, sb = [float(c.a) for c in s], [float(c.b) for c in s]  # type: ignore[arg-type]
+        out.append(
+            GroupChange(
+                name=name,
+                n=len(idx),
+                rate_a=mean(ra),
+                rate_b=mean(rb),
+                score_a=mean(sa),
+                score_b=mean(sb),
+                rate=_interval(ra, rb, keys, alpha),
+                score=_interval(sa, sb, keys, alpha),
+                rate_p_holm=1.0,
+                score_p_holm=1.0,
+            )
+        )
+    ps = [g.rate.p_value or 1.0 for g in out] + [g.score.p_value or 1.0 for g in out]
+    adjusted = holm(ps)
+    for i, g in enumerate(out):
+        g.rate_p_holm, g.score_p_holm = adjusted[i], adjusted[len(out) + i]
+    return out
+
+
+def cluster_info(clusters: Sequence[str | None]) -> ClusterInfo:
+    """How many of the paired cases carry a cluster key, and how many clusters there are."""
+    keyed = [g for g in clusters if g is not None]
+    return ClusterInfo(len(clusters), len(keyed), len(set(keyed)) + len(clusters) - len(keyed))
+
+
+def epoch_info(
+    ids: Sequence[str],
+    a_passes: Sequence[Sequence[float | None]],
+    b_passes: Sequence[Sequence[float | None]],
+    flaky: Sequence[bool],
+) -> EpochInfo:
+    """The epochs of the paired cases: attempts, flaky cases, and the case/epoch split."""
+    scored_a = [[x for x in p if x is not None] for p in a_passes]
+    scored_b = [[x for x in p if x is not None] for p in b_passes]
+    known = any(len(x) > 1 for x in scored_a) or any(len(x) > 1 for x in scored_b)
+
+    def split(scored: list[list[float]]) -> EpochSplit | None:
+        if not known or not scored or not all(scored):
+            return None
+        return epoch_variance_split(dict(zip(ids, scored, strict=True)))
+
+    return EpochInfo(
+        epochs_a=max((len(p) for p in a_passes), default=1),
+        epochs_b=max((len(p) for p in b_passes), default=1),
+        known=known,
+        flaky=[i for i, f in zip(ids, flaky, strict=True) if f],
+        split_a=split(scored_a),
+        split_b=split(scored_b),
+        paired=paired_epoch_split(scored_a, scored_b) if known else None,
+    )

@@ -1,0 +1,259 @@
+"""The diff's sentences: the verdict, how to read the figures, power, clusters, epochs, errors.
+
+Shared word for word by the Markdown, text and HTML reports. Plain text: each renderer
+escapes it for its own format. Every sentence is built from figures the JSON carries too.
+"""
+
+from __future__ import annotations
+
+from evals.compare.figures import Figure, fmt_change, in_points
+from evals.compare.gate import LEFT_OUT, WORST, Reading
+from evals.compare.pairing import Comparison
+
+MODE_WHAT = {
+    "significant": "fails when B is worse with a one-sided p at or below its level",
+    "noninferior": "passes when the lower end of every interval is above -margin",
+    "strict": "fails on any case that went down and is not known to be flaky",
+    "never": "never fails",
+}
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value: four decimals, scientific notation below 0.0001."""
+    return "n/a" if p is None else (f"{p:.4f}" if p >= 0.0001 else f"{p:.2e}")
+
+
+def fmt_interval(f: Figure) -> str:
+    """`[-7.2, -1.9] pts` for a rate, `[-0.041, +0.003]` for a score."""
+    ci = f.interval
+    if in_points(f.name):
+        return f"[{100 * ci.low:+.1f}, {100 * ci.high:+.1f}] pts"
+    return f"[{ci.low:+.3f}, {ci.high:+.3f}]"
+
+
+def fmt_estimate(f: Figure) -> str:
+    return fmt_change(f.interval.estimate, f.name).replace(" points", " pts")
+
+
+def verdict_line(cmp: Comparison) -> str:
+    """Which mode decided, the verdict and why, in one sentence."""
+    d = cmp.decision
+    return f"{d.verdict} (--fail-on {d.mode}, which {MODE_WHAT[d.mode]}): {d.reason}."
+
+
+def how_to_read(cmp: Comparison) -> list[str]:
+    """A short guide to the figures, with this diff's own settings filled in."""
+    d, s = cmp.decision, cmp.stats
+    level = f"{1 - d.alpha:.0%}"
+    figures = d.main.figures
+    lines = [
+        "B - A is after minus before: a negative change means B is worse. Pass rates are in "
+        "points (1 point = 1% of cases), mean scores on their 0-1 scale.",
+        f"Each interval is two-sided at {level} (--alpha {d.alpha:g} sets it: level = "
+        f"1 - alpha); it misses the true change in about {d.alpha:.0%} of comparisons.",
+    ]
+    if d.mode == "significant":
+        k = sum(1 for f in figures if f.gated) or 1
+        each = f"{k} figures at {d.alpha / k:.3g} each" if k > 1 else f"1 figure at {d.alpha:g}"
+        lines.append(
+            "A p-value is one-sided: the chance of a drop at least this large if B were no "
+            f"worse than A. The gate tests {each}, so when nothing changed it fails in at "
+            f"most {d.alpha:.0%} of comparisons."
+        )
+    elif d.mode == "noninferior":
+        lines.append(
+            f"The gate passes when the lower end of each {level} interval is above "
+            f"-{s.margin:g} (--margin; {100 * s.margin:g} points of pass rate), fails when an "
+            "upper end is below it, and is inconclusive in between."
+        )
+    elif d.mode == "strict":
+        lines.append(
+            "The gate fails on any single case that went down unless its attempts show it is "
+            "flaky; it does not weigh fixes against breaks."
+        )
+    else:
+        lines.append("The gate is off: the figures are for reading only.")
+    lines.append(
+        "Errored attempts are never scored. When they could change the verdict, the gate "
+        "reads them both ways and says INCONCLUSIVE (exit 3)."
+    )
+    if not cmp.epochs.known:
+        lines.append(
+            "With one attempt per case, flakiness cannot be seen: run both with --epochs 3 "
+            "(or more) to tell noise from change."
+        )
+    return lines
+
+
+def _pow2(m: int) -> str:
+    return f"1/{2**m:,}" if m <= 20 else f"2^-{m}"
+
+
+def power_lines(cmp: Comparison) -> list[str]:
+    """What the tests in use could detect, and when no result at this n could be significant."""
+    d = cmp.decision
+    out = []
+    prefix = "" if d.mode == "significant" else "(The test of --fail-on significant.) "
+    where = f" ({d.main.name})" if len(d.readings) > 1 else ""
+    for f in d.main.figures:
+        if not f.gated:
+            out.append(
+                f"{f.name.capitalize()} is shown, not gated on: every change in it is the same "
+                f"multiple of the change in {f.follows}, so it tests nothing new."
+            )
+            continue
+        mc = f.interval.mcnemar
+        if mc is not None and mc.n_discordant == 0:
+            out.append(
+                f"{f.name.capitalize()}: no case flipped between pass and fail, so the exact "
+                "McNemar test has nothing to weigh (p = 1)."
+            )
+        elif mc is not None and f.smallest_p is not None:
+            text = (
+                f"{f.name.capitalize()}: with {mc.n_discordant} discordant pair(s) the smallest "
+                f"one-sided p the exact McNemar test can give is {_pow2(mc.n_discordant)} = "
+                f"{fmt_p(f.smallest_p)}"
+            )
+            if f.reachable:
+                out.append(f"{text}, within its level {f.level:.3g}.")
+            else:
+                out.append(
+                    f"{text} > {f.level:.3g}: no result at this n could be significant; "
+                    "add cases or epochs."
+                )
+        n, test = d.main.n_paired, _test_name(f)
+        if f.mde_kind == "none":
+            out.append(
+                f"{prefix}No change in {f.name} is detectable at this n: with {n} paired "
+                f"case(s) the {test} cannot reach {f.level:.3g} even if every case broke."
+            )
+        elif f.mde_kind == "unknown":
+            out.append(
+                f"The smallest detectable drop in {f.name} is unknown: the changes do not vary, "
+                "so there is no estimate of the noise."
+            )
+        elif f.mde is not None:
+            how = "exact power" if f.mde_kind == "exact" else "from the observed standard error"
+            size = fmt_change(f.mde, f.name).lstrip("+")
+            out.append(
+                f"{prefix}With {n} paired cases{where} the {test} at {f.level:.3g} detects a drop in "
+                f"{f.name} of {size} or more with {d.power:.0%} power ({how})."
+            )
+    return out
+
+
+def _test_name(f: Figure) -> str:
+    ci = f.interval
+    if ci.mcnemar is not None:
+        return "exact McNemar test"
+    if ci.n_clusters:
+        return f"cluster-robust t test ({ci.n_clusters} clusters, {ci.df:g} df)"
+    return f"paired t test ({ci.df:g} df)" if ci.df is not None else "test"
+
+
+def cluster_line(cmp: Comparison) -> str:
+    """Where the cluster keys come from and whether the figures used them."""
+    c = cmp.clusters
+    source = (
+        "the cases' `cluster` field (a case without one falls back to its first expected "
+        "source when the run is made)"
+    )
+    if not c.n_keyed:
+        return (
+            "Clusters: none (no paired case has a `cluster` key or an expected source), so "
+            "cases count as independent."
+        )
+    alone = c.n_cases - c.n_keyed
+    lone = f"; {alone} case(s) with neither count as their own cluster" if alone else ""
+    if not c.used:
+        return f"Clusters: every paired case shares one key from {source}, so cases count as independent."
+    robust = [f for f in cmp.decision.main.figures if f.interval.method.startswith("cluster")]
+    if not robust:
+        return (
+            f"Clusters: {c.n_clusters} from {source}{lone}. No change varied, so there is no "
+            "cluster-to-cluster noise to estimate: the intervals fall back to Newcombe's, "
+            "with cases as independent."
+        )
+    return (
+        f"Clusters: {c.n_clusters} from {source}{lone}. Intervals, tests and detectable "
+        f"changes are cluster-robust with G - 1 = {c.n_clusters - 1} degrees of freedom."
+    )
+
+
+def epoch_lines(cmp: Comparison) -> list[str]:
+    """Attempts per case, flaky cases, and how the noise splits between cases and epochs."""
+    e = cmp.epochs
+    if not e.known:
+        return [
+            f"Epochs: {max(e.epochs_a, e.epochs_b)} scored attempt per case, so flakiness is "
+            "unknown: a case that flipped between the runs may be noise."
+        ]
+    out = [
+        f"Epochs: up to {e.epochs_a} attempts per case in A and {e.epochs_b} in B; each case's "
+        f"pass rate over its attempts is the unit (not a majority vote). {len(e.flaky)} "
+        "case(s) are flaky (their outcome varied within a run) and are listed separately."
+    ]
+    p = e.paired
+    if p is not None and p.epoch_share is not None:
+        out.append(
+            f"Of the noise in the mean pass-rate change, {p.epoch_share:.0%} is "
+            f"attempt-to-attempt (more epochs shrink it) and {1 - p.epoch_share:.0%} "
+            f"case-to-case (only more cases shrink it): SE {100 * p.se:.1f} points now, "
+            f"{100 * p.se_with_epochs(10):.1f} with 10 epochs."
+        )
+    for side, split in (("A", e.split_a), ("B", e.split_b)):
+        if split is not None:
+            naive = split.se_if_attempts_independent
+            wrong = (
+                f" ({100 * naive:.1f} if every attempt counted as a case, which understates it)"
+                if naive < split.se
+                else ""
+            )
+            out.append(
+                f"Run {side}: SE of the pass rate {100 * split.se:.1f} points with cases as the "
+                f"unit{wrong}."
+            )
+    return out
+
+
+def _reading_text(r: Reading) -> str:
+    figures = "; ".join(
+        f"{f.name} {fmt_estimate(f)} {fmt_interval(f)}, p = {fmt_p(f.p_value)}" for f in r.figures
+    )
+    return f"{r.name}: {r.verdict} over {r.n_paired} case(s)" + (f" ({figures})" if figures else "")
+
+
+def error_lines(cmp: Comparison) -> list[str]:
+    """How errored attempts were read, with the verdict of each reading."""
+    d = cmp.decision
+    out = [
+        f"Error rows: A {cmp.a.n_error_rows} of {cmp.a.n_rows}, B {cmp.b.n_error_rows} of "
+        f"{cmp.b.n_rows}; errored attempts are never scored."
+    ]
+    if WORST in d.readings:
+        out.append(
+            f"{d.n_errored} case(s) have errored attempts, so the gate decided twice: "
+            f"{_reading_text(d.readings[LEFT_OUT])}; {_reading_text(d.readings[WORST])} "
+            "(an errored attempt counts as a fail in B and a pass in A)."
+        )
+    return out
+
+
+def stats_lines(cmp: Comparison) -> list[str]:
+    """Every sentence under the figures, in the order the reports show them."""
+    out = power_lines(cmp) + [cluster_line(cmp)] + epoch_lines(cmp) + error_lines(cmp)
+    s = cmp.stats
+    if s.n_paired:
+        out.append(
+            f"Mean score moves: {s.n_up} case(s) up, {s.n_down} down, {s.n_ties} unchanged "
+            "(the test is about the mean change, not these counts)."
+        )
+    for side, info in (("A", cmp.a), ("B", cmp.b)):
+        if not info.complete:
+            out.append(
+                f"Run {side} is incomplete (no completed summary): its missing cases are one-sided."
+            )
+        out.extend(f"Run {side}: {w}" for w in info.warnings)
+    if cmp.deprecated:
+        out.append(cmp.deprecated + ".")
+    return out

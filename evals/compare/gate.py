@@ -1,0 +1,293 @@
+"""The release gate: one verdict (PASS, FAIL, INCONCLUSIVE) from paired case outcomes, and why.
+
+Pure functions, no I/O. The gate tests each figure the report shows (the pass rate, and the
+mean score unless its changes only mirror the pass rate's) with one pre-declared one-sided
+test that B is worse, in one of four modes:
+
+* significant: FAIL when some figure is worse at one-sided level alpha / k (k figures:
+  Bonferroni, which is Holm's first step, so the chance of any false alarm is at most
+  alpha); INCONCLUSIVE when B looks worse by more than the margin but the exact test could
+  not have fired with so few discordant pairs; else PASS.
+* noninferior: PASS when the lower end of every figure's two-sided 1 - alpha interval is
+  above -margin, FAIL when some upper end is below it, else INCONCLUSIVE.
+* strict: FAIL on any case that went down and is not known to be flaky.
+* never: always PASS; the figures are for reading.
+
+Errors never make the gate greener: with errored attempts the gate decides twice, once
+with them left out and once with each errored attempt counted against B (a fail in B, a
+pass in A), and says INCONCLUSIVE when the two readings disagree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from evals.compare.epochs import CaseOutcome
+from evals.compare.figures import Figure, figure, same_signal, shown
+from evals.compare.intervals import TIE_TOLERANCE, holm
+from evals.compare.power import reaches
+
+MODES = ("significant", "noninferior", "strict", "never")
+ALIASES = {"regression": "strict"}  # the old name of the strict mode, still accepted
+EXIT_CODES = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}
+LEFT_OUT, WORST = "errors left out", "errors counted against B"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The gate's verdict on one reading of the errors."""
+
+    name: str
+    verdict: str
+    reason: str
+    test: str
+    n_paired: int
+    figures: list[Figure] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)  # non-flaky cases that went down
+    flaky_changed: list[str] = field(default_factory=list)  # flaky cases that went down
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's verdict, the test that decided it, and why, in one sentence."""
+
+    verdict: str  # PASS | FAIL | INCONCLUSIVE
+    exit_code: int  # 0 | 1 | 3
+    mode: str
+    test: str
+    reason: str
+    alpha: float
+    margin: float
+    power: float
+    readings: dict[str, Reading]  # LEFT_OUT always; WORST too when some attempt errored
+    n_errored: int = 0  # cases whose figures depend on how errors are read
+
+    @property
+    def main(self) -> Reading:
+        """The reading the report leads with: errors counted against B when there are any."""
+        return self.readings.get(WORST) or self.readings[LEFT_OUT]
+
+
+def _down(c: CaseOutcome) -> bool:
+    return c.b < c.a - TIE_TOLERANCE  # type: ignore[operator]
+
+
+def _decide_reading(
+    name: str,
+    endpoints: Mapping[str, Sequence[CaseOutcome]],
+    mode: str,
+    alpha: float,
+    margin: float,
+    power: float,
+    compute_mde: bool,
+    use_clusters: bool,
+) -> Reading:
+    """The decision on cases scored in both runs (errors already resolved one way)."""
+    first = next(iter(endpoints.values()))
+    n = len(first)
+    flaky = {c.id for cases in endpoints.values() for c in cases if c.flaky}
+    down = sorted({c.id for cases in endpoints.values() for c in cases if _down(c)})
+    base = {
+        "name": name,
+        "n_paired": n,
+        "broken": [i for i in down if i not in flaky],
+        "flaky_changed": [i for i in down if i in flaky],
+    }
+    if n == 0:
+        return Reading(
+            verdict="INCONCLUSIVE",
+            reason="no case was scored in both runs: nothing was compared, which is never a pass",
+            test="none",
+            **base,
+        )
+    # A figure whose every change is a fixed positive multiple of an earlier one's (a score
+    # that only moves when the verdict does) tests nothing new: it is shown, not gated on,
+    # so it does not cost the others half of alpha.
+    gated: dict[str, Sequence[CaseOutcome]] = {}
+    follows: dict[str, str] = {}
+    for key, cases in endpoints.items():
+        twin = next((k for k, seen in gated.items() if same_signal(seen, cases)), None)
+        if twin is None:
+            gated[key] = cases
+        else:
+            follows[key] = twin
+    level = alpha / len(gated)
+    figures = [
+        figure(key, cases, alpha, level, margin, power, compute_mde, use_clusters)
+        for key, cases in endpoints.items()
+    ]
+    tested = [f for f in figures if f.name in gated]
+    adjusted = dict(zip(gated, holm([f.p_value for f in tested]), strict=True))
+    figures = [
+        dataclasses.replace(f, p_adjusted=adjusted.get(f.name), follows=follows.get(f.name))
+        for f in figures
+    ]
+    base["figures"] = figures
+    if mode == "never":
+        return Reading(
+            verdict="PASS",
+            reason="the gate is off; the figures are for reading",
+            test="none",
+            **base,
+        )
+    if mode == "strict":
+        test = "strict: any case that went down and is not known to be flaky"
+        note = (
+            f"; {len(base['flaky_changed'])} flaky case(s) went down, reported only"
+            if base["flaky_changed"]
+            else ""
+        )
+        broken = base["broken"]
+        if broken:
+            more = ", …" if len(broken) > 5 else ""
+            why = f"{len(broken)} case(s) went down ({', '.join(broken[:5])}{more}){note}"
+            return Reading(verdict="FAIL", reason=why, test=test, **base)
+        return Reading(verdict="PASS", reason=f"no case went down{note}", test=test, **base)
+    gate_figures = [f for f in figures if f.gated]
+    if mode == "noninferior":
+        test = f"noninferiority: the lower end of each {1 - alpha:.0%} interval vs -{margin:g}"
+        states = {f.name: f.noninferiority for f in gate_figures}
+        text = "; ".join(f"{f.name} {shown(f.interval, f.name)}" for f in gate_figures)
+        bound = f"{margin:g} (pass rate: {100 * margin:g} points)"
+        if all(s == "noninferior" for s in states.values()):
+            why = f"B is at most {bound} worse: {text}"
+            return Reading(verdict="PASS", reason=why, test=test, **base)
+        worse = [k for k, s in states.items() if s == "inferior"]
+        if worse:
+            why = f"B is worse by more than {bound} in {' and '.join(worse)}: {text}"
+            return Reading(verdict="FAIL", reason=why, test=test, **base)
+        why = f"cannot tell whether B is within {bound} of A (more cases or epochs would): {text}"
+        return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
+    if mode != "significant":
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    k = len(gate_figures)
+    split = f" (alpha {alpha:g} split over {k} figures)" if k > 1 else ""
+    test = "one-sided: " + "; ".join(f"{f.name} by {f.interval.method}" for f in gate_figures)
+    test += split
+    for f in sorted(gate_figures, key=lambda f: f.p_value):
+        if reaches(f.p_value, f.level):
+            mc = f.interval.mcnemar
+            counts = f" ({mc.broken} broken vs {mc.fixed} fixed)" if mc else ""
+            why = (
+                f"B is worse in {f.name}{counts}: one-sided p = {f.p_value:.3g} <= "
+                f"{f.level:.3g}; {shown(f.interval, f.name)}"
+            )
+            return Reading(verdict="FAIL", reason=why, test=test, **base)
+    for f in gate_figures:
+        ci = f.interval
+        if not f.reachable and ci.estimate < 0 and ci.low < -margin:
+            m = ci.mcnemar.n_discordant if ci.mcnemar else 0
+            why = (
+                f"B looks worse in {f.name} ({shown(ci, f.name)}) but with {m} discordant pair(s) the "
+                f"smallest p the exact test can give is {f.smallest_p:.3g} > {f.level:.3g}: "
+                "no result at this n could be significant; add cases or epochs"
+            )
+            return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
+    best = min(gate_figures, key=lambda f: f.p_value)
+    why = (
+        f"no evidence B is worse: smallest one-sided p = {best.p_value:.3g} ({best.name}) > "
+        f"{best.level:.3g}"
+    )
+    return Reading(verdict="PASS", reason=why, test=test, **base)
+
+
+def _reading(
+    endpoints: Mapping[str, Sequence[CaseOutcome]], worst: bool, floor: float, ceiling: float
+) -> dict[str, list[CaseOutcome]]:
+    """Each figure's cases under one reading of the errors."""
+    out: dict[str, list[CaseOutcome]] = {}
+    for key, cases in endpoints.items():
+        if not worst:
+            out[key] = [c for c in cases if c.a is not None and c.b is not None]
+            continue
+        out[key] = [
+            c
+            if c.a is not None and c.b is not None and c.a_worst is None and c.b_worst is None
+            else dataclasses.replace(
+                c,
+                a=c.a_worst if c.a_worst is not None else ceiling if c.a is None else c.a,
+                b=c.b_worst if c.b_worst is not None else floor if c.b is None else c.b,
+                a_worst=None,
+                b_worst=None,
+            )
+            for c in cases
+            if c.a is not None or c.b is not None  # errored in both: nothing known, left out
+        ]
+    return out
+
+
+def decide(
+    endpoints: Mapping[str, Sequence[CaseOutcome]] | Sequence[CaseOutcome],
+    mode: str = "significant",
+    *,
+    alpha: float = 0.05,
+    margin: float = 0.05,
+    power: float = 0.8,
+    compute_mde: bool = True,
+    use_clusters: bool = True,
+    floor: float = 0.0,
+    ceiling: float = 1.0,
+) -> Decision:
+    """The gate's verdict for run A against run B under `mode` (see the module docstring).
+
+    `endpoints` maps each figure's name ("pass rate", "mean score") to the same cases in
+    the same order; a plain sequence is the pass rate alone. Values lie in [floor,
+    ceiling]; a case errored in B (scored in A) is read at `floor` in B in the worst-case
+    reading, one errored in A at `ceiling` in A; cases errored in both are left out.
+    """
+    mode = ALIASES.get(mode, mode)
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must be between 0 and 1")
+    if not 0.0 <= margin < 1.0:
+        raise ValueError("margin must be at least 0 and below 1")
+    if not isinstance(endpoints, Mapping):
+        endpoints = {"pass rate": list(endpoints)}
+    args = (mode, alpha, margin, power, compute_mde, use_clusters)
+    errored = {
+        c.id
+        for cases in endpoints.values()
+        for c in cases
+        if c.a is None or c.b is None or c.a_worst is not None or c.b_worst is not None
+    }
+    left_out = _decide_reading(LEFT_OUT, _reading(endpoints, False, floor, ceiling), *args)
+    common = {"mode": mode, "alpha": alpha, "margin": margin, "power": power}
+    if not errored:
+        return Decision(
+            left_out.verdict,
+            EXIT_CODES[left_out.verdict],
+            test=left_out.test,
+            reason=left_out.reason,
+            readings={LEFT_OUT: left_out},
+            **common,
+        )
+    worst = _decide_reading(WORST, _reading(endpoints, True, floor, ceiling), *args)
+    k = len(errored)
+    readings = {LEFT_OUT: left_out, WORST: worst}
+    if worst.verdict == left_out.verdict:
+        reason = (
+            f"{worst.reason}, with errors counted against B ({left_out.verdict} too with the "
+            f"{k} case(s) with errors left out)"
+        )
+        return Decision(
+            worst.verdict,
+            EXIT_CODES[worst.verdict],
+            test=worst.test,
+            reason=reason,
+            readings=readings,
+            n_errored=k,
+            **common,
+        )
+    return Decision(
+        "INCONCLUSIVE",
+        EXIT_CODES["INCONCLUSIVE"],
+        test=worst.test,
+        reason=f"errors decide it: {worst.verdict} with the errored attempts of {k} case(s) "
+        f"counted against B, {left_out.verdict} with them left out",
+        readings=readings,
+        n_errored=k,
+        **common,
+    )

@@ -1,0 +1,394 @@
+"""`invoke run --batch`: the answers come from one provider batch instead of live requests.
+
+Cached answers become rows at once. The other requests (the exact bodies a live run sends)
+go into one JSONL input file; its file id, then the batch id, are written to the run file
+and made durable before anything else happens, so a process that ends while the batch runs
+is continued by `--resume`, which collects that batch and never sends it again. The batch
+is polled with a doubling, capped wait; its output and error files become rows through the
+same grading as live replies (the judge, when asked for, grades each answer live once the
+batch has answered). A request the batch did not answer is that case's error row, which
+`--resume` sends again as a new batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from evals.providers.batch import (
+    BatchEndpoint,
+    BatchState,
+    ResultLine,
+    batch_input,
+    custom_id,
+    missing_reason,
+    parse_results,
+    progress_line,
+    split_custom_id,
+)
+from evals.providers.openai_compat import OpenAICompatProvider
+from evals.reply import ProviderError, Reply
+from evals.run.cache import AnswerCache, cache_key
+from evals.run.cost import cost_usd, discounted, estimate_batch_cost, price_for
+from evals.run.files import iso_z
+from evals.run.plan import BatchSettings, RowCallback, RunPlan, RunResult
+from evals.run.resume import OpenBatch, open_batch
+from evals.run.rows import grade_reply, make_row
+from evals.run.runner import open_run_file, request_chars, to_run
+from evals.run.summary import summarise
+from evals.run.writer import BatchedRunWriter
+from evals.suite.case import Case
+
+NoteCallback = Callable[[str], None]
+#: Status checks that may fail in a row (each after the SDK's own retries) before the run
+#: stops and leaves the batch to `--resume`.
+POLL_FAILURES = 3
+#: A progress line at least this often while nothing changes.
+QUIET_S = 300.0
+
+
+def backoff(first_s: float, cap_s: float) -> Iterator[float]:
+    """The waits between status checks: `first_s`, doubled each time, never above `cap_s`."""
+    delay = min(first_s, cap_s)
+    while True:
+        yield delay
+        delay = min(delay * 2, cap_s)
+
+
+def _print_note(text: str) -> None:
+    print(text, flush=True)
+
+
+#: One case's outcome on its way to a row: the case, epoch, reply or reason, batch id.
+Outcome = tuple[Case, int, Reply | None, str | None, str | None]
+
+
+class _BatchRun:
+    """The state of one batch run: its file, rows, cache, price and endpoint."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        provider: OpenAICompatProvider,
+        settings: BatchSettings,
+        writer: BatchedRunWriter,
+        rows: list[dict[str, Any]],
+        run_id: str,
+        on_row: RowCallback | None,
+        note: NoteCallback,
+    ) -> None:
+        self.plan = plan
+        self.provider = provider
+        self.settings = settings
+        self.writer = writer
+        self.rows = rows
+        self.run_id = run_id
+        self.on_row = on_row
+        self.note = note
+        self.prompt = plan.suite.prompt_text()
+        self.prompt_sha = plan.suite.prompt_sha()
+        self.price = discounted(price_for(provider.model, plan.prices), settings.discount)
+        self.endpoint = BatchEndpoint(provider)
+        self.stopped: str | None = None
+        #: The batch being waited for, named when the process is interrupted.
+        self.waiting: str | None = None
+        self.cache: AnswerCache | None = None
+        if plan.use_cache and plan.cache_path is not None:
+            try:
+                self.cache = AnswerCache(plan.cache_path)
+            except (OSError, sqlite3.Error) as exc:
+                print(f"warning: answer cache off ({plan.cache_path}: {exc})", file=sys.stderr)
+
+    async def run(self, records: list[dict[str, Any]]) -> None:
+        """Collect a batch left open by an earlier process, then answer what has no row."""
+        pending = open_batch(records)
+        if pending is not None:
+            await self.collect(pending, look_first=True)
+            if self.stopped:
+                return
+        # What the collected batch left unanswered has its error row now: the next
+        # --resume sends it again, not this process.
+        todo = await self.from_cache(to_run(self.plan, self.rows))
+        if todo:
+            await self.submit(todo)
+
+    async def from_cache(
+        self, queue: list[tuple[Case, int]]
+    ) -> list[tuple[Case, int, dict[str, Any]]]:
+        """Rows for the cached answers; the requests still to send."""
+        hits: list[Outcome] = []
+        todo = []
+        for case, epoch in queue:
+            request = self.provider.request_for(case, self.prompt)
+            hit = self.cache.get(cache_key(request, epoch)) if self.cache else None
+            if hit is not None:
+                hits.append((case, epoch, hit, None, None))
+            else:
+                todo.append((case, epoch, request))
+        await self.emit(hits)
+        return todo
+
+    def affordable(self, todo: list[tuple[Case, int, dict[str, Any]]]) -> int:
+        """How many of the requests fit in --max-cost by the estimate; sets the stop reason
+        when not all do."""
+        cap = self.plan.max_cost
+        if cap is None:
+            return len(todo)
+        out_tokens, how = self._output_estimate()
+        totals = estimate_batch_cost([request_chars(t[2]) for t in todo], self.price, out_tokens)
+        if totals is None:  # the command refuses --max-cost without a price
+            return len(todo)
+        fit = sum(1 for t in totals if t <= cap)
+        if fit < len(todo):
+            self.stopped = (
+                f"budget: the batch of {len(todo)} request(s) would cost about "
+                f"${totals[-1]:.4f} (~4 characters per input token, {how}), past ${cap:g}; "
+                f"{fit} sent"
+            )
+        return fit
+
+    def _output_estimate(self) -> tuple[float, str]:
+        if self.provider.max_tokens is not None:
+            return float(self.provider.max_tokens), f"max_tokens {self.provider.max_tokens} out"
+        seen = [
+            u["completion_tokens"]
+            for r in self.rows
+            if isinstance(u := r.get("usage"), dict) and isinstance(u.get("completion_tokens"), int)
+        ]
+        if seen:
+            mean = sum(seen) / len(seen)
+            return mean, f"{mean:.0f} tokens out as in the answers so far"
+        return 0.0, "input only: no max_tokens and no answer yet to size the output"
+
+    async def submit(self, todo: list[tuple[Case, int, dict[str, Any]]]) -> None:
+        """Upload the requests that fit the budget as one input file and collect its batch."""
+        todo = todo[: self.affordable(todo)]
+        if not todo:
+            return
+        items = [(custom_id(c.id, e), req) for c, e, req in todo]
+        try:
+            fid = await self.endpoint.upload(batch_input(items), f"{self.run_id}.jsonl")
+        except ProviderError as exc:
+            self.stopped = f"the batch was not sent: {exc}"
+            return
+        ids = [cid for cid, _ in items]
+        self.record("uploaded", fid, requests=len(ids), custom_ids=ids)
+        self.note(f"uploaded {len(ids)} request(s) as file {fid}")
+        await self.collect(OpenBatch(fid, ids), look_first=False)
+
+    async def collect(self, pending: OpenBatch, *, look_first: bool) -> None:
+        """Create the batch if that never happened, wait for it to end, write its rows."""
+        if pending.batch_id is None:
+            try:
+                found = await self.endpoint.find(pending.input_file_id) if look_first else None
+                state = found or await self.endpoint.create(
+                    pending.input_file_id, {"evals_run_id": self.run_id[:512]}
+                )
+            except ProviderError as exc:
+                self.stopped = (
+                    f"the batch was not created: {exc}; `invoke run --resume` creates it "
+                    f"from the uploaded file {pending.input_file_id}"
+                )
+                return
+            pending.batch_id = state.id
+            self.record("created", pending.input_file_id, batch_id=state.id, status=state.status)
+            self.note(f"created batch {state.id} for {len(pending.custom_ids)} request(s)")
+        else:
+            self.note(f"collecting batch {pending.batch_id} (sent by an earlier run)")
+        final = await self.poll(pending.batch_id)
+        if final is None:
+            return
+        results = await self.read_results(final)
+        if results is None:
+            return
+        await self.emit(self.outcomes(pending, final, results))
+        self.record(
+            "ended",
+            pending.input_file_id,
+            batch_id=final.id,
+            status=final.status,
+            counts={"total": final.total, "completed": final.completed, "failed": final.failed},
+            output_file_id=final.output_file_id,
+            error_file_id=final.error_file_id,
+        )
+
+    async def poll(self, batch_id: str) -> BatchState | None:
+        """Check the batch with a doubling wait (capped) until it ends; None when contact is
+        lost (the run stops; the batch goes on and `--resume` collects it)."""
+        self.waiting = batch_id
+        waits = backoff(self.settings.poll_s, self.settings.poll_max_s)
+        failures, started = 0, time.monotonic()
+        last: tuple[Any, ...] | None = None
+        last_at = started
+        while True:
+            try:
+                state = await self.endpoint.retrieve(batch_id)
+            except ProviderError as exc:
+                failures += 1
+                if failures >= POLL_FAILURES:
+                    self.stopped = (
+                        f"{exc}; the batch goes on at the provider and "
+                        "`invoke run --resume` collects it"
+                    )
+                    return None
+                self.note(f"warning: {exc}; checking again shortly")
+            else:
+                failures = 0
+                now = time.monotonic()
+                key = (state.status, state.completed, state.failed)
+                if key != last or now - last_at >= QUIET_S or state.final:
+                    self.note(progress_line(state, now - started))
+                    last, last_at = key, now
+                if state.final:
+                    self.waiting = None
+                    return state
+            await asyncio.sleep(next(waits))
+
+    async def read_results(self, state: BatchState) -> dict[str, ResultLine] | None:
+        """Every request's outcome from the output file, then the error file."""
+        results: dict[str, ResultLine] = {}
+        for fid in (state.output_file_id, state.error_file_id):
+            if not fid:
+                continue
+            try:
+                raw = await self.endpoint.read_file(fid)
+            except ProviderError as exc:
+                self.stopped = f"{exc}; `invoke run --resume` reads batch {state.id} again"
+                return None
+            got, warnings = parse_results(raw, f"batch {state.id}, file {fid}")
+            for w in warnings:
+                self.note(f"warning: {w}")
+            for cid, res in got.items():
+                results.setdefault(cid, res)
+        return results
+
+    def outcomes(
+        self, pending: OpenBatch, state: BatchState, results: dict[str, ResultLine]
+    ) -> list[Outcome]:
+        """Each request of the batch without a row yet: its reply, or why there is none."""
+        by_id = {c.id: c for c in self.plan.cases}
+        done = {(r["case"], r.get("epoch", 0)) for r in self.rows}
+        out: list[Outcome] = []
+        for cid in pending.custom_ids:
+            key = split_custom_id(cid)
+            if key is None or key[0] not in by_id or key in done:
+                continue
+            case, epoch = by_id[key[0]], key[1]
+            line = results.get(cid)
+            reply, error = None, None
+            if line is None:
+                error = missing_reason(state)
+            elif line.error is not None or line.body is None:
+                error = line.error or "malformed batch line"
+            else:
+                try:
+                    reply = self.provider.reply_from_body(line.body, None)
+                except ProviderError as exc:
+                    error = f"{exc} (batch {state.id})"
+                else:
+                    if self.cache:  # only answers are cached, never an error
+                        request = self.provider.request_for(case, self.prompt)
+                        self.cache.put(cache_key(request, epoch), self.provider.model, reply)
+            out.append((case, epoch, reply, error, state.id))
+        unanswered = sum(1 for o in out if o[2] is None)
+        if state.status != "completed" and unanswered:
+            self.note(
+                f"batch {state.id} {state.status}: {unanswered} request(s) without an answer "
+                "are error rows; `invoke run --resume` sends them again as a new batch"
+            )
+        return out
+
+    async def emit(self, outcomes: list[Outcome]) -> None:
+        """Grade each answer (the judge, if any, live and `concurrency` at a time) and write
+        its row as it finishes."""
+        sem = asyncio.Semaphore(max(1, self.plan.concurrency))
+        plan = self.plan
+
+        async def one(
+            case: Case, epoch: int, reply: Reply | None, error: str | None, batch_id: str | None
+        ) -> None:
+            graded = None
+            if reply is not None:
+                async with sem:
+                    graded = await grade_reply(plan, case, reply)
+            row = make_row(plan, self.run_id, self.prompt_sha, case, epoch, reply, error, graded)
+            if reply is not None:
+                row["cost_usd"] = cost_usd(reply.usage, self.price)
+            if batch_id is not None:
+                row["batch_id"] = batch_id
+            if plan.row_filter:
+                row = plan.row_filter(row)
+            self.writer.write(row)
+            self.rows.append(row)
+            if self.on_row:
+                self.on_row(row)
+
+        await asyncio.gather(*(one(*o) for o in outcomes))
+
+    def record(self, event: str, input_file_id: str, **fields: Any) -> None:
+        """A `batch` record, durable before the run goes on."""
+        rec = {
+            "kind": "batch",
+            "run_id": self.run_id,
+            "event": event,
+            "at": iso_z(),
+            "input_file_id": input_file_id,
+            **fields,
+        }
+        self.writer.write(rec)
+        self.writer.sync()
+
+    def close(self) -> None:
+        if self.cache:
+            self.cache.close()
+
+
+async def execute_batch(
+    plan: RunPlan,
+    on_row: RowCallback | None = None,
+    on_note: NoteCallback | None = None,
+    on_file: Callable[[Path], None] | None = None,
+) -> RunResult:
+    """Run every case (times every epoch) without a row through one provider batch.
+
+    `on_file` gets the run file's path as soon as the file exists (to say how to resume)."""
+    provider, settings = plan.provider, plan.batch
+    if not isinstance(provider, OpenAICompatProvider) or settings is None:
+        raise TypeError("a batch run needs an OpenAI-compatible provider and BatchSettings")
+    path, header, writer, rows = open_run_file(plan)
+    if on_file is not None:
+        on_file(path)
+    note = on_note or _print_note
+    flow = _BatchRun(plan, provider, settings, writer, rows, header["run_id"], on_row, note)
+    started = time.perf_counter()
+    completed = False
+    try:
+        await flow.run(plan.resume.batches if plan.resume else [])
+        completed = flow.stopped is None
+    except BaseException:
+        if flow.waiting:
+            note(
+                f"batch {flow.waiting} goes on at the provider: `invoke run --resume "
+                f"{path.name}` collects its answers (nothing is sent again)"
+            )
+        raise
+    finally:
+        summary = summarise(
+            rows,
+            completed=completed,
+            stopped_reason=flow.stopped if flow.stopped else None if completed else "interrupted",
+            run_id=header["run_id"],
+            elapsed_s=max(0.0, time.perf_counter() - started),
+        )
+        writer.write(summary)
+        writer.close()
+        flow.close()
+        await provider.aclose()
+        if plan.grader:
+            await plan.grader.aclose()
+    return RunResult(path, header, rows, summary)

@@ -1,0 +1,407 @@
+"""The release gate through `invoke diff`, on generated run files: the cases it must get right.
+
+Each scenario is written as two real run files and judged by the real command. Rates over
+many seeded repetitions use compare_runs (what `invoke diff` calls) so they stay fast; one
+repetition of each goes through the `invoke diff` process as well.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from casekit import invoke
+from diffkit import project, row, write_run
+
+from evals.compare.gate import LEFT_OUT, WORST
+from evals.compare.pairing import compare_runs
+from evals.compare.render import render_markdown, render_text
+from evals.run.files import read_run
+
+Rows = list[dict[str, Any]]
+
+
+def _pair(folder: Path, rows_a: Rows, rows_b: Rows, **header: Any) -> tuple[Path, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    project(folder)
+    pa = write_run(folder / "runs" / "a.jsonl", "A", rows_a, **header)
+    pb = write_run(folder / "runs" / "b.jsonl", "B", rows_b, **header)
+    return pa, pb
+
+
+def _diff(folder: Path, pa: Path, pb: Path, *flags: str):
+    return invoke(folder, "diff", "--a", str(pa), "--b", str(pb), *flags)
+
+
+def _json(folder: Path, pa: Path, pb: Path, *flags: str) -> dict[str, Any]:
+    res = _diff(folder, pa, pb, "--format", "json", *flags)
+    assert res.returncode in (0, 1, 3), res.stderr
+    return json.loads(res.stdout)
+
+
+def _status(rng: random.Random, p: float) -> str:
+    return "pass" if rng.random() < p else "fail"
+
+
+def flaky_aa(seed: int) -> tuple[Rows, Rows]:
+    """Two runs of one system: 200 cases, 20 of them pass half the time, 180 never change."""
+    rng = random.Random(seed)
+    runs: tuple[Rows, Rows] = ([], [])
+    for run_id, rows in zip("AB", runs, strict=True):
+        for i in range(200):
+            p = 0.5 if i < 20 else 1.0 if i < 160 else 0.0
+            rows.append(row(run_id, f"c{i:03d}", _status(rng, p)))
+    return runs
+
+
+def clustered_null(seed: int) -> tuple[Rows, Rows]:
+    """Two runs of one system: 12 source documents x 10 cases, each document's cases sharing
+    a run-to-run shock (the noise a cluster key is for)."""
+    rng = random.Random(seed)
+    level = [rng.gauss(0, 1) for _ in range(12)]
+    case = [[rng.gauss(0.7, 1) for _ in range(10)] for _ in range(12)]
+    runs: tuple[Rows, Rows] = ([], [])
+    for run_id, rows in zip("AB", runs, strict=True):
+        for g in range(12):
+            shock = rng.gauss(0, 1)
+            for j in range(10):
+                p = 1 / (1 + math.exp(-(level[g] + case[g][j] + shock)))
+                rows.append(row(run_id, f"g{g:02d}-c{j}", _status(rng, p), cluster=f"doc{g}"))
+    return runs
+
+
+def _verdict(folder: Path, rows: tuple[Rows, Rows], name: str, **kw: Any) -> str:
+    pa = write_run(folder / f"{name}-a.jsonl", "A", rows[0])
+    pb = write_run(folder / f"{name}-b.jsonl", "B", rows[1])
+    return compare_runs(read_run(pa), read_run(pb), **kw).decision.verdict
+
+
+# --- no change must not fail ---------------------------------------------------------------
+
+
+def test_an_aa_pair_with_20_flaky_cases_of_200_does_not_fail_under_the_default(
+    tmp_path: Path,
+) -> None:
+    pa, pb = _pair(tmp_path, *flaky_aa(seed=1))
+    res = _diff(tmp_path, pa, pb)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.startswith("PASS (--fail-on significant")
+    assert "flakiness is unknown" in res.stdout
+    # The old default failed on any single broken case: 99.7% of such pairs. Over 100
+    # seeded pairs the default fails in at most alpha of them (plus 3 Monte Carlo SEs).
+    verdicts = [_verdict(tmp_path, flaky_aa(seed), "aa") for seed in range(100)]
+    assert verdicts.count("FAIL") <= 5 + 3 * math.sqrt(100 * 0.05 * 0.95), verdicts
+    assert verdicts.count("INCONCLUSIVE") <= 2
+
+
+def test_a_clustered_null_fails_significance_in_at_most_about_alpha_of_repetitions(
+    tmp_path: Path,
+) -> None:
+    pa, pb = _pair(tmp_path, *clustered_null(seed=0))
+    data = _json(tmp_path, pa, pb)
+    rate = data["readings"][LEFT_OUT]["figures"][0]
+    assert rate["interval"]["method"] == "cluster-robust t, 12 clusters (11 df)"
+    assert data["stats"]["clusters"]["used"] is True
+    verdicts = [_verdict(tmp_path, clustered_null(seed), "cl") for seed in range(150)]
+    fails = verdicts.count("FAIL") / len(verdicts)
+    assert fails <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / len(verdicts)), fails
+
+
+# --- errors never make the gate greener ------------------------------------------------------
+
+
+def test_eight_errors_in_b_where_a_passed_never_give_ok(tmp_path: Path) -> None:
+    rows_a = [row("A", f"c{i:02d}", "pass") for i in range(40)]
+    rows_b = [
+        row("B", f"c{i:02d}", "error", error="ValueError in check")
+        if i < 8
+        else row("B", f"c{i:02d}", "pass")
+        for i in range(40)
+    ]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    for mode in ("significant", "noninferior", "strict"):
+        res = _diff(tmp_path, pa, pb, "--fail-on", mode)
+        assert res.returncode == 3, (mode, res.stderr)
+        assert res.stderr.startswith("INCONCLUSIVE") and "errors decide it" in res.stderr
+    data = _json(tmp_path, pa, pb)
+    worst, left_out = data["readings"][WORST], data["readings"][LEFT_OUT]
+    assert (worst["verdict"], left_out["verdict"]) == ("FAIL", "PASS")
+    assert worst["figures"][0]["interval"]["mcnemar"] == {
+        "fixed": 0,
+        "broken": 8,
+        "n_discordant": 8,
+    }
+    md = _diff(tmp_path, pa, pb).stdout
+    assert "errors counted against B: FAIL over 40 case(s)" in md
+    assert "errors left out: PASS over 32 case(s)" in md
+    assert "| pass rate, errors counted against B |" in md
+
+
+# --- small suites: no promise the test cannot keep -------------------------------------------
+
+
+def _all_broken(n: int) -> tuple[Rows, Rows]:
+    return (
+        [row("A", f"c{i}", "pass") for i in range(n)],
+        [row("B", f"c{i}", "fail") for i in range(n)],
+    )
+
+
+def test_five_all_broken_cases_state_the_smallest_p_and_what_alpha_it_reaches(
+    tmp_path: Path,
+) -> None:
+    pa, pb = _pair(tmp_path, *_all_broken(5))
+    # One-sided exact: all five broke, p = 1/32 = 0.031 <= 0.05.
+    res = _diff(tmp_path, pa, pb)
+    assert res.returncode == 1, res.stderr
+    assert "smallest one-sided p the exact McNemar test can give is 1/32 = 0.0312" in res.stdout
+    # At 0.01 no result with 5 discordant pairs can be significant: said, and no power claim.
+    strict = _diff(tmp_path, pa, pb, "--alpha", "0.01")
+    assert strict.returncode == 3, strict.stderr
+    assert "no result at this n could be significant" in strict.stdout
+    assert "No change in pass rate is detectable at this n" in strict.stdout
+    assert "detects a drop" not in strict.stdout
+    data = _json(tmp_path, pa, pb, "--alpha", "0.01")
+    fig = data["readings"][LEFT_OUT]["figures"][0]
+    assert (fig["smallest_p"], fig["reachable"], fig["mde"], fig["mde_kind"]) == (
+        1 / 32,
+        False,
+        None,
+        "none",
+    )
+
+
+def test_four_all_broken_cases_can_never_be_significant_at_005(tmp_path: Path) -> None:
+    pa, pb = _pair(tmp_path, *_all_broken(4))
+    res = _diff(tmp_path, pa, pb)
+    assert res.returncode == 3, res.stderr
+    assert "1/16 = 0.0625 \\> 0.05: no result at this n could be significant" in res.stdout
+    power = " ".join(_json(tmp_path, pa, pb)["power"])
+    assert "1/16 = 0.0625 > 0.05: no result at this n could be significant" in power
+    assert "detects a drop" not in res.stdout
+
+
+def test_a_detectable_change_is_the_power_of_the_exact_test_in_use(tmp_path: Path) -> None:
+    rows_a = [row("A", f"c{i:03d}", "pass" if i < 150 else "fail") for i in range(200)]
+    rows_b = [
+        row("B", f"c{i:03d}", "fail" if i < 6 else "pass" if i < 150 or i >= 196 else "fail")
+        for i in range(200)
+    ]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    data = _json(tmp_path, pa, pb)
+    fig = data["readings"][LEFT_OUT]["figures"][0]
+    assert fig["mde_kind"] == "exact" and 0 < fig["mde"] < 0.2
+    assert f"detects a drop in pass rate of {100 * fig['mde']:.1f} points or more" in " ".join(
+        data["power"]
+    )
+
+
+# --- the statistic shown is the statistic tested ---------------------------------------------
+
+
+def test_a_mean_score_drop_with_more_cases_up_than_down_fails_significance(tmp_path: Path) -> None:
+    # 30 cases failing in both runs; 20 gain 0.06 in score, 10 lose 0.6: mean -0.160.
+    rows_a = [row("A", f"c{i:02d}", "fail", score=0.7) for i in range(30)]
+    rows_b = [row("B", f"c{i:02d}", "fail", score=0.76 if i < 20 else 0.1) for i in range(30)]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    res = _diff(tmp_path, pa, pb)
+    assert res.returncode == 1, res.stderr
+    assert "B is worse in mean score" in res.stderr
+    assert "20 case(s) up, 10 down" in res.stdout
+    data = _json(tmp_path, pa, pb)
+    score = data["readings"][LEFT_OUT]["figures"][1]
+    assert score["name"] == "mean score"
+    assert score["interval"]["estimate"] == pytest.approx(-0.16)
+    assert score["interval"]["method"] == "paired t (29 df)"
+    assert score["interval"]["high"] < 0 and score["p_value"] < 0.025
+
+
+# --- intervals -------------------------------------------------------------------------------
+
+
+def _intervals(data: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [f["interval"] for r in data["readings"].values() for f in r["figures"]]
+    found += [c["change"] for c in data["checks"] if c["change"]]
+    found += [g[k] for g in data["categories"] for k in ("rate", "score")]
+    return found
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    ["one case broke", "fifty ties", "identical runs", "epoch ties", "clustered ties"],
+)
+def test_every_interval_has_non_zero_width(tmp_path: Path, scenario: str) -> None:
+    if scenario == "one case broke":
+        rows = ([row("A", "c0", "pass")], [row("B", "c0", "fail")])
+    elif scenario == "fifty ties":
+        rows = tuple(
+            [row(r, f"c{i}", "pass" if i < 30 else "fail") for i in range(50)] for r in "AB"
+        )
+    elif scenario == "identical runs":
+        rows = tuple([row(r, f"c{i}", "pass") for i in range(20)] for r in "AB")
+    elif scenario == "epoch ties":
+        rows = tuple(
+            [row(r, f"c{i}", "pass", epoch=e) for i in range(10) for e in range(3)] for r in "AB"
+        )
+    else:
+        rows = tuple(
+            [row(r, f"c{i}", "fail", cluster=f"d{i % 3}") for i in range(12)] for r in "AB"
+        )
+    pa, pb = _pair(tmp_path, *rows)
+    found = _intervals(_json(tmp_path, pa, pb))
+    assert found
+    for ci in found:
+        assert ci["high"] - ci["low"] > 0, ci
+        assert -1 <= ci["low"] <= ci["estimate"] <= ci["high"] <= 1, ci
+
+
+def test_alpha_sets_the_interval_level(tmp_path: Path) -> None:
+    pa, pb = _pair(tmp_path, *flaky_aa(seed=3))
+    at_05 = _json(tmp_path, pa, pb)
+    at_01 = _json(tmp_path, pa, pb, "--alpha", "0.01")
+    for f05, f01 in zip(
+        at_05["readings"][LEFT_OUT]["figures"], at_01["readings"][LEFT_OUT]["figures"], strict=True
+    ):
+        assert (f05["interval"]["level"], f01["interval"]["level"]) == (0.95, 0.99)
+        assert (
+            f01["interval"]["low"]
+            < f05["interval"]["low"]
+            <= f05["interval"]["high"]
+            < f01["interval"]["high"]
+        )
+    md = _diff(tmp_path, pa, pb, "--alpha", "0.01").stdout
+    assert "Each interval is two-sided at 99% (--alpha 0.01" in md
+    assert at_01["checks"][0]["change"]["level"] == 0.99
+
+
+# --- flaky cases, clusters, modes ------------------------------------------------------------
+
+
+def test_strict_with_epochs_lists_flaky_cases_apart_and_does_not_fail_on_them(
+    tmp_path: Path,
+) -> None:
+    rows_a, rows_b = [], []
+    for i in range(10):
+        for e in range(3):
+            rows_a.append(row("A", f"c{i}", "pass", epoch=e))
+            # c0 flips within B (flaky); c1..c9 never change.
+            rows_b.append(row("B", f"c{i}", "fail" if i == 0 and e == 1 else "pass", epoch=e))
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    res = _diff(tmp_path, pa, pb, "--fail-on", "strict")
+    assert res.returncode == 0, res.stderr
+    assert "1 flaky case(s) went down, reported only" in res.stderr
+    assert "### Flaky cases (1)" in res.stdout and "1 case(s) are flaky" in res.stdout
+    # A case that is stable within each run but changed between them still fails strict.
+    rows_b = [r if r["case"] != "c2" else row("B", "c2", "fail", epoch=r["epoch"]) for r in rows_b]
+    pa, pb = _pair(tmp_path / "b", rows_a, rows_b)
+    res = _diff(tmp_path / "b", pa, pb, "--fail-on", "strict")
+    assert res.returncode == 1 and "(c2)" in res.stderr
+
+
+def test_strict_without_epochs_says_flakiness_is_unknown(tmp_path: Path) -> None:
+    pa, pb = _pair(tmp_path, *flaky_aa(seed=1))
+    res = _diff(tmp_path, pa, pb, "--fail-on", "strict")
+    assert res.returncode == 1
+    assert "flakiness is unknown" in res.stdout and "--epochs 3" in res.stdout
+
+
+def test_the_report_says_where_cluster_keys_come_from(tmp_path: Path) -> None:
+    pa, pb = _pair(tmp_path, *clustered_null(seed=2))
+    md = _diff(tmp_path, pa, pb).stdout
+    assert (
+        "Clusters: 12 from the cases' \\`cluster\\` field (a case without one falls back to its first expected source"
+        in md
+    )
+    assert "G - 1 = 11 degrees of freedom" in md
+
+
+def test_noninferior_passes_only_within_the_margin(tmp_path: Path) -> None:
+    rows_a = [row("A", f"c{i:03d}", "pass" if i < 800 else "fail") for i in range(1000)]
+    rows_b = [row("B", f"c{i:03d}", "fail" if i < 5 else r["status"]) for i, r in enumerate(rows_a)]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    assert _diff(tmp_path, pa, pb, "--fail-on", "noninferior", "--margin", "0.02").returncode == 0
+    res = _diff(tmp_path, pa, pb, "--fail-on", "noninferior", "--margin", "0.001")
+    assert res.returncode in (1, 3) and "noninferior" in res.stderr
+
+
+def test_the_report_says_which_mode_decided_and_how_to_read_it(tmp_path: Path) -> None:
+    pa, pb = _pair(tmp_path, *flaky_aa(seed=1))
+    for mode in ("significant", "noninferior", "strict", "never"):
+        res = _diff(tmp_path, pa, pb, "--fail-on", mode)
+        first = res.stdout.split("\n")[2]
+        assert first.startswith(("**PASS**", "**FAIL**", "**INCONCLUSIVE**")), first
+        assert f"--fail-on {mode}" in first
+        assert "**How to read this**" in res.stdout
+        text = _diff(tmp_path, pa, pb, "--fail-on", mode, "--format", "text").stdout
+        assert "how to read this:" in text and f"--fail-on {mode}" in text
+
+
+# --- ids and text from run files cannot break out of the Markdown -------------------------------
+
+HOSTILE = "x` | <img src=x onerror=alert(1)> ![t](http://evil.example/t.png)"
+
+
+def _breaks_out(md: str) -> list[str]:
+    """Lines where markup escaped its cell or span: raw HTML, an image, a link, a bare URL, a
+    code span that is not a plain id, or a table row with the wrong number of cells."""
+    bad = []
+    for line in md.splitlines():
+        plain = re.sub(r"`[A-Za-z0-9._-]+`", "", line)  # code spans that hold a checked id
+        plain = re.sub(r"\\.", "", plain)  # escaped characters are text
+        if re.search(r"[<>`]|!\[|\]\(|https?://", plain):
+            bad.append(line)
+    table = [ln for ln in md.splitlines() if ln.startswith("|")]
+    blocks: list[list[str]] = []
+    for ln in md.splitlines():
+        if ln.startswith("|"):
+            if not blocks or blocks[-1] is None:
+                blocks.append([])
+            blocks[-1].append(ln)
+        elif blocks and blocks[-1] is not None:
+            blocks.append(None)  # type: ignore[arg-type]
+    for block in [b for b in blocks if b]:
+        cells = {len(re.findall(r"(?<!\\)(?:\\\\)*\|", ln)) for ln in block}
+        if len(cells) != 1:
+            bad.extend(block)
+    assert table
+    return bad
+
+
+def test_a_hostile_id_in_a_run_file_cannot_break_out_of_the_markdown(tmp_path: Path) -> None:
+    def hostile(run_id: str, status: str) -> Rows:
+        r = row(run_id, HOSTILE, status)
+        r["category"] = HOSTILE
+        r["checks"][HOSTILE] = {
+            "status": status,
+            "score": 1.0 if status == "pass" else 0.0,
+            "detail": "hostile",
+        }
+        r["failed_checks"] = [HOSTILE] if status == "fail" else []
+        r["question"] = HOSTILE
+        return [r, row(run_id, "c1", status), row(run_id, "c2", "pass")]
+
+    project(tmp_path)
+    header = {"label": HOSTILE, "model": HOSTILE}
+    pa = write_run(tmp_path / "a.jsonl", HOSTILE, hostile("A", "pass"), **header)
+    pb = write_run(tmp_path / "b.jsonl", HOSTILE, hostile("B", "fail"), **header)
+    cmp = compare_runs(read_run(pa), read_run(pb), fail_on="strict")
+    md = render_markdown(cmp, show_all=True)
+    for raw in ("<img", "![t](", "http://evil", "`x`", "| <"):
+        assert not re.search(r"(?<!\\)" + re.escape(raw), md), raw
+    assert _breaks_out(md) == []
+    # The id breaks the case-id rule: a stable placeholder is shown in its place, everywhere.
+    shown = next(c.shown_id for c in cmp.cases if c.id == HOSTILE)
+    assert shown.startswith("invalid-id-") and f"`{shown}`" in md
+    assert shown in cmp.decision.main.broken and HOSTILE not in cmp.decision.reason
+    assert md.startswith("## Eval diff: `invalid-run-id-")
+    # Free text (category, check name, label, model) is escaped, never dropped.
+    assert "x\\` \\| \\<img src=x onerror=alert(1)\\> !\\[t\\](http\\://evil.example/t.png)" in md
+    text = render_text(cmp, show_all=True)
+    assert f"  {shown}  " in text and text.startswith("diff invalid-run-id-")
+    res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb))
+    assert res.returncode in (0, 1, 3) and _breaks_out(res.stdout) == []

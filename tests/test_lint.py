@@ -1,0 +1,43 @@
+"""`invoke validate` warns about expectations that are brittle in known ways, and still exits 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from casekit import good_case, invoke, make_project
+
+from evals.checks.lint import brittle
+from evals.suite.case import Case
+
+
+def _case(**expect: object) -> Case:
+    data = good_case()
+    data["expect"] = {"sources": ["pricing#plans"], **expect}
+    return Case(data, Path("cases/price-pro.json"))
+
+
+def test_bare_numbers_whole_sentences_and_figures_as_facts_are_warned_about() -> None:
+    found = [str(w) for w in brittle(_case(facts=["45", "45 €", "a b c d e f g h i j k"]))]
+    assert any("'45' is a bare number" in w for w in found), found
+    assert any('"45 €" is a figure' in w for w in found), found
+    assert any("is a whole sentence" in w for w in found), found
+
+
+def test_a_forbidden_phrase_that_the_cases_own_passage_states_is_warned_about() -> None:
+    # The passage gives Starter's 39 €: an answer comparing the plans would fail for it.
+    case = _case(must_not_contain=["39 €"])
+    assert any("'39 €' is stated by passage pricing#plans" in str(w) for w in brittle(case))
+
+
+def test_a_sound_case_gets_no_warning() -> None:
+    assert brittle(_case(facts=[["costs 45", "is 45"]], figures=["45 €"])) == []
+
+
+def test_validate_prints_warnings_and_exits_0(tmp_path: Path) -> None:
+    data = good_case()
+    data["expect"] = {**data.get("expect", {}), "facts": ["45"]}
+    suite = make_project(tmp_path, [data])
+    r = invoke(tmp_path, "validate", "--suite", str(suite))
+    assert r.returncode == 0, r.stderr
+    assert "warning: '45' is a bare number" in r.stderr
+    assert "brittle expectation(s) warned about" in r.stdout

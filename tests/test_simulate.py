@@ -1,0 +1,92 @@
+"""Seeded simulations of the gate under no change: false alarms per mode, and coverage.
+
+Two runs of the same system are drawn many times (200 independent cases; 12 clusters of 10
+with cluster-level noise; 200 cases of which 20 are coin flips). Each bound allows three
+Monte Carlo standard errors around the stated rate, so a later change that raises a mode's
+false-alarm rate or breaks an interval fails here. Seeded: the same figures on every run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evals.compare import simulate as sim
+
+ALPHA = 0.05
+
+
+def _bound(rate: float, reps: int) -> float:
+    """The stated rate plus three Monte Carlo standard errors of a rate that size."""
+    return rate + 3 * math.sqrt(rate * (1 - rate) / reps)
+
+
+@pytest.mark.parametrize("scenario", sim.SCENARIOS)
+def test_significant_fails_at_most_alpha_when_nothing_changed(scenario: str) -> None:
+    r = sim.simulate_false_alarm("significant", scenario, 1000, seed=101, alpha=ALPHA)
+    assert r.false_alarm <= _bound(ALPHA, r.reps), r
+    assert r.inconclusive <= _bound(0.01, r.reps), r  # no change is rarely "can't tell"
+
+
+def test_ignoring_clusters_fires_too_often() -> None:
+    # What the gate did before: with cluster-level noise an independence test over-fires.
+    r = sim.simulate_false_alarm("significant", "clustered", 600, seed=101, use_clusters=False)
+    assert r.false_alarm > _bound(ALPHA, r.reps), r
+
+
+def test_significant_with_epochs_keeps_its_rate() -> None:
+    r = sim.simulate_false_alarm("significant", "flaky", 300, seed=7, epochs=3)
+    assert r.false_alarm <= _bound(ALPHA, r.reps), r
+
+
+@pytest.mark.parametrize("scenario", sim.SCENARIOS)
+def test_noninferior_fails_at_most_half_alpha_when_nothing_changed(scenario: str) -> None:
+    # FAIL needs the upper end of the two-sided interval below -margin: one-sided alpha/2.
+    r = sim.simulate_false_alarm("noninferior", scenario, 400, seed=202, alpha=ALPHA)
+    assert r.false_alarm <= _bound(ALPHA / 2, r.reps), r
+
+
+def test_strict_with_epochs_does_not_fail_on_cases_seen_to_be_flaky() -> None:
+    # A coin-flip case fails strict only when it happens to pass 5 of 5 in one run and
+    # 0 of 5 in the other (2/1024 per case, about 4% of suites of 20 such cases).
+    r = sim.simulate_false_alarm("strict", "flaky", 300, seed=303, epochs=5)
+    assert r.false_alarm <= _bound(20 * 2 / 1024, r.reps), r
+
+
+def test_strict_without_epochs_cannot_tell_flaky_cases_and_fails_almost_always() -> None:
+    # Why strict is not the default: one attempt per case shows no flakiness at all.
+    r = sim.simulate_false_alarm("strict", "flaky", 100, seed=303)
+    assert r.false_alarm > 0.9, r
+
+
+@pytest.mark.parametrize("scenario", sim.SCENARIOS)
+def test_never_never_fails(scenario: str) -> None:
+    r = sim.simulate_false_alarm("never", scenario, 50, seed=404)
+    assert r.false_alarm == 0 and r.inconclusive == 0
+
+
+@pytest.mark.parametrize(
+    ("scenario", "reps"), [("independent", 600), ("clustered", 1000), ("flaky", 600)]
+)
+def test_intervals_cover_the_true_change_and_are_never_zero_width(scenario: str, reps: int) -> None:
+    r = sim.simulate_coverage(scenario, reps, seed=505, alpha=ALPHA)
+    se = math.sqrt(ALPHA * (1 - ALPHA) / reps)
+    assert r.coverage >= 1 - ALPHA - 3 * se, r  # at least the stated level
+    assert r.coverage <= 0.995, r  # and not so wide it says nothing
+    assert r.zero_width == 0 and r.mean_width > 0
+
+
+def test_interval_level_follows_alpha_in_simulation() -> None:
+    wide = sim.simulate_coverage("clustered", 300, seed=606, alpha=0.01)
+    narrow = sim.simulate_coverage("clustered", 300, seed=606, alpha=0.2)
+    assert wide.level == 0.99 and narrow.level == pytest.approx(0.8)
+    assert wide.mean_width > narrow.mean_width and wide.coverage >= narrow.coverage
+
+
+def test_simulations_are_deterministic() -> None:
+    a = sim.simulate_false_alarm("significant", "flaky", 50, seed=9)
+    b = sim.simulate_false_alarm("significant", "flaky", 50, seed=9)
+    assert a == b
+    with pytest.raises(ValueError):
+        sim.simulate_false_alarm("significant", "weekly", 5)

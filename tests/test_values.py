@@ -1,0 +1,66 @@
+"""Figures are values: one amount, duration, time or date in every usual spelling."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from evals.checks.values import contains_value, number, parse_figures, parse_one
+
+
+@pytest.mark.parametrize("text", ["45 €", "€45", "45,00 €", "EUR 45", "45 euros", "€ 45.00"])
+def test_every_spelling_of_an_amount_is_the_same_figure(text: str) -> None:
+    assert parse_one(text).same(parse_one("45 €"))
+
+
+@pytest.mark.parametrize(
+    ("text", "same_as"),
+    [
+        ("25 percent", "25 %"),
+        ("25 Prozent", "25 %"),
+        ("15 pour cent", "15 %"),
+        ("two weeks", "14 days"),
+        ("14-day trial", "14 days"),
+        ("14 Tage", "14 days"),
+        ("14 días", "14 days"),
+        ("a further two weeks", "14 days"),
+        ("14 more days", "14 days"),
+        ("10 pm", "22:00"),
+        ("22 Uhr", "22:00"),
+        ("22h00", "22:00"),
+        ("6 a.m.", "06:00"),
+        ("September 30, 2026", "30 September 2026"),
+        ("30.09.2026", "30 September 2026"),
+        ("30 de septiembre de 2026", "30 September 2026"),
+        ("1er juin 2026", "1 June 2026"),
+        ("twelve-month term", "12 months"),
+        ("20 Plätze", "20 seats"),
+    ],
+)
+def test_languages_and_forms_agree(text: str, same_as: str) -> None:
+    assert contains_value(text, parse_one(same_as)), (text, same_as)
+
+
+def test_a_time_is_never_an_amount_and_other_kinds_stay_apart() -> None:
+    assert not contains_value("The shift starts at 21:45.", parse_one("45 €"))
+    assert not contains_value("up to 30 seats", parse_one("30 days"))
+    assert not contains_value("45 USD", parse_one("45 €"))
+    assert not contains_value("15 %", parse_one("15 €"))
+
+
+def test_thousands_and_decimal_separators_are_read_both_ways() -> None:
+    assert number("1.312,50") == Decimal("1312.5")
+    assert number("1,312.50") == Decimal("1312.5")
+    assert number("1,080") == Decimal("1080")
+    assert number("2 000") == Decimal("2000")
+    assert number("99.9") == Decimal("99.9")
+
+
+def test_articles_are_not_numbers_and_bare_years_are_not_figures() -> None:
+    assert parse_figures("un site, une application, in 2026, HTTP status 410") == []
+
+
+def test_an_ambiguous_hour_is_kept_in_both_readings() -> None:
+    kinds = {f.kind for f in parse_figures("11 h")}
+    assert kinds == {"time", "duration"}
