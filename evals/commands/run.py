@@ -108,7 +108,10 @@ def resume_ref(path: Path, runs_dir: Path) -> str:
 
 def show_hint(result: RunResult, runs_dir: Path) -> str | None:
     """`see why a case failed: invoke show ID`, naming the run unless it is the latest."""
-    bad = [r for r in result.rows if r.get("status") in ("fail", "error")]
+    # Sorted: rows finish in any order under concurrency, the example should not.
+    bad = sorted(
+        (r for r in result.rows if r.get("status") in ("fail", "error")), key=lambda r: r["case"]
+    )
     if not bad or plan_is_sealed(result):
         return None
     try:
