@@ -248,11 +248,10 @@ def _name_and_check(
 
 def _judge_only(data: dict[str, Any]) -> bool:
     """A case only the LLM judge grades: no deterministic check applies to it."""
-    from evals.checks.grading import checks_for, deterministic_checks
+    from evals.checks.grading import grader_only
     from evals.suite.case import Case
 
-    case = Case(data)
-    return bool(checks_for(case)) and not deterministic_checks(case)
+    return grader_only(Case(data))
 
 
 def write_plan(plan: Plan) -> None:

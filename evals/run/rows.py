@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.checks import CheckResult
-from evals.checks.grading import grade, outcome, results_json
+from evals.checks.grading import grade, not_graded, outcome, results_json
 from evals.providers.masking import printable
 from evals.reply import Reply
 from evals.run.plan import RunPlan
@@ -54,6 +54,7 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
             "max_cost_usd": plan.max_cost,
             "price": plan.prices.get(plan.provider.model),
             **({"batch": plan.batch.stamp()} if plan.batch else {}),
+            **({"left_out": list(plan.left_out)} if plan.left_out else {}),
             **plan.settings,
         },
         "judge": plan.grader.stamp() if plan.grader else None,
@@ -74,6 +75,8 @@ async def grade_reply(
             results[g.name], extra = await g.grade(case, reply)
         except Exception as exc:  # a grader that crashes is that check's error, never a score
             results[g.name] = CheckResult("error", None, f"{type(exc).__name__}: {exc}")
+    # A rubric no grader of this run grades is a `skip` that says so, never silently absent.
+    results.update(not_graded(case, set(results)))
     return results, extra
 
 
@@ -100,6 +103,9 @@ def make_row(
         "cluster": case.cluster,
         "question": case.question,
     }
+    if case.messages:
+        # The turns the reply answers after: a report shows the question in its conversation.
+        row["messages"] = [dict(m) for m in case.messages]
     if reply is None:
         row.update(
             status="error",

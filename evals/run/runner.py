@@ -222,6 +222,7 @@ async def execute(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult
             stopped_reason=work.stopped if work.stopped else None if completed else "interrupted",
             run_id=run_id,
             elapsed_s=time.perf_counter() - started,
+            left_out=list(plan.left_out),
         )
         writer.write(summary)
         writer.close()
