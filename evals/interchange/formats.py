@@ -109,14 +109,44 @@ def _common(m: Mapped, rec: dict[str, Any]) -> None:
         m.data["reference"] = reference or answer
 
 
+def _turns(m: Mapped, value: Any) -> list[dict[str, str]]:
+    """Chat turns `[{"role": "user"|"assistant", "content"}]`; a problem for anything else."""
+    if not isinstance(value, list) or not value:
+        m.problems.append(("messages", "must be a non-empty list of {role, content} turns"))
+        return []
+    out = []
+    for i, t in enumerate(value):
+        if (
+            not isinstance(t, dict)
+            or t.get("role") not in ("user", "assistant")
+            or not isinstance(t.get("content"), str)
+            or not t["content"].strip()
+        ):
+            m.problems.append(
+                (f"messages/{i}", 'must be {"role": "user"|"assistant", "content": text}')
+            )
+            continue
+        out.append({"role": t["role"], "content": t["content"]})
+    return out
+
+
 def _start(line: int, rec: dict[str, Any], id_key: str) -> Mapped:
+    """The id and the question; a conversation's `messages` give its earlier turns (and the
+    question, when the record has none, as their last user turn)."""
     raw_id = rec.pop(id_key, None)
     m = Mapped(line, None if raw_id in (None, "") else str(raw_id), {})
     question = rec.pop("question", None)
+    turns = _turns(m, rec.pop("messages")) if "messages" in rec else []
+    if question in (None, "") and turns and turns[-1]["role"] == "user":
+        question = turns.pop()["content"]
+    elif turns and turns[-1] == {"role": "user", "content": question}:
+        turns.pop()  # the log recorded the question as the last turn as well
     if not isinstance(question, str) or not question.strip():
         m.problems.append(("question", "required, a non-empty string"))
     else:
         m.data["question"] = question
+    if turns:
+        m.data["messages"] = turns
     return m
 
 

@@ -60,9 +60,18 @@ def _passages(case: Case, reply: Reply) -> list[str]:
 
 
 def case_message(case: Case, reply: Reply, scale: Scale) -> str:
-    """The user message: question, context, passages, the answer, facts, rubric and the scale."""
+    """The user message: earlier turns, question, context, passages, the answer, facts, rubric
+    and the scale."""
     expect = case.expect
-    parts = [f"<question>\n{case.question}\n</question>"]
+    parts = []
+    if case.messages:
+        # The earlier turns give the question its meaning ("and on Starter?"); what the
+        # assistant said in them is part of the conversation, not a source.
+        turns = "\n".join(
+            f'<turn role="{m["role"]}">\n{m["content"]}\n</turn>' for m in case.messages
+        )
+        parts.append(f"<earlier_turns>\n{turns}\n</earlier_turns>")
+    parts.append(f"<question>\n{case.question}\n</question>")
     if case.context:
         parts.append(
             "<customer_context>\n"
