@@ -95,6 +95,17 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     if not found:
         return passed("no figures to source")
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
+    reported = inp.reply.cited
+    if reported and cite.search(inp.answer, timeout=patterns.MATCH_TIMEOUT_S) is None:
+        # A system that reports its citations beside the answer and marks none inline: its
+        # figures are sourced by what it cites, and figures_supported checks each figure
+        # against those passages.
+        n = len(found)
+        return ratio(
+            n,
+            n,
+            f"{n} figures, no inline markers: sourced by the {len(reported)} reported citation(s)",
+        )
     unsourced = []
     for fig in found:
         if from_ticket(fig, inp.case):
