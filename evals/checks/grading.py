@@ -36,6 +36,8 @@ def implied_checks(case: Case) -> list[str]:
         names += ["figures_supported"]
     if "abstain" in expect:
         names.append("abstention")
+    if expect.get("claim_support"):
+        names.append("claim_support")
     if expect.get("language"):
         names.append("answer_language")
     if expect.get("max_words"):

@@ -41,6 +41,7 @@ EXPECT_ORDER = [
     "sources",
     "may_cite",
     "abstain",
+    "claim_support",
     "language",
     "rubric",
     "max_words",
