@@ -312,3 +312,25 @@ def test_a_golden_line_with_chat_messages_becomes_a_conversation_case(tmp_path):
     case = json.loads((root / "suite" / "cases" / "starter-follow-up.json").read_text("utf-8"))
     assert case["question"] == "and on Starter?"
     assert case["messages"] == line["messages"][:2]
+
+
+def test_a_sealed_conversation_keeps_its_turns_out_of_every_file_and_row(tmp_path):
+    from casekit import write_case
+    from sealkit import all_bytes, new_key, project, run_sealed, seal
+
+    proj, cases = project(tmp_path, 6)
+    for c in cases:
+        c["messages"] = [
+            {"role": "user", "content": f"Earlier from {c['id']}: our ward shift starts at 21:30."},
+            {"role": "assistant", "content": f"Noted for {c['id']}, the surcharge counts later."},
+        ]
+        write_case(proj / "suite", c)
+    key = new_key()
+    res = seal(proj, key, "--fraction", "1.0", "--seed", "3")
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = run_sealed(proj, key)
+    assert res.returncode in (0, 1), res.stdout + res.stderr
+    for path, data in all_bytes(proj):
+        assert b"Earlier from team-" not in data and b"Noted for team-" not in data, path
+    [run_path] = sorted((proj / "runs").glob("*.jsonl"))
+    assert all("messages" not in r for r in rows(run_path))
