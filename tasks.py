@@ -158,13 +158,14 @@ def review(c, base=None, suite=None, fail_on_weakened=False):
         "chunks": "CSV with chunk_id,text: the passages for expected_chunk_ids",
         "format": "auto (default), golden, rubric, csv or case",
         "answers_out": "where saved answers go (default: next to FILE, .answers.jsonl)",
+        "claims": "CSV with case_id,claim,support_chunk_ids: the saved answers' claims",
     },
 )
-def import_(c, file, suite=None, chunks=None, format="auto", answers_out=None):  # noqa: A002
+def import_(c, file, suite=None, chunks=None, format="auto", answers_out=None, claims=None):  # noqa: A002
     """Convert an existing golden set into validated case files (never overwrites)."""
     from evals.interchange.importers import cmd_import
 
-    _done(guarded(lambda: cmd_import(file, suite, chunks, format, answers_out)))
+    _done(guarded(lambda: cmd_import(file, suite, chunks, format, answers_out, claims)))
 
 
 @task(

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
+
+
+class Claim(TypedDict):
+    """One checkable statement of an answer, annotated by a person with the chunks that
+    support it (none: the knowledge base does not support it)."""
+
+    claim: str
+    support: list[str]
 
 
 @dataclass
@@ -12,6 +20,8 @@ class Reply:
 
     `retrieved` and `cited` are refs; None means the system did not say (then
     checks fall back to the case's frozen retrieval and the citations in the text).
+    `claims` are a person's annotations of this answer (saved answers only); None means
+    nobody annotated it.
     """
 
     answer: str
@@ -22,6 +32,7 @@ class Reply:
     latency_ms: float | None = None
     resolved_model: str | None = None
     cached: bool = False
+    claims: list[Claim] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -229,3 +229,74 @@ def test_refusal_is_recognised_with_smart_quotes_and_the_example_suites_phrases(
         assert REGISTRY["abstention"].fn(inp).status == "pass", answer
     inp = CheckInput(case, Reply(answer="Pro costs 45 € [doc:pricing#plans]."), settings)
     assert REGISTRY["abstention"].fn(inp).status == "fail"
+
+
+# --- claim support (annotated claims) and citations on hand-over cases ----------------------
+
+CLAIMED = good_case(expect={"sources": ["pricing#plans"], "claim_support": True})
+
+
+def test_claim_support_is_the_share_of_annotated_claims_with_a_supporting_chunk() -> None:
+    claims = [
+        {"claim": "A Pro seat costs 45 € a month.", "support": ["pricing#plans"]},
+        {"claim": "Reception can replay the briefing.", "support": []},
+    ]
+    r = run("claim_support", GOOD, CLAIMED, claims=claims)
+    assert (r.status, r.score) == ("fail", 0.5)
+    assert '"Reception can replay the briefing."' in r.detail
+
+
+def test_a_claim_supported_only_by_a_chunk_never_cited_nor_retrieved_is_unsupported() -> None:
+    claims = [{"claim": "Shifts start at 22:00.", "support": ["rules#elsewhere"]}]
+    r = run("claim_support", GOOD, CLAIMED, claims=claims, retrieved=["pricing#plans"])
+    assert (r.status, r.score) == ("fail", 0.0)
+    claims = [{"claim": "The night rule applies.", "support": ["rules#night"]}]
+    r = run("claim_support", GOOD, CLAIMED, claims=claims)  # rules#night is retrieved
+    assert (r.status, r.score) == ("pass", 1.0)
+
+
+def test_an_answer_nobody_annotated_scores_zero_unless_it_declines() -> None:
+    r = run("claim_support", GOOD, CLAIMED)
+    assert (r.status, r.score) == ("fail", 0.0) and "no claim annotations" in r.detail
+    r = run("claim_support", "I can't help with that.", CLAIMED, abstained=True, claims=[])
+    assert (r.status, r.score) == ("pass", 1.0)
+
+
+def test_claim_support_runs_only_where_the_case_asks_for_it() -> None:
+    from evals.checks.grading import implied_checks
+
+    assert "claim_support" in implied_checks(Case(CLAIMED))
+    assert "claim_support" not in implied_checks(Case(good_case()))
+    assert run("claim_support", GOOD).status == "skip"
+
+
+HANDOVER = good_case(expect={"abstain": True})
+
+
+def test_a_hand_over_case_that_cites_an_unexpected_passage_loses_precision() -> None:
+    from evals.checks.grading import implied_checks
+
+    names = implied_checks(Case(HANDOVER))
+    assert "citations_resolve" in names and "citation_precision" in names
+    answer = "Free parking is available behind the building [doc:rules#night]."
+    r = run("citation_precision", answer, HANDOVER)
+    assert (r.status, r.score) == ("fail", 0.0)
+    assert run("citations_resolve", answer, HANDOVER).status == "pass"
+    r = run("citation_precision", "I can't help with that.", HANDOVER)
+    assert r.status == "skip"  # a hand-over that cites nothing has nothing to be imprecise about
+
+
+def test_reported_citations_source_figures_when_the_answer_has_no_inline_markers() -> None:
+    answer = "An extra Pro seat costs 45 € per seat and month."
+    r = run("no_unsourced_number", answer, cited=["pricing#plans"])
+    assert r.status == "pass" and "reported citation" in r.detail
+    assert run("figures_supported", answer, cited=["pricing#plans"]).status == "pass"
+    wrong = "An extra Pro seat costs 48 € per seat and month."
+    assert run("no_unsourced_number", wrong, cited=["pricing#plans"]).status == "pass"
+    r = run("figures_supported", wrong, cited=["pricing#plans"])
+    assert r.status == "fail" and "48 €" in r.detail
+    # Inline markers, once used, are held to: a figure without one is still unsourced.
+    mixed = "Pro costs 45 € [doc:pricing#plans]. Starter costs 29 €."
+    r = run("no_unsourced_number", mixed, cited=["pricing#plans"])
+    assert r.status == "fail" and "29 €" in r.detail
+    assert run("no_unsourced_number", answer).status == "fail"  # nothing reported, nothing inline

@@ -105,14 +105,14 @@ def test_a_bare_45_pattern_would_let_the_wrong_price_through() -> None:
 def test_every_figure_in_a_reference_is_pinned_by_a_check() -> None:
     """Changing any number in a reference makes its case fail.
 
-    Numbers inside citations and numbers the customer wrote in the ticket are left alone:
-    echoing the customer's own figure is not a claim the answer makes.
+    Numbers inside citations and numbers the customer wrote (in the ticket or an earlier
+    turn) are left alone: echoing the customer's own figure is not a claim the answer makes.
     """
     cite = re.compile(SUITE.settings.citation_pattern)
     for case in CASES:
         ref = case.data["reference"]
         spans = [m.span() for m in cite.finditer(ref)]
-        given = set(re.findall(r"\d+", case.question))
+        given = {n for text in case.user_texts for n in re.findall(r"\d+", text)}
         for m in re.finditer(r"\d+", ref):
             if any(s <= m.start() < e for s, e in spans) or m.group() in given:
                 continue

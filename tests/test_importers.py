@@ -67,7 +67,7 @@ def test_golden_jsonl_maps_every_field_and_keeps_unknown_ones_in_the_note(tmp_pa
     assert invoke(tmp_path, "validate").returncode == 0
 
 
-def test_rubric_jsonl_maps_destinations_to_facts_and_reports_unknown_difficulty(tmp_path):
+def test_rubric_jsonl_maps_destinations_to_a_retrieval_expectation_not_answer_facts(tmp_path):
     suite = project(tmp_path)
     src = write_jsonl(
         tmp_path / "trips.jsonl",
@@ -92,10 +92,11 @@ def test_rubric_jsonl_maps_destinations_to_facts_and_reports_unknown_difficulty(
     assert proc.returncode == 0, proc.stderr
     assert "line 1 (no id) -> trips-0001, line 2 (no id) -> trips-0002" in proc.stdout
     assert "trips-0002: difficulty 'insane' is not easy|medium|hard: kept in note" in proc.stdout
+    assert "expected_destinations became expect.sources in 2 case(s)" in proc.stdout
     first = case_file(suite, "trips-0001")
     assert first["difficulty"] == "medium" and first["category"] == "travel"
     assert first["expect"] == {
-        "facts": ["Sintra", "Cascais"],
+        "sources": ["Sintra", "Cascais"],
         "rubric": "Suggests realistic day trips",
     }
     second = case_file(suite, "trips-0002")
@@ -398,6 +399,8 @@ def test_rubric_only_cases_are_named_and_chunks_with_jsonl_is_bad_input(tmp_path
     assert "1 case(s) have only a rubric, so only the judge grades them" in proc.stdout
     assert "without it they error): t1\n" in proc.stdout
 
+    assert "without it they are left out of the run): t1" in proc.stdout
+
 
 def test_the_original_id_stays_in_the_note_and_long_id_lists_are_capped(tmp_path):
     suite = project(tmp_path)
@@ -505,3 +508,134 @@ def test_the_readme_import_walkthrough_works_verbatim_on_a_fresh_clone(tmp_path)
     codes, done = run_lines(lines, repo)
     assert codes == [0, 1], done.stdout + done.stderr
     assert "0 error" in done.stdout and "no saved answer" not in done.stdout
+
+
+TRIPS = [
+    {
+        "id": "eval-002",
+        "question": "What is the significance of the Sagrada Família in Barcelona?",
+        "expected_destinations": ["Spain"],
+        "rubric": "Mentions Gaudí as the architect and that the basilica is unfinished.",
+        "difficulty": "easy",
+        "category": "factual_recall",
+    },
+    {
+        "id": "eval-031",
+        "question": "Tell me about the ancient ruins of Zorblax in southern Spain.",
+        "expected_destinations": ["Spain"],
+        "rubric": "Says the place does not exist instead of inventing it.",
+        "difficulty": "hard",
+        "category": "adversarial",
+    },
+    {
+        "id": "eval-040",
+        "question": "What is the best time to see the aurora in Svalbard?",
+        "rubric": "Names the polar night months.",
+        "category": "edge_case",
+        "adversarial": "yes",
+    },
+]
+
+
+def test_adversarial_travel_rows_become_hand_over_cases(tmp_path):
+    suite = project(tmp_path)
+    proc = invoke(tmp_path, "import", str(write_jsonl(tmp_path / "trips.jsonl", TRIPS)))
+    assert proc.returncode == 0, proc.stderr
+    assert "2 adversarial case(s) became hand-over cases" in proc.stdout
+    assert case_file(suite, "eval-031")["expect"] == {
+        "sources": ["Spain"],
+        "abstain": True,
+        "rubric": "Says the place does not exist instead of inventing it.",
+    }
+    assert case_file(suite, "eval-040")["expect"]["abstain"] is True  # the explicit flag
+    assert "abstain" not in case_file(suite, "eval-002")["expect"]
+
+
+def test_importing_rubrics_writes_a_commented_judge_prompt_only_when_the_suite_has_none(tmp_path):
+    from evals.judge.prompt import read_judge_prompt
+    from evals.suite.folder import open_suite
+
+    suite = project(tmp_path)
+    proc = invoke(tmp_path, "import", str(write_jsonl(tmp_path / "trips.jsonl", TRIPS)))
+    assert proc.returncode == 0, proc.stderr
+    path = suite / "judge_prompt.txt"
+    assert f"wrote {path}" in proc.stdout
+    raw = path.read_text("utf-8")
+    assert raw.startswith("<!--") and "invoke calibrate --judge MODEL" in raw
+    sent = read_judge_prompt(open_suite(suite)).text
+    assert sent.startswith("You grade one reply") and "<!--" not in sent
+    assert "calibrate" not in sent  # the comments are for people, never for the judge
+    # A suite's own judge prompt is never replaced.
+    path.write_text("Our own judge prompt.\n", "utf-8")
+    more = [dict(TRIPS[0], id="eval-003")]
+    proc = invoke(tmp_path, "import", str(write_jsonl(tmp_path / "more.jsonl", more)))
+    assert proc.returncode == 0, proc.stderr
+    assert "judge_prompt.txt" not in proc.stdout
+    assert path.read_text("utf-8") == "Our own judge prompt.\n"
+
+
+def test_a_golden_set_without_rubrics_gets_no_judge_prompt(tmp_path):
+    suite = project(tmp_path)
+    golden = [{"id": "a", "question": "Q?", "expected_facts": ["x"]}]
+    assert (
+        invoke(tmp_path, "import", str(write_jsonl(tmp_path / "g.jsonl", golden))).returncode == 0
+    )
+    assert not (suite / "judge_prompt.txt").exists()
+
+
+TRAVEL_APP = """
+SEEN = []
+
+def answer(case):
+    SEEN.append(case["id"])
+    if "Zorblax" in case["question"]:
+        return {"answer": "I can't help with that: I know of no such ruins.",
+                "retrieved": ["Spain"], "cited": [], "abstained": True}
+    return {"answer": "Gaudí designed it; the basilica is still unfinished.",
+            "retrieved": ["Spain", "France"], "cited": [], "abstained": False}
+"""
+
+
+def test_imported_travel_cases_score_retrieval_from_the_app_and_skip_the_ungraded_rubric(tmp_path):
+    import textwrap
+
+    project(tmp_path)
+    trips = TRIPS[:2]
+    assert invoke(tmp_path, "import", str(write_jsonl(tmp_path / "t.jsonl", trips))).returncode == 0
+    (tmp_path / "travel_app.py").write_text(textwrap.dedent(TRAVEL_APP), "utf-8")
+    proc = invoke(tmp_path, "run", "--target", "travel_app:answer")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # nothing errors without --judge
+    [run_file] = (tmp_path / "runs").glob("*.jsonl")
+    rows = {r["case"]: r for r in read_jsonl(run_file) if r["kind"] == "case"}
+    sagrada = rows["eval-002"]["checks"]
+    # The answer never says "Spain": the destination is a retrieval expectation, not a fact.
+    assert sagrada["retrieval_recall"]["status"] == "pass"
+    assert "facts_present" not in sagrada
+    assert sagrada["judge"]["status"] == "skip" and "--judge" in sagrada["judge"]["detail"]
+    assert rows["eval-031"]["checks"]["abstention"]["status"] == "pass"
+    assert "judge: skip on 2 case(s)" in proc.stdout
+
+
+Q01_CSV = """case_id,question,expected_chunk_ids,required_points,candidate_answer,cited_chunk_ids,should_abstain,candidate_abstains
+Q01,When does registration close for a workshop?,W01,48 hours,Registration closes 48 hours before the workshop's listed start time.,W01,False,False
+Q02,When does registration close?,W01,48 hours,Registration closes 24 hours before the start.,W01,False,False
+"""
+W_CHUNKS = """chunk_id,text
+W01,Registration for a workshop closes 48 hours before its listed start time. Places cannot be held after the deadline.
+"""
+
+
+def test_a_csv_answer_with_cited_ids_and_no_inline_markers_is_checked_figure_by_figure(tmp_path):
+    project(tmp_path)
+    (tmp_path / "chunks.csv").write_text(W_CHUNKS, "utf-8")
+    (tmp_path / "q.csv").write_text(Q01_CSV, "utf-8")
+    proc = invoke(tmp_path, "import", "q.csv", "--chunks", "chunks.csv")
+    assert proc.returncode == 0, proc.stderr
+    proc = invoke(tmp_path, "run", "--answers", "q.answers.jsonl", "--model", "acme/rag@2026-01-01")
+    [run_file] = (tmp_path / "runs").glob("*.jsonl")
+    rows = {r["case"]: r for r in read_jsonl(run_file) if r["kind"] == "case"}
+    right = rows["q01"]
+    assert right["status"] == "pass", right["checks"]
+    assert right["checks"]["figures_supported"]["status"] == "pass"
+    wrong = rows["q02"]["checks"]["figures_supported"]
+    assert wrong["status"] == "fail" and "24 hours" in wrong["detail"]

@@ -392,3 +392,22 @@ def test_a_judge_from_the_family_under_test_is_named() -> None:
     assert same_family("anthropic/claude-3-5-haiku@2024-10-22", "openai/gpt-4o@2024-08-06") is None
     warning = family_warning("openai/gpt-4o@2024-08-06", "gpt-4o-mini-2024-07-18")
     assert warning and "'gpt-4o'" in warning
+
+
+def test_comments_in_the_judge_prompt_are_never_sent_and_an_unclosed_one_is_bad_input(
+    project: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evals.judge.prompt import read_judge_prompt
+
+    path = project / "judge_prompt.txt"
+    path.write_text("<!-- for the team:\n adapt this -->\n" + PROMPT + "<!-- end -->\n", "utf-8")
+    judge = make(project, openai_server, monkeypatch)
+    grade(judge, load_case(project))
+    sent = openai_server.chat_requests[0].body["messages"][0]["content"]
+    assert sent == PROMPT and "for the team" not in sent
+    path.write_text(PROMPT + "<!-- never closed\n", "utf-8")
+    with pytest.raises(InputError, match="never closed"):
+        read_judge_prompt(open_suite(project))
+    path.write_text("<!-- only a comment -->\n", "utf-8")
+    with pytest.raises(InputError, match="holds only comments"):
+        read_judge_prompt(open_suite(project))

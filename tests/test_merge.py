@@ -116,11 +116,23 @@ def test_two_runs_of_the_same_shard_name_a_few_clashing_cases_and_count_the_rest
     assert not (root / "m.jsonl").exists()
 
 
-def test_a_merged_run_keeps_the_label_its_shards_share(tmp_path, monkeypatch, openai_server):
-    root = make_project(tmp_path, 4)
-    use(monkeypatch, root, openai_server.base_url)
-    openai_server.responder = lambda body: GOOD
-    for i in (1, 2):
-        run(shard=f"{i}/2", label=f"nightly-shard-{i}")
-    out, _ = merge_runs(run_files(root), root / "merged.jsonl")
-    assert records(out)[0]["label"] == "nightly"
+def test_shards_that_left_out_different_rubric_only_cases_merge_and_name_them_all(
+    tmp_path, monkeypatch
+):
+    from runkit import case, write_case
+
+    root = make_project(tmp_path, 6)
+    for i in range(6, 14):  # rubric-only cases: without --judge each shard leaves its own out
+        data = case(i, expect={"rubric": "Gives the Pro price."})
+        del data["retrieved"]
+        write_case(root, data)
+    use(monkeypatch, root, None)
+    files = _shards(root, 2, models=["local/extractive@2026-11-01"])
+    left = [records(f)[0]["settings"]["left_out"] for f in files]
+    assert left[0] and left[1] and not set(left[0]) & set(left[1])
+    out = root / "merged.jsonl"
+    merge_runs(files, out)
+    expected = sorted(f"case-{i:03d}" for i in range(6, 14))
+    assert records(out)[0]["settings"]["left_out"] == expected
+    assert summary(out)["not_graded"]["cases_left_out"] == expected
+    assert len(rows(out)) == 6

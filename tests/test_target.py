@@ -26,7 +26,7 @@ def _module(root, name, source):
     (root / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
 
 
-def test_a_sync_target_is_called_with_the_question_and_context_only(tmp_path, monkeypatch):
+def test_a_sync_target_is_called_with_the_question_context_and_turns_only(tmp_path, monkeypatch):
     root = make_project(tmp_path, 2)
     _module(root, "app_sync_a", APP)
     use(monkeypatch, root, None)
@@ -34,7 +34,10 @@ def test_a_sync_target_is_called_with_the_question_and_context_only(tmp_path, mo
     import app_sync_a
 
     assert sorted(c["id"] for c in app_sync_a.SEEN) == ["case-000", "case-001"]
-    assert set(app_sync_a.SEEN[0]) == {"id", "question", "context"}  # never the expectations
+    seen = app_sync_a.SEEN[0]
+    assert set(seen) == {"id", "question", "context", "messages"}  # never the expectations
+    # A single ticket is a conversation of one turn: a chat app passes `messages` on as is.
+    assert seen["messages"] == [{"role": "user", "content": seen["question"]}]
     recs = records(run_files(root)[0])
     assert recs[0]["model"] == "target/app_sync_a:answer@2.3.1"
     assert recs[0]["target"] == {

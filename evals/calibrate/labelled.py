@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import Problem
-from evals.reply import Reply
+from evals.reply import Claim, Reply
 from evals.suite.case import Case, parse_json_value
 from evals.suite.folder import Suite
 from evals.suite.schemas import schema_problems
@@ -30,6 +30,8 @@ class Labelled:
     retrieved: list[str] | None = None
     abstained: bool | None = None
     style: str | None = None
+    #: A person's claim-by-claim annotation of the answer (for `claim_support`).
+    claims: list[Claim] | None = None
 
     def reply(self) -> Reply:
         """The answer as a system's reply, with the refs it reported (None: not reported)."""
@@ -38,6 +40,7 @@ class Labelled:
             cited=self.cited,
             retrieved=self.retrieved,
             abstained=self.abstained,
+            claims=self.claims,
         )
 
 
@@ -59,6 +62,7 @@ def case_answers(case: Case) -> list[Labelled]:
                     d.get("cited"),
                     d.get("retrieved"),
                     d.get("abstained"),
+                    claims=d.get("claims"),
                 )
             )
     return out
@@ -144,4 +148,5 @@ def _item(rec: dict[str, Any], source: str) -> Labelled:
         rec.get("retrieved"),
         rec.get("abstained"),
         rec.get("style"),
+        rec.get("claims"),
     )

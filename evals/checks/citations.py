@@ -12,6 +12,7 @@ from evals.checks.base import (
     CheckResult,
     check,
     failed,
+    is_refusal,
     passed,
     ratio,
     skipped,
@@ -124,3 +125,25 @@ def citation_precision(inp: CheckInput) -> CheckResult:
     return ratio(
         good, len(cited), f"all {len(cited)} citations retrieved and expected or supporting"
     )
+
+
+@check()
+def claim_support(inp: CheckInput) -> CheckResult:
+    """The share of the answer's annotated claims that a person found a supporting chunk for,
+    among the chunks the answer cited or the system retrieved."""
+    if not inp.case.expect.get("claim_support"):
+        return skipped("no expect.claim_support")
+    claims = inp.reply.claims or []
+    if not claims:
+        if is_refusal(inp):
+            return passed("declined: no claim to support")
+        # Review work left undone must not pass silently: an answer nobody split into
+        # claims has no supported claim to show.
+        return failed("no claim annotations for this answer (an answer scores 0 until reviewed)")
+    available = set(inp.cited) | set(inp.retrieved)
+    bad = [c["claim"] for c in claims if not any(r in available for r in c["support"])]
+    n = len(claims)
+    if bad:
+        shown = quote([b if len(b) <= 80 else b[:79] + "…" for b in bad])
+        return ratio(n - len(bad), n, f"no supporting chunk cited or retrieved for {shown}")
+    return ratio(n, n, f"all {n} annotated claims supported by a cited or retrieved chunk")

@@ -34,8 +34,12 @@ def _digits(s: str) -> str:
 
 
 def _given(case: Case) -> tuple[frozenset[str], tuple[Figure, ...]]:
-    """The ticket's numbers and figures: the customer's own figures need no source."""
-    texts = (case.question, *(str(v) for v in case.context.values() if v is not None))
+    """The ticket's numbers and figures: the customer's own figures need no source.
+
+    In a conversation that is every turn the customer wrote; an earlier assistant turn is
+    not among them, since a figure the assistant stated before is no source for itself.
+    """
+    texts = (*case.user_texts, *(str(v) for v in case.context.values() if v is not None))
     return _given_in(texts)
 
 
@@ -47,7 +51,8 @@ def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...
 
 
 def from_ticket(fig: Figure, case: Case) -> bool:
-    """The figure repeats one the ticket states (as a value, or as the same bare number)."""
+    """The figure repeats one the customer states, in any of their turns (as a value, or as
+    the same bare number)."""
     nums, figs = _given(case)
     if any(fig.same(g) for g in figs):
         return True
@@ -90,6 +95,17 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     if not found:
         return passed("no figures to source")
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
+    reported = inp.reply.cited
+    if reported and cite.search(inp.answer, timeout=patterns.MATCH_TIMEOUT_S) is None:
+        # A system that reports its citations beside the answer and marks none inline: its
+        # figures are sourced by what it cites, and figures_supported checks each figure
+        # against those passages.
+        n = len(found)
+        return ratio(
+            n,
+            n,
+            f"{n} figures, no inline markers: sourced by the {len(reported)} reported citation(s)",
+        )
     unsourced = []
     for fig in found:
         if from_ticket(fig, inp.case):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evals.checks.base import REGISTRY, CheckInput, CheckResult, errored
+from evals.checks.base import REGISTRY, CheckInput, CheckResult, errored, skipped
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
@@ -36,6 +36,8 @@ def implied_checks(case: Case) -> list[str]:
         names += ["figures_supported"]
     if "abstain" in expect:
         names.append("abstention")
+    if expect.get("claim_support"):
+        names.append("claim_support")
     if expect.get("language"):
         names.append("answer_language")
     if expect.get("max_words"):
@@ -54,6 +56,25 @@ def checks_for(case: Case) -> list[str]:
 def deterministic_checks(case: Case) -> list[str]:
     """The case's checks without the external ones (the judge), which `grade` cannot run."""
     return [n for n in checks_for(case) if n not in EXTERNAL_CHECKS]
+
+
+def external_checks(case: Case) -> list[str]:
+    """The case's checks that need a grader outside `grade` (the judge)."""
+    return [n for n in checks_for(case) if n in EXTERNAL_CHECKS]
+
+
+def grader_only(case: Case) -> bool:
+    """A case only an external grader scores: no deterministic check applies to it."""
+    return bool(checks_for(case)) and not deterministic_checks(case)
+
+
+#: Why a rubric goes ungraded: said in the check's detail and in the run's summary.
+NOT_GRADED = "not graded: no judge in this run (grade the rubric with --judge MODEL)"
+
+
+def not_graded(case: Case, graded: set[str]) -> dict[str, CheckResult]:
+    """A `skip` for each external check of the case that no grader of this run grades."""
+    return {n: skipped(NOT_GRADED) for n in external_checks(case) if n not in graded}
 
 
 def run_check(name: str, inp: CheckInput) -> CheckResult:

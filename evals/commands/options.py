@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evals.checks.grading import grader_only
 from evals.checks.loading import load_cases
 from evals.cli import settings as load_settings
 from evals.config import Settings
@@ -161,6 +162,16 @@ def selected_cases(
     if shard:
         chosen = [c for c in chosen if in_shard(c.id, shard["index"], shard["count"])]
     return chosen
+
+
+def graded_cases(chosen: list[Case], judged: bool) -> tuple[list[Case], tuple[str, ...]]:
+    """The cases a run can score, and the ids of those it leaves out: without --judge, a
+    case that only the judge grades (a rubric and nothing else) would be asked and then
+    scored by nothing, so it is not run at all (no request, no cost) and the summary names it."""
+    if judged:
+        return chosen, ()
+    left_out = tuple(c.id for c in chosen if grader_only(c))
+    return [c for c in chosen if not grader_only(c)], left_out
 
 
 def check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:

@@ -20,6 +20,7 @@ from evals.commands.options import (
     batch_settings,
     check_budget,
     check_flags,
+    graded_cases,
     grader_for,
     make_provider,
     parse_shard,
@@ -166,6 +167,12 @@ def cmd_run(opts: RunOptions) -> int:
     chosen = selected_cases(suite, sel, every_case)
     if not chosen:
         raise InputError("no case matches the selection (--case/--category/--limit/--shard)")
+    chosen, left_out = graded_cases(chosen, judged=bool(opts.judge))
+    if not chosen:
+        raise InputError(
+            f"every selected case ({len(left_out)}) is graded only by its rubric: "
+            "run with --judge MODEL to grade them"
+        )
     providers = [
         make_provider(cfg, m, answers=opts.answers, target=opts.target) for m in (models or [None])
     ]
@@ -195,6 +202,7 @@ def cmd_run(opts: RunOptions) -> int:
             prices=cfg.prices,
             max_cost=opts.max_cost,
             batch=batch,
+            left_out=left_out,
         )
         codes.append(exit_code(_run_one(plan).summary))
     code = worst(codes)
@@ -240,7 +248,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         raise InputError(f"{old.path}: a sealed run cannot be resumed; start a new sealed run")
     cfg = _run_request_settings(opts, h, cfg, old.path)
     suite = suite_at(opts.suite or h.get("suite"))
-    chosen = selected_cases(suite, selection(h))
+    chosen, left_out = graded_cases(selected_cases(suite, selection(h)), judged=bool(opts.judge))
     provider = _provider_for_resume(opts, h, cfg)
     if models and models[0] != provider.model:
         raise InputError(f"{old.path}: the run used {h.get('model')!r}, not {models[0]!r}")
@@ -291,6 +299,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         max_cost=opts.max_cost,
         resume=resumed,
         batch=batch,
+        left_out=left_out,
     )
     return exit_code(_run_one(plan).summary)
 

@@ -1,17 +1,13 @@
-"""Reading outside golden-set files, and how each format maps onto a case: one function each."""
+"""How each outside golden-set format maps onto a case: one function each."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from evals.errors import InputError, Problem
 from evals.suite.case import KEY_ORDER
 
 # Optional fields every format may carry, copied as they are (the validator checks them).
@@ -109,14 +105,44 @@ def _common(m: Mapped, rec: dict[str, Any]) -> None:
         m.data["reference"] = reference or answer
 
 
+def _turns(m: Mapped, value: Any) -> list[dict[str, str]]:
+    """Chat turns `[{"role": "user"|"assistant", "content"}]`; a problem for anything else."""
+    if not isinstance(value, list) or not value:
+        m.problems.append(("messages", "must be a non-empty list of {role, content} turns"))
+        return []
+    out = []
+    for i, t in enumerate(value):
+        if (
+            not isinstance(t, dict)
+            or t.get("role") not in ("user", "assistant")
+            or not isinstance(t.get("content"), str)
+            or not t["content"].strip()
+        ):
+            m.problems.append(
+                (f"messages/{i}", 'must be {"role": "user"|"assistant", "content": text}')
+            )
+            continue
+        out.append({"role": t["role"], "content": t["content"]})
+    return out
+
+
 def _start(line: int, rec: dict[str, Any], id_key: str) -> Mapped:
+    """The id and the question; a conversation's `messages` give its earlier turns (and the
+    question, when the record has none, as their last user turn)."""
     raw_id = rec.pop(id_key, None)
     m = Mapped(line, None if raw_id in (None, "") else str(raw_id), {})
     question = rec.pop("question", None)
+    turns = _turns(m, rec.pop("messages")) if "messages" in rec else []
+    if question in (None, "") and turns and turns[-1]["role"] == "user":
+        question = turns.pop()["content"]
+    elif turns and turns[-1] == {"role": "user", "content": question}:
+        turns.pop()  # the log recorded the question as the last turn as well
     if not isinstance(question, str) or not question.strip():
         m.problems.append(("question", "required, a non-empty string"))
     else:
         m.data["question"] = question
+    if turns:
+        m.data["messages"] = turns
     return m
 
 
@@ -135,16 +161,29 @@ def map_golden(line: int, record: dict[str, Any]) -> Mapped:
     return m
 
 
+def _adversarial(m: Mapped, rec: dict[str, Any]) -> bool:
+    """An adversarial row (a made-up place, a trick question): its category says so, or an
+    `adversarial` flag does. The right answer there declines to invent."""
+    flag = parse_bool(rec.pop("adversarial", None))
+    if isinstance(flag, str):
+        m.problems.append(("adversarial", f"{flag!r} is not true/false/yes/no/1/0"))
+        return False
+    category = rec.get("category")
+    named = isinstance(category, str) and "adversarial" in category.lower()
+    return bool(flag) if flag is not None else named
+
+
 def map_rubric(line: int, record: dict[str, Any]) -> Mapped:
     """`question, rubric, expected_destinations, difficulty, category`.
 
-    Destinations become `expect.facts`: each is a literal name the answer must state, matched
-    case- and accent-insensitively on word boundaries, with the missing ones named and partial
-    credit; `mentions` would make every name a regular expression to escape.
+    Destinations are what retrieval should bring back (the travel format scores them as
+    retrieval recall), so they become `expect.sources`, scored by `retrieval_recall` against
+    the refs a system reports retrieving; they are not words the answer must contain.
+    Adversarial rows become hand-over cases (`expect.abstain`): the right answer declines.
     """
     rec = dict(record)
     m = _start(line, rec, "id")
-    expect: dict[str, Any] = {"facts": _take_list(m, rec, "expected_destinations")}
+    expect: dict[str, Any] = {"sources": _take_list(m, rec, "expected_destinations")}
     rubric = rec.pop("rubric", None)
     if isinstance(rubric, list) and all(isinstance(r, str) for r in rubric):
         rubric = "\n".join(f"- {r}" for r in rubric)
@@ -153,6 +192,9 @@ def map_rubric(line: int, record: dict[str, Any]) -> Mapped:
             expect["rubric"] = rubric
         else:
             m.problems.append(("rubric", "must be a string or a list of strings"))
+    if _adversarial(m, rec):
+        expect["abstain"] = True
+        m.remarks.append("adversarial: a hand-over case (expect.abstain), the answer must decline")
     m.data["expect"] = {k: v for k, v in expect.items() if v}
     _common(m, rec)
     m.unknown.update(rec)
@@ -199,21 +241,26 @@ def map_csv_row(
     elif abstain is not None:
         expect["abstain"] = abstain
     chunk_ids = _ids(rec.pop("expected_chunk_ids", None))
-    if chunk_ids:
+    # What the system retrieved when it wrote the saved answer, best first: the case's frozen
+    # retrieval, so that its citation checks run (an unanswerable case has no expected chunk,
+    # and its answer may still cite what was retrieved).
+    ranked = _ids(rec.get("retrieved_chunk_ids"))
+    passages = list(dict.fromkeys([*ranked, *chunk_ids]))
+    if passages:
         if chunks is None:
-            m.problems.append(
-                ("expected_chunk_ids", "the passages are unknown: pass --chunks FILE")
-            )
-        else:
-            missing = [c for c in chunk_ids if c not in chunks]
-            if missing:
+            if chunk_ids:  # without the chunks file, retrieved ids stay in the replay file only
                 m.problems.append(
-                    ("expected_chunk_ids", f"not in the chunks file: {', '.join(missing)}")
+                    ("expected_chunk_ids", "the passages are unknown: pass --chunks FILE")
                 )
-            m.data["retrieved"] = [chunks[c] for c in chunk_ids if c in chunks]
-        # An answer that rightly declines cites nothing, so sources are required only otherwise.
-        if abstain is not True:
-            expect["sources"] = chunk_ids
+        else:
+            for column, ids in (("retrieved_chunk_ids", ranked), ("expected_chunk_ids", chunk_ids)):
+                missing = [c for c in ids if c not in chunks]
+                if missing:
+                    m.problems.append((column, f"not in the chunks file: {', '.join(missing)}"))
+            m.data["retrieved"] = [chunks[c] for c in passages if c in chunks]
+    # An answer that rightly declines cites nothing, so sources are required only otherwise.
+    if chunk_ids and abstain is not True:
+        expect["sources"] = chunk_ids
     m.data["expect"] = {k: v for k, v in expect.items() if v not in ([], None)}
     m.answer = _answer_line(m, rec)
     _common(m, rec)
@@ -254,121 +301,3 @@ MAPPERS: dict[str, Callable[[int, dict[str, Any]], Mapped]] = {
     "rubric": map_rubric,
     "case": map_case,
 }
-
-
-# --- reading the input files -----------------------------------------------------------
-
-KNOWN_COLUMNS = CSV_COLUMNS | {"chunk_id", "text", "title"}
-
-
-def read_json_array(
-    path: Path, text: str, problems: list[Problem]
-) -> list[tuple[int, dict[str, Any]]]:
-    """A JSON file holding one array of records, each named by the line it starts on."""
-    decoder = json.JSONDecoder()
-    out: list[tuple[int, dict[str, Any]]] = []
-    pos = text.index("[") + 1
-    while True:
-        while pos < len(text) and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= len(text) or text[pos] == "]":
-            break
-        line = text.count("\n", 0, pos) + 1
-        try:
-            rec, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(
-                    str(path),
-                    f"line {exc.lineno}",
-                    f"invalid JSON at column {exc.colno}: {exc.msg}",
-                )
-            )
-            break
-        if isinstance(rec, dict):
-            out.append((line, rec))
-        else:
-            problems.append(Problem(str(path), f"line {line}", "not a JSON object"))
-    return out
-
-
-def read_jsonl(path: Path, text: str, problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
-    """One JSON object per line; a file that is one JSON array of objects is read too."""
-    if text.lstrip().startswith("["):
-        return read_json_array(path, text, problems)
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(str(path), f"line {n}", f"invalid JSON at column {exc.colno}: {exc.msg}")
-            )
-            continue
-        if not isinstance(rec, dict):
-            problems.append(Problem(str(path), f"line {n}", "not a JSON object"))
-            continue
-        out.append((n, rec))
-    return out
-
-
-def read_csv(
-    path: Path, text: str, problems: list[Problem]
-) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
-    """Rows keyed by header; a duplicate header or a row with extra cells is a problem."""
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter(path, text))
-    # Known columns match whatever their case ("Question", "CASE_ID"); others keep their name.
-    header = [
-        h.strip().lower() if h.strip().lower() in KNOWN_COLUMNS else h.strip()
-        for h in reader.fieldnames or []
-    ]
-    if not header:
-        problems.append(Problem(str(path), "line 1", "no header row"))
-        return [], []
-    reader.fieldnames = header
-    dupes = sorted({h for h in header if header.count(h) > 1})
-    if dupes:
-        problems.append(Problem(str(path), "line 1", f"duplicate column(s): {', '.join(dupes)}"))
-    rows = []
-    end = reader.line_num
-    for row in reader:
-        # A quoted cell may span lines: a record is named by the line it starts on.
-        n, end = end + 1, reader.line_num
-        if None in row:
-            problems.append(
-                Problem(str(path), f"line {n}", f"{len(row[None])} cell(s) beyond the header")
-            )
-            continue
-        if all(v in (None, "") for v in row.values()):
-            continue
-        # Line breaks inside a cell read the same whichever system wrote the file.
-        rows.append((n, {k: _lf("" if v is None else v) for k, v in row.items()}))
-    return header, rows
-
-
-def _lf(cell: str) -> str:
-    return cell.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def delimiter(path: Path, text: str) -> str:
-    """Tab for .tsv; else whichever of , ; tab the header line uses most (spreadsheet exports)."""
-    if path.suffix.lower() == ".tsv":
-        return "\t"
-    first = text.split("\n", 1)[0]
-    return max((",", ";", "\t"), key=first.count) if first.count(",") == 0 else ","
-
-
-def read_text(path: Path) -> str:
-    """UTF-8 (a BOM is dropped), or UTF-16 with its BOM, as spreadsheets' "Unicode text" saves."""
-    if not path.is_file():
-        what = "is a directory, not a file" if path.is_dir() else "file does not exist"
-        raise InputError([Problem(str(path), "", what)])
-    raw = path.read_bytes()
-    try:
-        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-            return raw.decode("utf-16")
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(path), "", f"not UTF-8 (byte {exc.start})")]) from None

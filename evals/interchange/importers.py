@@ -22,11 +22,11 @@ from evals.interchange.formats import (
     MAPPERS,
     Mapped,
     map_csv_row,
-    read_csv,
-    read_jsonl,
-    read_text,
     unknown_note,
 )
+from evals.interchange.judge_prompt import JUDGE_PROMPT
+from evals.interchange.rag import attach_claims, read_chunks, read_claims
+from evals.interchange.reading import read_csv, read_jsonl, read_text
 from evals.suite.case import canonical_json
 from evals.suite.folder import Suite, load_suite_checks, open_suite
 from evals.suite.scaffold import create_suite, refuse_existing
@@ -79,6 +79,8 @@ class Plan:
     generated_ids: list[tuple[int, str, str | None]] = field(default_factory=list)
     unknown: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     remarks: list[str] = field(default_factory=list)
+    #: Where to write a judge prompt: the cases carry rubrics and the suite has none.
+    judge_prompt: Path | None = None
 
 
 def looks_like_csv(path: Path, text: str) -> bool:
@@ -108,36 +110,13 @@ def detect(path: Path, records: list[tuple[int, dict[str, Any]]]) -> str:
     )
 
 
-def read_chunks(path: Path, plan: Plan) -> dict[str, dict[str, str]]:
-    """chunk_id -> retrieved passage {ref, text[, title]}; other columns are reported."""
-    problems: list[Problem] = []
-    header, rows = read_csv(path, read_text(path), problems)
-    for col in ("chunk_id", "text"):
-        if header and col not in header:
-            problems.append(Problem(str(path), "line 1", f"missing column {col!r}"))
-    chunks: dict[str, dict[str, str]] = {}
-    for n, row in rows if not problems else []:
-        cid, text = row["chunk_id"].strip(), row["text"].strip()
-        if not cid or not text:
-            problems.append(Problem(str(path), f"line {n}", "chunk_id and text must not be empty"))
-        elif cid in chunks:
-            problems.append(Problem(str(path), f"line {n}", f"duplicate chunk_id {cid!r}"))
-        else:
-            chunks[cid] = {"ref": cid, "text": text} | (
-                {"title": row["title"]} if row.get("title") else {}
-            )
-    if problems:
-        raise InputError(problems)
-    ignored = [h for h in header if h not in ("chunk_id", "text", "title")]
-    if ignored:
-        plan.remarks.append(
-            f"{path}: column(s) with no case field, not imported: {', '.join(ignored)}"
-        )
-    return chunks
-
-
 def plan_import(
-    file: Path, suite: Suite, fmt: str, chunks_file: Path | None, answers_out: Path | None
+    file: Path,
+    suite: Suite,
+    fmt: str,
+    chunks_file: Path | None,
+    answers_out: Path | None,
+    claims_file: Path | None = None,
 ) -> Plan:
     """Map, name and validate every record; raise with every problem found, or return the plan."""
     if fmt not in FORMATS:
@@ -158,14 +137,32 @@ def plan_import(
         problems += [Problem(str(file), "line 1", f"missing column {c!r}") for c in missing]
     if chunks_file and not is_csv:
         raise InputError(f"--chunks is for CSV evaluation sets; {file} is read as {plan.fmt} JSONL")
-    chunks = read_chunks(chunks_file, plan) if chunks_file else None
+    if claims_file and not is_csv:
+        raise InputError(
+            f"--claims annotates the saved answers of a CSV evaluation set; {file} is not one"
+        )
+    chunks = None
+    if chunks_file:
+        chunks, remarks = read_chunks(chunks_file)
+        plan.remarks += remarks
     mapped: list[Mapped] = []
     for n, rec in records:
         mapped.append(map_csv_row(n, rec, chunks) if is_csv else MAPPERS[plan.fmt](n, rec))
+    if claims_file:
+        claims, found = read_claims(claims_file, chunks)
+        problems += found
+        attach_claims(claims_file, claims, mapped, problems)
+        n_claims = sum(len(c) for c in claims.values())
+        plan.remarks.append(
+            f"{n_claims} annotated claim(s) of {len(claims)} saved answer(s) from {claims_file}: "
+            "every imported case is graded by claim_support (an answer without annotations "
+            "scores 0 unless it declines)"
+        )
     _name_and_check(file, suite, plan, mapped, problems)
     empty = [h for h in header if h not in CSV_COLUMNS and h not in plan.unknown]
     if empty:
         plan.remarks.append(f"column(s) with no case field, empty in every row: {', '.join(empty)}")
+    _judge_prompt_for(suite, plan)
     if plan.answers:
         plan.answers_path = answers_out or file.with_name(file.stem + ".answers.jsonl")
         if plan.answers_path.exists():
@@ -239,7 +236,8 @@ def _name_and_check(
     if judged_only:
         plan.remarks.append(
             f"{len(judged_only)} case(s) have only a rubric, so only the judge grades them "
-            f"(run with --judge MODEL; without it they error): {listed(judged_only)}"
+            f"(run with --judge MODEL; without it they are left out of the run): "
+            f"{listed(judged_only)}"
         )
     if plan.answers:
         answered = {a["case"] for a in plan.answers}
@@ -251,17 +249,43 @@ def _name_and_check(
             )
 
 
+def _judge_prompt_for(suite: Suite, plan: Plan) -> None:
+    """A rubric needs a judge, and a judge needs the suite's judge_prompt.txt: write a
+    commented one when the suite has none. Say what the travel format's fields became."""
+    rubrics = [p.stem for p, d in plan.cases if (d.get("expect") or {}).get("rubric")]
+    path = suite.judge_prompt_path
+    if rubrics and not path.exists() and not path.is_symlink():
+        plan.judge_prompt = path
+    if plan.fmt != "rubric":
+        return
+    retrieval = [p.stem for p, d in plan.cases if (d.get("expect") or {}).get("sources")]
+    if retrieval:
+        plan.remarks.append(
+            f"expected_destinations became expect.sources in {len(retrieval)} case(s): "
+            "retrieval_recall scores the share of them among the refs your system reports "
+            "retrieving (a --target app's `retrieved`); the answer need not name them"
+        )
+    handover = [p.stem for p, d in plan.cases if (d.get("expect") or {}).get("abstain")]
+    if handover:
+        plan.remarks.append(
+            f"{len(handover)} adversarial case(s) became hand-over cases (expect.abstain: "
+            f"true), so an answer that invents fails: {listed(handover)}"
+        )
+
+
 def _judge_only(data: dict[str, Any]) -> bool:
     """A case only the LLM judge grades: no deterministic check applies to it."""
-    from evals.checks.grading import checks_for, deterministic_checks
+    from evals.checks.grading import grader_only
     from evals.suite.case import Case
 
-    case = Case(data)
-    return bool(checks_for(case)) and not deterministic_checks(case)
+    return grader_only(Case(data))
 
 
 def write_plan(plan: Plan) -> None:
-    """Write every case (exclusive create) and the replay file."""
+    """Write every case (exclusive create), the replay file and a missing judge prompt."""
+    if plan.judge_prompt is not None:
+        with open(plan.judge_prompt, "x", encoding="utf-8") as fh:
+            fh.write(JUDGE_PROMPT)
     for path, data in plan.cases:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "x", encoding="utf-8") as fh:
@@ -296,6 +320,11 @@ def report(file: Path, suite: Suite, plan: Plan, created: bool = False) -> list[
     for key, ids in sorted(plan.unknown.items()):
         out.append(f"  field {key!r} has no case field: kept in the note of {len(ids)} case(s)")
     out += [f"  {r}" for r in plan.remarks]
+    if plan.judge_prompt is not None:
+        out.append(
+            f"  the cases carry rubrics and the suite had no judge prompt: wrote {plan.judge_prompt} "
+            "(its comments say what to adapt before you run --judge MODEL)"
+        )
     if plan.answers_path:
         out.append(f"  {len(plan.answers)} saved answer(s) written to {plan.answers_path}")
     return out
@@ -355,7 +384,12 @@ def default_suite(file: Path) -> Path:
 
 
 def cmd_import(
-    file: str, suite_dir: str | None, chunks: str | None, fmt: str, answers_out: str | None
+    file: str,
+    suite_dir: str | None,
+    chunks: str | None,
+    fmt: str,
+    answers_out: str | None,
+    claims: str | None = None,
 ) -> int:
     """The `invoke import` command: plan every case, write them all, print what changed.
 
@@ -377,6 +411,7 @@ def cmd_import(
         fmt,
         Path(chunks) if chunks else None,
         Path(answers_out) if answers_out else None,
+        Path(claims) if claims else None,
     )
     if created:
         create_suite(target)

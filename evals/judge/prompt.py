@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,10 +14,19 @@ from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import Suite
 
+# Notes for the people who edit the prompt: `<!-- ... -->`, as in Markdown, never sent.
+_COMMENT = re.compile(r"<!--.*?-->[ \t]*\n?", re.DOTALL)
+
+
+def without_comments(text: str) -> str:
+    """The prompt as the judge receives it: every `<!-- ... -->` comment taken out."""
+    return _COMMENT.sub("", text).lstrip("\n")
+
 
 @dataclass(frozen=True)
 class JudgePrompt:
-    """The suite's judge_prompt.txt: its text (the system message) and the SHA-256 of its bytes."""
+    """The suite's judge_prompt.txt: its text (the system message, comments taken out) and
+    the SHA-256 of its bytes."""
 
     text: str
     sha: str
@@ -41,9 +51,13 @@ def read_judge_prompt(suite: Suite) -> JudgePrompt:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(path), "", f"not UTF-8 (byte {exc.start})")]) from None
-    if not text.strip():
-        raise InputError([Problem(str(path), "", "judge_prompt.txt is empty")])
-    return JudgePrompt(text=text, sha=hashlib.sha256(raw).hexdigest(), path=str(path))
+    sent = without_comments(text)
+    if "<!--" in sent:
+        raise InputError([Problem(str(path), "", "a comment opened with <!-- is never closed")])
+    if not sent.strip():
+        what = "holds only comments" if text.strip() else "is empty"
+        raise InputError([Problem(str(path), "", f"judge_prompt.txt {what}")])
+    return JudgePrompt(text=sent, sha=hashlib.sha256(raw).hexdigest(), path=str(path))
 
 
 def _passages(case: Case, reply: Reply) -> list[str]:
@@ -60,9 +74,18 @@ def _passages(case: Case, reply: Reply) -> list[str]:
 
 
 def case_message(case: Case, reply: Reply, scale: Scale) -> str:
-    """The user message: question, context, passages, the answer, facts, rubric and the scale."""
+    """The user message: earlier turns, question, context, passages, the answer, facts, rubric
+    and the scale."""
     expect = case.expect
-    parts = [f"<question>\n{case.question}\n</question>"]
+    parts = []
+    if case.messages:
+        # The earlier turns give the question its meaning ("and on Starter?"); what the
+        # assistant said in them is part of the conversation, not a source.
+        turns = "\n".join(
+            f'<turn role="{m["role"]}">\n{m["content"]}\n</turn>' for m in case.messages
+        )
+        parts.append(f"<earlier_turns>\n{turns}\n</earlier_turns>")
+    parts.append(f"<question>\n{case.question}\n</question>")
     if case.context:
         parts.append(
             "<customer_context>\n"

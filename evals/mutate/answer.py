@@ -69,8 +69,9 @@ class CaseContext:
 
     @cached_property
     def given_values(self) -> set[tuple[str, str]]:
-        """Figures the user supplied (question, context): echoing them is not a fact to mutate."""
-        found = {(f.kind, f.value) for f in find_figures(self.case.question)}
+        """Figures the user supplied (every turn they wrote, context): echoing them is not a
+        fact to mutate."""
+        found = {(f.kind, f.value) for t in self.case.user_texts for f in find_figures(t)}
         for v in self.case.context.values():
             if v is not None:
                 found |= {(f.kind, f.value) for f in find_figures(str(v))}

@@ -237,6 +237,7 @@ def _draft_reply(draft: dict[str, Any]) -> Reply:
         cited=draft.get("cited"),
         retrieved=draft.get("retrieved"),
         abstained=draft.get("abstained"),
+        claims=draft.get("claims"),
     )
 
 

@@ -1,10 +1,11 @@
 """`local/extractive`: a deterministic, dependency-free, retrieval-only offline assistant.
 
 It answers from the case's retrieved passages by choosing the sentences that share
-the most (rare) words with the question, cites each as [doc:REF], and declines when
-nothing retrieved is relevant enough. It is a real baseline: it passes questions whose
-answer is stated in one passage and fails ones that need reasoning, arithmetic,
-another language or judgement about which passage is current.
+the most (rare) words with the question (and, at half weight, with the customer's earlier
+turns), cites each as [doc:REF], and declines when nothing retrieved is relevant enough.
+It is a real baseline: it passes questions whose answer is stated in one passage and
+fails ones that need reasoning, arithmetic, another language or judgement about which
+passage is current.
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ class ExtractiveModel:
         """The answer, computed synchronously: pure function of the case."""
         start = time.perf_counter()
         query = set(terms(case.question))
+        # In a conversation the customer's earlier turns say what a follow-up ("and on
+        # Starter?") is about; they count half as much as the final turn. Earlier assistant
+        # turns count not at all: what was said before is no evidence.
+        said = " ".join(m["content"] for m in case.messages if m.get("role") == "user")
+        earlier = set(terms(said)) - query
         # The customer's context (their plan, say) breaks ties; alone it is no reason to answer.
         ctx = set(terms(" ".join(str(v) for v in case.context.values() if v is not None)))
         candidates: list[tuple[int, int, str, str]] = []
@@ -84,6 +90,7 @@ class ExtractiveModel:
         for pi, si, ref, sent in candidates:
             words = set(terms(sent))
             score = sum(math.log(1 + n / df[w]) for w in words if w in query)
+            score += 0.5 * sum(math.log(1 + n / df[w]) for w in words if w in earlier)
             bonus = 0.25 * sum(1 for w in words if w in ctx)
             scored.append((score, bonus, pi, si, ref, sent))
         relevant = [t for t in scored if t[0] >= self.min_score]

@@ -36,7 +36,8 @@ def _value(v: Any) -> str:
 
 
 def user_message(case: Case) -> str:
-    """The user turn: the question, the customer's context, then each passage with its ref."""
+    """The final user turn: the question, the customer's context, then each passage with its
+    ref (in a conversation the passages are retrieved for this turn, so they travel with it)."""
     parts = [f"Question:\n{case.question}"]
     if case.context:
         lines = [f"- {k}: {_value(v)}" for k, v in case.context.items()]
@@ -48,8 +49,12 @@ def user_message(case: Case) -> str:
 
 
 def build_messages(prompt: str, case: Case) -> list[dict[str, str]]:
+    """The system prompt, the conversation's earlier turns as they were, then the final user
+    turn with the context and passages."""
+    earlier = [{"role": m["role"], "content": m["content"]} for m in case.messages]
     return [
         {"role": "system", "content": prompt},
+        *earlier,
         {"role": "user", "content": user_message(case)},
     ]
 

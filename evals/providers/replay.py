@@ -12,7 +12,18 @@ from evals.suite.case import Case, parse_json_value
 from evals.suite.casefiles import ID_RE, MAX_ID_LEN
 
 _TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
-_FIELDS = {"case", "answer", "retrieved", "cited", "abstained", "latency_ms", "usage"}
+_FIELDS = {
+    "case",
+    "answer",
+    "retrieved",
+    "cited",
+    "abstained",
+    "latency_ms",
+    "usage",
+    "messages",
+    "claims",
+}
+_ROLES = ("user", "assistant")
 
 
 def _ref_list(value: Any) -> bool:
@@ -32,6 +43,39 @@ def _usage(value: Any) -> bool:
         for k in _TOKEN_KEYS
         if k in value and value[k] is not None
     )
+
+
+def _turns_problem(value: Any) -> str | None:
+    """Why `messages` is not a list of `{"role": "user"|"assistant", "content": str}`."""
+    if not isinstance(value, list) or not value:
+        return "must be a non-empty list of turns"
+    for i, turn in enumerate(value):
+        ok = (
+            isinstance(turn, dict)
+            and set(turn) == {"role", "content"}
+            and turn["role"] in _ROLES
+            and isinstance(turn["content"], str)
+        )
+        if not ok:
+            return f'turn {i} must be {{"role": "user"|"assistant", "content": string}}'
+    return None
+
+
+def _claims_problem(value: Any) -> str | None:
+    """Why `claims` is not a list of `{"claim": str, "support": [refs]}`."""
+    if not isinstance(value, list):
+        return "must be a list of annotated claims"
+    for i, c in enumerate(value):
+        ok = (
+            isinstance(c, dict)
+            and set(c) == {"claim", "support"}
+            and isinstance(c["claim"], str)
+            and c["claim"].strip() != ""
+            and _ref_list(c["support"])
+        )
+        if not ok:
+            return f'claim {i} must be {{"claim": string, "support": [refs]}}'
+    return None
 
 
 def load_answers(path: Path) -> dict[str, dict[str, Any]]:
@@ -91,6 +135,10 @@ def load_answers(path: Path) -> dict[str, dict[str, Any]]:
                     "must be an object whose token counts are whole numbers >= 0",
                 )
             )
+        for key, why in (("messages", _turns_problem), ("claims", _claims_problem)):
+            found = why(rec[key]) if key in rec and rec[key] is not None else None
+            if found:
+                problems.append(Problem(str(path), f"{where}/{key}", found))
         if rec["case"] in answers:
             problems.append(
                 Problem(str(path), f"{where}/case", f"duplicate answer for {rec['case']!r}")
@@ -99,6 +147,12 @@ def load_answers(path: Path) -> dict[str, dict[str, Any]]:
     if problems:
         raise InputError(problems)
     return answers
+
+
+def same_conversation(turns: list[dict[str, str]], case: Case) -> bool:
+    """Whether saved turns are the case's: its earlier turns, with or without the final
+    question (a log may record the conversation before or after the last message)."""
+    return turns in (case.turns, case.messages)
 
 
 def _shown_id(case_id: str) -> str:
@@ -143,6 +197,13 @@ class ReplayProvider:
         rec = self.answers.get(case.id)
         if rec is None:
             raise ProviderError(f"no saved answer for case {case.id!r} in {self.path}")
+        turns = rec.get("messages")
+        if turns is not None and not same_conversation(turns, case):
+            raise ProviderError(
+                f"the saved answer for case {case.id!r} replies to other turns than the "
+                "case's conversation (its `messages` differ): it was made for another case text",
+                "saved answer for other turns",
+            )
         return Reply(
             answer=rec["answer"],
             retrieved=rec.get("retrieved"),
@@ -150,6 +211,7 @@ class ReplayProvider:
             abstained=rec.get("abstained"),
             latency_ms=rec.get("latency_ms"),
             usage=rec.get("usage"),
+            claims=rec.get("claims"),
         )
 
     def unmatched(self, case_ids: set[str]) -> str | None:

@@ -1,6 +1,7 @@
 """Your own application as the system under test: `--target module:function`.
 
-The callable gets the case as a dict with `id`, `question` and `context` (never the
+The callable gets the case as a dict with `id`, `question`, `context` and `messages` (every
+turn of the conversation, `{"role", "content"}`, ending with the question; never the
 expected answer) and returns `{"answer", "retrieved", "cited", "abstained"}`; it may be
 sync (run in a worker thread, so concurrency still applies) or async. `retrieved` and
 `cited` are lists of refs (or of passages with a `ref`); `usage` may be added.
@@ -217,7 +218,13 @@ class TargetProvider:
         return result
 
     async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
-        payload = {"id": case.id, "question": case.question, "context": dict(case.context)}
+        payload = {
+            "id": case.id,
+            "question": case.question,
+            "context": dict(case.context),
+            # A chat application takes the whole conversation; a single ticket is one turn.
+            "messages": [dict(m) for m in case.turns],
+        }
         start = time.perf_counter()
         # asyncio.timeout, unlike wait_for before 3.12, awaits in this task: a SystemExit
         # from the target is caught below instead of escaping another task to the loop.

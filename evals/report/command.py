@@ -17,15 +17,18 @@ from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.providers.masking import printable
 from evals.report.data import RunReport, band, build_report, weakest_first
 from evals.run.files import OutputError, read_run, resolve_run, write_whole
-from evals.run.summary import judge_spend_lines
+from evals.run.summary import judge_spend_lines, not_graded_line
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
 
 
-def rate_cells(r: dict[str, Any]) -> list[Text]:
-    """Rate, passed/scored of total, fail, error, skip; the rate coloured by how weak it is."""
+def rate_cells(r: dict[str, Any], mean: bool = False) -> list[Text]:
+    """Rate, (the mean score,) passed/scored of total, fail, error, skip; the rate coloured by
+    how weak it is."""
+    score = r.get("score_mean")
     return [
         Text(pct(r["rate"]), style=STYLE[band(r["rate"])]),
+        *([Text("n/a" if score is None else f"{score:.3f}")] if mean else []),
         Text(f"{r['pass']}/{r['n_scored']} of {r['n_total']}"),
         Text(str(r["fail"])),
         Text(str(r["error"]), style="bold red" if r["error"] else ""),
@@ -33,12 +36,19 @@ def rate_cells(r: dict[str, Any]) -> list[Text]:
     ]
 
 
-def rate_table(title: str, first: str, rates: dict[str, dict[str, Any]]) -> Table:
+def rate_table(
+    title: str, first: str, rates: dict[str, dict[str, Any]], mean: bool = False
+) -> Table:
+    """Rates weakest first; with `mean`, each item's mean score beside its pass rate."""
     table = Table(title=title, show_edge=False, title_justify="left")
-    for col in (first, "pass rate", "passed/scored of total", "fail", "error", "skip"):
-        table.add_column(col, justify="left" if col == first else "right")
+    # Names and counts are never cut or wrapped; on a narrow terminal the headings wrap.
+    width = max((len(n) for n in rates), default=len(first))
+    table.add_column(first, justify="left", no_wrap=True, min_width=width)
+    cols = ["pass rate", *(["mean"] if mean else []), "passed/scored of total"]
+    for col in (*cols, "fail", "error", "skip"):
+        table.add_column(col, justify="right", no_wrap=col != "passed/scored of total")
     for name, r in weakest_first(rates):
-        table.add_row(Text(name), *rate_cells(r))
+        table.add_row(Text(name), *rate_cells(r, mean))
     return table
 
 
@@ -62,7 +72,8 @@ def print_report(rep: RunReport, console: Console) -> None:
         console.print(Text("warning: " + w, style="yellow"))
     if rep.sealed:
         console.print(Text("sealed run: aggregates only", style="bold"))
-    console.print(rate_table("checks (weakest first)", "check", s.get("checks") or {}))
+    title = "checks (weakest first; mean: the mean score over the scored rows)"
+    console.print(rate_table(title, "check", s.get("checks") or {}, mean=True))
     console.print(rate_table("categories: case pass rate", "category", s.get("categories") or {}))
     c = s["counts"]
     mean = "n/a" if s.get("score_mean") is None else f"{s['score_mean']:.3f}"
@@ -95,6 +106,8 @@ def print_report(rep: RunReport, console: Console) -> None:
         )
     elif rep.flagged:
         console.print(Text(f"{len(rep.flagged)} row(s) flagged needs_review (see --review)"))
+    if s.get("not_graded") and not rep.sealed:
+        console.print(Text(not_graded_line(s["not_graded"])))
     console.print(
         Text(f"cost: {fmt_cost(s.get('cost_usd'))}; tokens: {fmt_tokens(s.get('tokens'))}")
     )
@@ -121,6 +134,9 @@ def print_review(rep: RunReport, console: Console) -> None:
         reasons = "; ".join(map(str, row.get("review_reasons") or [])) or "no reason recorded"
         console.rule(Text(f"{row.get('case')}  [{row.get('status')}]"), align="left")
         console.print(Text(f"why flagged: {reasons}", style="yellow"))
+        for turn in row.get("messages") or []:
+            who = "customer" if turn.get("role") == "user" else "assistant"
+            console.print(Text(f"earlier, {who}: ", style="dim") + Text(str(turn.get("content"))))
         console.print(Text("question: ", style="bold") + Text(str(row.get("question") or "")))
         console.print(Text("answer: ", style="bold") + Text(str(row.get("draft") or "")))
         if verdict:

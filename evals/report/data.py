@@ -11,7 +11,7 @@ from typing import Any
 import regex
 
 from evals.run.files import RunFile
-from evals.run.summary import summarise
+from evals.run.summary import check_rates, summarise
 from evals.suite.case import content_sha, read_json_file
 
 # Rates below WEAK are drawn red, below FAIR amber, the rest green: weak checks stand out.
@@ -89,9 +89,9 @@ class JudgeCoverage:
 def judge_coverage(summary: dict[str, Any]) -> JudgeCoverage | None:
     """The judge check's scored/total/error counts from the summary, or None without a judge."""
     rate = (summary.get("checks") or {}).get("judge")
-    if not rate:
-        return None
-    return JudgeCoverage(rate["n_scored"], rate["n_total"], rate["error"])
+    if not rate or rate["skip"] == rate["n_total"]:
+        return None  # no judge, or none in this run: the not-graded line says so
+    return JudgeCoverage(rate["n_scored"], rate["n_total"] - rate["skip"], rate["error"])
 
 
 def flagged(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -142,6 +142,14 @@ def build_report(run: RunFile) -> RunReport:
     if summary is None:
         summary = summarise(run.rows, completed=False, stopped_reason="no summary record")
         warnings.append(f"{run.path}: no summary record; numbers recomputed from the rows")
+    elif any("score_mean" not in r for r in (summary.get("checks") or {}).values()):
+        # A run file written before checks had mean scores: they follow from its rows.
+        means = check_rates(run.rows)
+        checks = {
+            k: {**r, "score_mean": (means.get(k) or {}).get("score_mean")}
+            for k, r in summary["checks"].items()
+        }
+        summary = {**summary, "checks": checks}
     epochs = int((run.header.get("settings") or {}).get("epochs") or 1)
     return RunReport(
         run=run,

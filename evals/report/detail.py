@@ -64,6 +64,23 @@ def judge_html(row: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def turns_html(messages: Any) -> str:
+    """A conversation's earlier turns, oldest first, each marked customer or assistant."""
+    if not isinstance(messages, list) or not messages:
+        return ""
+    turns = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        role = "user" if m.get("role") == "user" else "assistant"
+        who = "customer" if role == "user" else "assistant (earlier reply)"
+        turns.append(
+            f'<div class="turn {role}"><span class="who">{esc(who)}</span>'
+            f"{esc(m.get('content'))}</div>"
+        )
+    return f'<h4>Earlier turns</h4><div class="turns">{"".join(turns)}</div>'
+
+
 def detail_html(i: int, row: dict[str, Any], rep: RunReport, suite: Path | None) -> str:
     """One case's detail: question, passages, linked answer, checks, judge, what it cost."""
     pattern = str(
@@ -113,6 +130,7 @@ def detail_html(i: int, row: dict[str, Any], rep: RunReport, suite: Path | None)
         f'<article class="detail" id="detail-{i}" hidden>'
         f'<h3>{esc(row_label(row, rep.epochs))} <span class="pill {esc(status)}">{esc(status)}</span>'
         f' <span class="dim">score {esc(fmt_num(row.get("score"), 3))}</span></h3>{flag}{error}'
+        f"{turns_html(row.get('messages'))}"
         f'<h4>Question</h4><div class="question">{esc(row.get("question"))}</div>'
         f"<h4>Answer</h4>{answer_block}"
         f"<h4>Retrieved passages</h4>{passages_html(passages, anchors, cited)}"

@@ -163,9 +163,25 @@ def charts(rep: RunReport) -> str:
     return (
         '<section class="charts"><div class="panel"><h2>Checks: pass rate</h2>'
         + bar_chart("chart-checks", checks, "pass rate per check")
+        + check_table(checks)
         + '</div><div class="panel"><h2>Categories: case pass rate</h2>'
         + bar_chart("chart-categories", cats, "case pass rate per category")
         + f"</div>{legend}</section>"
+    )
+
+
+def check_table(checks: list[tuple[str, dict[str, Any]]]) -> str:
+    """Each check's pass rate beside its mean score (a partial score counts as it is), with n."""
+    body = "".join(
+        f"<tr><td>{esc(name)}</td><td>{esc(pct(r['rate']))}</td>"
+        f"<td>{esc(fmt_num(r.get('score_mean'), 3))}</td>"
+        f"<td>{r['n_scored']}/{r['n_total']}</td><td>{r['error']}</td><td>{r['skip']}</td></tr>"
+        for name, r in checks
+    )
+    return (
+        '<table class="checks" id="check-means"><thead><tr><th>check</th><th>pass rate</th>'
+        "<th>mean score</th><th>scored/total</th><th>error</th><th>skip</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>"
     )
 
 

@@ -80,6 +80,27 @@ def _keyed_change(name: str, old: Any, new: Any, key: str) -> list[FieldChange]:
     return out
 
 
+def _turn_changes(old: Any, new: Any) -> list[FieldChange]:
+    """A conversation's earlier turns compared position by position: `messages[1]: - "user:
+    ..." + "user: ..."`; a turn added or removed at the end shows on its own."""
+
+    def shown(turns: Any) -> list[str]:
+        if not isinstance(turns, list):
+            return []
+        return [
+            f"{t.get('role')}: {t.get('content')}" if isinstance(t, dict) else str(t) for t in turns
+        ]
+
+    o, n = shown(old if old is not MISSING else []), shown(new if new is not MISSING else [])
+    out = []
+    for i in range(max(len(o), len(n))):
+        a, b = o[i] if i < len(o) else MISSING, n[i] if i < len(n) else MISSING
+        change = _scalar_change(f"messages[{i}]", a, b)
+        if change:
+            out.append(change)
+    return out
+
+
 def diff_case(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
     """Every changed field, in canonical field order, `expect` broken down per key."""
     rank = {k: i for i, k in enumerate(KEY_ORDER)}
@@ -92,6 +113,8 @@ def diff_case(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
             out += diff_expect(o if isinstance(o, dict) else {}, n if isinstance(n, dict) else {})
         elif key == "retrieved":
             out += _keyed_change("retrieved", o, n, "ref")
+        elif key == "messages":
+            out += _turn_changes(o, n)
         elif key in ("known_wrong", "known_right"):
             out += _keyed_change(key, o, n, "draft")
         elif key == "mutation_exempt":

@@ -384,6 +384,7 @@ async def execute_batch(
             stopped_reason=flow.stopped if flow.stopped else None if completed else "interrupted",
             run_id=header["run_id"],
             elapsed_s=max(0.0, time.perf_counter() - started),
+            left_out=list(plan.left_out),
         )
         writer.write(summary)
         writer.close()

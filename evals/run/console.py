@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evals.providers.masking import printable
-from evals.run.summary import coverage_line, judge_spend_lines
+from evals.run.summary import coverage_line, judge_spend_lines, not_graded_line
 
 LABEL = {"pass": "PASS ", "fail": "FAIL ", "error": "ERROR"}
 
@@ -33,15 +33,30 @@ def fmt_rate(rate: dict[str, Any]) -> str:
     return f"{rate['rate'] * 100:5.1f}%  ({rate['pass']}/{rate['n_scored']} of {rate['n_total']})"
 
 
+def fmt_mean(rate: dict[str, Any]) -> str:
+    """A check's mean score over its scored rows, `n/a` when none (or an older run file)."""
+    mean = rate.get("score_mean")
+    return "n/a" if mean is None else f"{mean:.3f}"
+
+
 def print_summary(summary: dict[str, Any], path: str, console: Console | None = None) -> None:
     """Per check and per category pass rates with n_scored/n_total, errors, and the file."""
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
     c = summary["counts"]
     table = Table(title="checks", show_edge=False)
-    for col in ("check", "pass rate (passed/scored of total)", "fail", "error", "skip"):
+    for col in (
+        "check",
+        "pass rate (passed/scored of total)",
+        "mean score",
+        "fail",
+        "error",
+        "skip",
+    ):
         table.add_column(col)
     for name, r in summary["checks"].items():
-        table.add_row(name, fmt_rate(r), str(r["fail"]), str(r["error"]), str(r["skip"]))
+        table.add_row(
+            name, fmt_rate(r), fmt_mean(r), str(r["fail"]), str(r["error"]), str(r["skip"])
+        )
     console.print(table)
     cats = Table(title="categories (case pass rate)", show_edge=False)
     for col in ("category", "pass rate (passed/scored of total)", "error"):
@@ -69,6 +84,8 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
             )
     if summary.get("judge"):
         console.print(coverage_line(summary["judge"]))
+    if summary.get("not_graded"):
+        console.print(not_graded_line(summary["not_graded"]), markup=False)
     if summary.get("cost_usd") is not None or summary.get("tokens"):
         cost, spent = summary.get("cost_usd"), summary.get("spent_usd")
         no_usage = summary.get("n_no_usage") or 0

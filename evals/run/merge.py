@@ -22,7 +22,7 @@ from evals.suite.folder import suite_digest
 
 #: Header fields that must agree; `settings` is compared without what differs per shard.
 SAME = ("model", "prompt_sha", "provider", "target", "judge", "sealed", "suite")
-PER_SHARD_SETTINGS = ("concurrency", "shard", "max_cost_usd", "cache")
+PER_SHARD_SETTINGS = ("concurrency", "shard", "max_cost_usd", "cache", "left_out")
 #: Cases named per pair of clashing files before the rest are only counted.
 _MAX_LISTED = 5
 
@@ -166,6 +166,13 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
     settings = dict(header.get("settings") or {})
     settings["shard"] = None
     settings["selection"] = {**(settings.get("selection") or {}), "shard": None}
+    # Each shard left out its own rubric-only cases (no --judge): the merged run all of them.
+    left_out = sorted(
+        {c for r in runs for c in (r.header.get("settings") or {}).get("left_out", [])}
+    )
+    settings.pop("left_out", None)
+    if left_out:
+        settings["left_out"] = left_out
     header.update(
         run_id=out.stem,
         created=iso_z(),
@@ -190,6 +197,7 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
         completed=True,
         run_id=out.stem,
         elapsed_s=max((e for e in elapsed if e is not None), default=None),
+        left_out=left_out,
     )
     try:
         w = BatchedRunWriter(out)  # "x": never over an existing file

@@ -99,6 +99,9 @@ class RunPlan:
     resume: Resumed | None = None
     #: --batch: send the requests as one provider batch (an OpenAI-compatible endpoint only).
     batch: BatchSettings | None = None
+    #: Selected cases not run because only a check this run does not grade (the judge,
+    #: without --judge) would score them: named in the header and the summary.
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.checks import CheckResult
-from evals.checks.grading import grade, outcome, results_json
+from evals.checks.grading import grade, not_graded, outcome, results_json
 from evals.providers.masking import printable
 from evals.reply import Reply
 from evals.run.plan import RunPlan
@@ -55,6 +55,7 @@ def make_header(plan: RunPlan, run_id: str, created: str) -> dict[str, Any]:
             "price": plan.prices.get(plan.provider.model),
             "judge_price": plan.prices.get(plan.grader.stamp()["model"]) if plan.grader else None,
             **({"batch": plan.batch.stamp()} if plan.batch else {}),
+            **({"left_out": list(plan.left_out)} if plan.left_out else {}),
             **plan.settings,
         },
         "judge": plan.grader.stamp() if plan.grader else None,
@@ -85,6 +86,8 @@ async def grade_reply(
             results[g.name] = CheckResult("error", None, f"{type(exc).__name__}: {exc}")
             # It may have paid for replies before it crashed: their cost is unknown.
             extra = {f"{g.name}_usage": None, f"{g.name}_cost_usd": None}
+    # A rubric no grader of this run grades is a `skip` that says so, never silently absent.
+    results.update(not_graded(case, set(results)))
     return results, extra
 
 
@@ -112,6 +115,9 @@ def make_row(
         "question": case.question,
         **_date_label(plan),
     }
+    if case.messages:
+        # The turns the reply answers after: a report shows the question in its conversation.
+        row["messages"] = [dict(m) for m in case.messages]
     if reply is None:
         row.update(
             status="error",

@@ -300,6 +300,7 @@ async def execute(
             stopped_reason=work.stopped if work.stopped else None if completed else "interrupted",
             run_id=run_id,
             elapsed_s=max(0.0, time.perf_counter() - started),
+            left_out=list(plan.left_out),
         )
         try:
             if writer.failed is None:

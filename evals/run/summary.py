@@ -19,15 +19,26 @@ def _finish(rate: dict[str, Any]) -> dict[str, Any]:
     return rate
 
 
+def mean_score(scores: list[float]) -> float | None:
+    """The mean of the scores given, or None when there are none (never 0 for "nothing")."""
+    return round(sum(scores) / len(scores), 6) if scores else None
+
+
 def check_rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per check: how many rows passed, failed, errored, skipped; rate over the scored ones."""
+    """Per check: how many rows passed, failed, errored, skipped; the pass rate and the mean
+    score over the scored ones (a partial score, such as 2 of 3 facts, counts as it is)."""
     rates: dict[str, dict[str, Any]] = defaultdict(empty_rate)
+    scores: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         for name, res in (row.get("checks") or {}).items():
             r = rates[name]
             r[res["status"]] += 1
             r["n_total"] += 1
-    return {k: _finish(v) for k, v in sorted(rates.items())}
+            if res["status"] in ("pass", "fail") and isinstance(res.get("score"), int | float):
+                scores[name].append(float(res["score"]))
+    return {
+        k: {**_finish(v), "score_mean": mean_score(scores[k])} for k, v in sorted(rates.items())
+    }
 
 
 def category_rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -101,8 +112,12 @@ def summarise(
     stopped_reason: str | None = None,
     run_id: str | None = None,
     elapsed_s: float | None = None,
+    left_out: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The summary record that closes a run file."""
+    """The summary record that closes a run file.
+
+    `left_out`: the cases not run because only an ungraded check (the judge) scores them.
+    """
     counts = {"pass": 0, "fail": 0, "error": 0}
     for row in rows:
         counts[row["status"]] += 1
@@ -156,12 +171,54 @@ def summarise(
         "total_cost_usd": total,
         "cached": cached,
         "epochs": epoch_stats(rows),
-        # How many cases the judge score covers; absent when no row asked for the judge.
-        "judge": judge_coverage(rows)
-        if any("judge" in (r.get("checks") or {}) for r in rows)
-        else None,
+        # How many cases the judge score covers; absent when no row was judged.
+        "judge": judge_coverage(rows) if any(_judged(r) for r in rows) else None,
+        "not_graded": not_graded(rows, left_out or []),
         "elapsed_s": round(elapsed_s, 3) if elapsed_s is not None else None,
     }
+
+
+def _judged(row: dict[str, Any]) -> bool:
+    res = (row.get("checks") or {}).get("judge")
+    return res is not None and res.get("status") != "skip"
+
+
+def not_graded(rows: list[dict[str, Any]], left_out: list[str]) -> dict[str, Any] | None:
+    """The rubric no grader of the run graded: the rows whose `judge` is a skip, with its
+    reason, and the cases left out because the judge is all that scores them."""
+    reasons: dict[str, int] = defaultdict(int)
+    n_rows = 0
+    for row in rows:
+        res = (row.get("checks") or {}).get("judge")
+        if res is not None and res.get("status") == "skip":
+            n_rows += 1
+            reasons[str(res.get("detail"))] += 1
+    if not n_rows and not left_out:
+        return None
+    return {
+        "check": "judge",
+        "n_rows": n_rows,
+        "reasons": dict(reasons),
+        "cases_left_out": sorted(left_out),
+    }
+
+
+def not_graded_line(ng: dict[str, Any]) -> str:
+    """`judge: skip on 3 case(s) (not graded: ...); 2 case(s) graded only by it were not run: a, b`."""
+    parts = []
+    if ng["n_rows"]:
+        why = "; ".join(ng["reasons"]) or "no reason recorded"
+        parts.append(f"{ng['check']}: skip on {ng['n_rows']} case(s) ({why})")
+    left = ng["cases_left_out"]
+    if left:
+        shown = ", ".join(left[:10]) + (
+            f", ... and {len(left) - 10} more" if len(left) > 10 else ""
+        )
+        parts.append(
+            f"{len(left)} case(s) graded only by the {ng['check']} were not run "
+            f"(run with --judge MODEL to grade them): {shown}"
+        )
+    return "; ".join(parts)
 
 
 def judge_coverage(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -172,7 +229,7 @@ def judge_coverage(rows: list[dict[str, Any]]) -> dict[str, Any]:
             continue
         cov["n_total"] += 1
         res = (row.get("checks") or {}).get("judge")
-        if res is None:
+        if res is None or res.get("status") == "skip":
             continue
         cov["n_judged"] += 1
         if res.get("status") in ("pass", "fail"):

@@ -17,6 +17,7 @@ KEY_ORDER = [
     "difficulty",
     "tags",
     "source",
+    "messages",
     "question",
     "context",
     "retrieved",
@@ -40,6 +41,7 @@ EXPECT_ORDER = [
     "sources",
     "may_cite",
     "abstain",
+    "claim_support",
     "language",
     "rubric",
     "max_words",
@@ -93,6 +95,23 @@ class Case:
     @property
     def question(self) -> str:
         return self.data["question"]
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        """The turns before the final user message (`question`), oldest first; empty for a
+        single ticket."""
+        return self.data.get("messages", [])
+
+    @property
+    def turns(self) -> list[dict[str, str]]:
+        """Every turn of the conversation, ending with the final user message."""
+        return [*self.messages, {"role": "user", "content": self.question}]
+
+    @property
+    def user_texts(self) -> tuple[str, ...]:
+        """What the customer wrote, in every turn: their own figures need no citation."""
+        earlier = (m["content"] for m in self.messages if m.get("role") == "user")
+        return (*earlier, self.question)
 
     @property
     def context(self) -> dict[str, Any]:
