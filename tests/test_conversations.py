@@ -286,7 +286,7 @@ def test_export_and_import_keep_the_turns(tmp_path):
     out = tmp_path / "suite.jsonl"
     assert invoke(src, "export", "--out", str(out)).returncode == 0
     dst = runkit.make_project(tmp_path / "b", 0)
-    res = invoke(dst, "import", str(out))
+    res = invoke(dst, "import", "--suite", "suite", str(out))
     assert res.returncode == 0, res.stderr
     name = f"{FOLLOW_UP}.json"
     assert (dst / "suite" / "cases" / name).read_bytes() == (
@@ -307,7 +307,7 @@ def test_a_golden_line_with_chat_messages_becomes_a_conversation_case(tmp_path):
         "expected_facts": ["29 €"],
     }
     src.write_text(json.dumps(line) + "\n", "utf-8")
-    res = invoke(root, "import", str(src))
+    res = invoke(root, "import", "--suite", "suite", str(src))
     assert res.returncode == 0, res.stderr
     case = json.loads((root / "suite" / "cases" / "starter-follow-up.json").read_text("utf-8"))
     assert case["question"] == "and on Starter?"

@@ -54,6 +54,8 @@ def import_and_run(tmp: Path) -> tuple[dict[str, dict], dict]:
     res = invoke(
         tmp,
         "import",
+        "--suite",
+        "suite",
         str(FIXTURE / "rag_evaluation_cases.csv"),
         "--chunks",
         str(FIXTURE / "workshop_policy_chunks.csv"),
@@ -138,6 +140,8 @@ def test_bad_claim_annotations_are_all_reported_and_nothing_is_written(tmp_path)
     res = invoke(
         tmp_path,
         "import",
+        "--suite",
+        "suite",
         str(FIXTURE / "rag_evaluation_cases.csv"),
         "--chunks",
         str(FIXTURE / "workshop_policy_chunks.csv"),
@@ -151,5 +155,5 @@ def test_bad_claim_annotations_are_all_reported_and_nothing_is_written(tmp_path)
     assert not list((tmp_path / "suite" / "cases").glob("*.json"))
     golden = tmp_path / "golden.jsonl"
     golden.write_text('{"id": "a", "question": "Q?", "expected_facts": ["x"]}\n', "utf-8")
-    res = invoke(tmp_path, "import", str(golden), "--claims", str(claims))
+    res = invoke(tmp_path, "import", "--suite", "suite", str(golden), "--claims", str(claims))
     assert res.returncode == 2 and "--claims annotates the saved answers" in res.stderr
