@@ -47,10 +47,10 @@ def judge_project(tmp_path: Path) -> Path:
 def make(
     suite: Path, srv: OpenAIServer, monkeypatch: pytest.MonkeyPatch, cache: bool = True, **over: Any
 ) -> Judge:
-    """A judge on the test server: short timeout, one SDK retry."""
+    """A judge on the test server: timeout 1 s (under the 2 s slow fault), one SDK retry."""
     monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-    cfg = replace(load_settings(suite.parent), timeout_s=0.4, max_retries=1, **over)
+    cfg = replace(load_settings(suite.parent), timeout_s=1.0, max_retries=1, **over)
     return make_judge(JUDGE, open_suite(suite), cfg, use_cache=cache)
 
 
