@@ -24,7 +24,7 @@ _RETIRED = regex.compile(
 )
 
 
-def Warning(path: str, pointer: str, message: str) -> Problem:  # noqa: N802 - reads as a record
+def _warning(path: str, pointer: str, message: str) -> Problem:
     """A brittle expectation, printed like a problem but marked as a warning."""
     return Problem(path, pointer, f"warning: {message}")
 
@@ -38,19 +38,19 @@ def brittle(case: Case) -> list[Problem]:
         where = f"/expect/facts/{i}"
         if all(parse_one(a) is not None and len(tokens(a)) <= 3 for a in it.alternatives):
             note = "is a figure: expect.figures matches it in every spelling (€45, EUR 45)"
-            out.append(Warning(path, where, f"{it.label} {note}"))
+            out.append(_warning(path, where, f"{it.label} {note}"))
         for alt in it.alternatives:
             if _BARE_NUMBER.match(alt):
                 note = "is a bare number: it matches times, dates and prices; use expect.figures"
-                out.append(Warning(path, where, f"{alt!r} {note}"))
+                out.append(_warning(path, where, f"{alt!r} {note}"))
             elif len(alt.split()) > LONG_FACT_WORDS:
                 note = "is a whole sentence: an answer in other words misses it; shorten it"
-                out.append(Warning(path, where, f"{alt!r} {note}, or list accepted phrasings"))
+                out.append(_warning(path, where, f"{alt!r} {note}, or list accepted phrasings"))
     for i, it in enumerate(items(expect.get("mentions"))):
         for pat in it.alternatives:
             if _WORD_ORDER.search(pat):
                 out.append(
-                    Warning(
+                    _warning(
                         path,
                         f"/expect/mentions/{i}",
                         f"pattern {pat!r} pins a word "
@@ -71,7 +71,7 @@ def brittle(case: Case) -> list[Problem]:
         for name, text in texts.items():
             if claims(text, phrase):
                 out.append(
-                    Warning(
+                    _warning(
                         path,
                         f"/expect/must_not_contain/{i}",
                         f"{phrase!r} is stated by {name}: a correct answer quoting it fails",
