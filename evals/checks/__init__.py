@@ -20,6 +20,7 @@ from evals.checks.base import (
     passed,
     ratio,
     skipped,
+    undecided,
 )
 from evals.checks.text import cited_refs, contains_phrase, normalise
 
@@ -40,4 +41,5 @@ __all__ = [
     "passed",
     "ratio",
     "skipped",
+    "undecided",
 ]

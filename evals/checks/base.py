@@ -11,12 +11,14 @@ from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
 
-Status = Literal["pass", "fail", "error", "skip"]
+# `review`: the check could not decide (key terms present but not their relation, a claim no
+# passage backs, a figure it cannot bind); a person or the judge decides. Never scored.
+Status = Literal["pass", "fail", "review", "error", "skip"]
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check's verdict: `error` and `skip` carry no score."""
+    """One check's verdict: `review`, `error` and `skip` carry no score."""
 
     status: Status
     score: float | None
@@ -36,6 +38,11 @@ def failed(detail: str, score: float = 0.0) -> CheckResult:
 
 def skipped(detail: str) -> CheckResult:
     return CheckResult("skip", None, detail)
+
+
+def undecided(detail: str) -> CheckResult:
+    """The check cannot decide: `detail` says what a person (or the judge) must look at."""
+    return CheckResult("review", None, detail)
 
 
 def errored(detail: str) -> CheckResult:

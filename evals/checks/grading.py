@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from evals.checks.base import REGISTRY, CheckInput, CheckResult, errored, skipped
@@ -103,27 +103,34 @@ def grade(case: Case, reply: Reply, settings: SuiteSettings) -> dict[str, CheckR
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str  # pass | fail | error
+    status: str  # pass | fail | review | error
     score: float | None
     failed: list[str]
+    review: list[str] = field(default_factory=list)
 
 
 def outcome(results: dict[str, CheckResult]) -> Outcome:
     """Pass when every check passes; any error makes the case an error with no score.
 
-    The score is the mean of the scored checks, and 0 when a forbidden phrase appears.
+    A failing check decides a case even when another check is undecided; a case with an
+    undecided (`review`) check and no failing one is `review`, with no score: a person or
+    the judge decides it. The score is the mean of the scored checks, and 0 when a
+    forbidden phrase appears.
     """
     errors = [n for n, r in results.items() if r.status == "error"]
     failed = [n for n, r in results.items() if r.status == "fail"]
+    review = [n for n, r in results.items() if r.status == "review"]
     if errors:
-        return Outcome("error", None, failed + errors)
+        return Outcome("error", None, failed + errors, review)
+    if review and not failed:
+        return Outcome("review", None, [], review)
     scored = [r.score for r in results.values() if r.status in ("pass", "fail")]
     if not scored:
         return Outcome("error", None, [])
     if results.get("no_forbidden") and results["no_forbidden"].status == "fail":
         return Outcome("fail", 0.0, failed)
     score = sum(s for s in scored if s is not None) / len(scored)
-    return Outcome("fail" if failed else "pass", round(score, 6), failed)
+    return Outcome("fail" if failed else "pass", round(score, 6), failed, review)
 
 
 def results_json(results: dict[str, CheckResult]) -> dict[str, Any]:

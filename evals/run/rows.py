@@ -146,6 +146,7 @@ def make_row(
         score=out.score,
         checks=results_json(results),
         failed_checks=out.failed,
+        review_checks=out.review,
         error=printable("; ".join(errors), one_line=True) if errors else None,
         draft=reply.answer,
         retrieved=reply.retrieved if reply.retrieved is not None else case.retrieved_refs,

@@ -10,7 +10,16 @@ _TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
 
 def empty_rate() -> dict[str, Any]:
     """A rate record with every count at zero and no rate."""
-    return {"pass": 0, "fail": 0, "error": 0, "skip": 0, "n_scored": 0, "n_total": 0, "rate": None}
+    return {
+        "pass": 0,
+        "fail": 0,
+        "review": 0,
+        "error": 0,
+        "skip": 0,
+        "n_scored": 0,
+        "n_total": 0,
+        "rate": None,
+    }
 
 
 def _finish(rate: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +70,7 @@ def epoch_stats(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     epochs = set()
     for row in rows:
         epochs.add(row.get("epoch", 0))
-        r = by_case.setdefault(row["case"], {"pass": 0, "fail": 0, "error": 0})
+        r = by_case.setdefault(row["case"], {"pass": 0, "fail": 0, "review": 0, "error": 0})
         r[row["status"]] += 1
     if len(epochs) < 2:
         return None
@@ -71,7 +80,7 @@ def epoch_stats(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         per_case[cid] = {
             **r,
             "n_scored": n,
-            "n_total": n + r["error"],
+            "n_total": n + r["error"] + r["review"],
             "rate": round(r["pass"] / n, 6) if n else None,
         }
     flipping = [cid for cid, r in per_case.items() if r["pass"] and r["fail"]]
@@ -118,7 +127,7 @@ def summarise(
 
     `left_out`: the cases not run because only an ungraded check (the judge) scores them.
     """
-    counts = {"pass": 0, "fail": 0, "error": 0}
+    counts = {"pass": 0, "fail": 0, "review": 0, "error": 0}
     for row in rows:
         counts[row["status"]] += 1
     counts["total"] = len(rows)
