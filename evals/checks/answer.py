@@ -13,6 +13,7 @@ from evals.checks.base import (
     passed,
     ratio,
     skipped,
+    undecided,
 )
 from evals.checks.expectations import Item, items
 from evals.checks.matching import (
@@ -21,9 +22,11 @@ from evals.checks.matching import (
     NEGATION_REACH,
     claims,
     clause_at,
+    content,
     corrects,
     find,
     language,
+    near,
     states,
     tokens,
 )
@@ -45,28 +48,66 @@ def _graded(results: list[tuple[Item, bool]], noun: str, missing_word: str) -> C
     return ratio(n, n, f"all {n} {noun} present{note}")
 
 
+# A fact none of whose phrasings matches, but with at least this share of its content words in
+# the answer, is undecided: the words are there, their relation is not as written.
+REVIEW_SHARE = 0.5
+
+
 @check()
 def facts_present(inp: CheckInput) -> CheckResult:
     facts = items(inp.case.expect.get("facts"))
     if not facts:
         return skipped("no expect.facts")
+    lang, syn = inp.lang, inp.synonyms
     results = []
     negated: list[str] = []
+    unsure: list[str] = []
     for it in facts:
-        hits = [(alt, m) for alt in it.alternatives for m in find(inp.answer, alt)]
+        hits = [
+            (alt, m)
+            for alt in it.alternatives
+            for m in find(inp.answer, alt, lang=lang, synonyms=syn)
+        ]
         # A denial elsewhere in the answer is for expect.must_not_contain to name: facts are
         # phrased many ways, and "not only X" or "no, not once archived" deny nothing.
         denied = [alt for alt, m in hits if m.negated]
         ok = any(not m.negated for _, m in hits)
         if not ok and hits:
             negated.append(f'"{denied[0]}"' if denied else it.label)
+        elif not ok and not it.optional:
+            terms = _key_terms_present(inp.answer, it, lang, syn)
+            if terms is not None:
+                unsure.append(f"{it.label} (its words {', '.join(terms)} are there)")
         results.append((it, ok))
     res = _graded(results, "facts", "missing")
     if negated and res.status == "fail":
         return failed(
             res.detail + f" (negated in the answer: {', '.join(negated)})", res.score or 0.0
         )
+    missing = sum(1 for it, ok in results if not ok and not it.optional)
+    if res.status == "fail" and unsure and len(unsure) == missing:
+        # Every missing fact has its words in the answer: stated in other words, or not at
+        # all. A person (or the judge) decides; a guess either way would be wrong too often.
+        return undecided(f"not stated as written, but may be in other words: {'; '.join(unsure)}")
     return res
+
+
+def _key_terms_present(
+    answer: str, it: Item, lang: str | None, syn: tuple[tuple[str, ...], ...]
+) -> list[str] | None:
+    """The fact's content words found in the answer, when enough of them are there."""
+    best: list[str] | None = None
+    for alt in it.alternatives:
+        words = content(tokens(alt, lang, syn), lang)
+        if not words:
+            continue
+        found = near(answer, alt, lang=lang, synonyms=syn)
+        # A number is the point of a fact that has one: "114 days" is not "14 days" reworded.
+        numbers_there = all(w in found for w in words if w.isdigit())
+        enough = found and numbers_there and len(found) / len(words) >= REVIEW_SHARE
+        if enough and (best is None or len(found) > len(best)):
+            best = sorted(found)
+    return best
 
 
 @check()
@@ -79,17 +120,17 @@ def figures_expected(inp: CheckInput) -> CheckResult:
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
         if not figs:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
-        results.append((it, any(_states_value(inp.answer, f) for f in figs)))
+        results.append((it, any(_states_value(inp.answer, f, inp.lang) for f in figs)))
     return _graded(results, "figures", "figure not stated:")
 
 
-def _states_value(answer: str, want: Figure) -> bool:
+def _states_value(answer: str, want: Figure, lang: str | None) -> bool:
     """The figure stated somewhere not negated in its clause ("Pro does not cost 45 €")."""
-    for fig in parse_figures(answer):
+    for fig in parse_figures(answer, lang):
         if fig.same(want):
-            near = tokens(answer[max(0, fig.start - 60) : fig.start])[-NEGATION_REACH:]
-            cut = max((i for i, w in enumerate(near) if w == BOUNDARY), default=-1)
-            if NEG not in near[cut + 1 :]:
+            before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
+            cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
+            if NEG not in before[cut + 1 :]:
                 return True
     return False
 
@@ -115,12 +156,14 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
     banned = inp.case.expect.get("forbidden_figures") or []
     if not phrases and not banned:
         return skipped("no expect.must_not_contain or expect.forbidden_figures")
-    hits = [f'"{p}"' for p in phrases if claims(inp.answer, p)]
+    hits = [
+        f'"{p}"' for p in phrases if claims(inp.answer, p, lang=inp.lang, synonyms=inp.synonyms)
+    ]
     for text in banned:
         want = parse_one(text)
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
-        for fig in parse_figures(inp.answer):
+        for fig in parse_figures(inp.answer, inp.lang):
             if fig.same(want) and not corrects(clause_at(inp.answer, fig.start)):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break
@@ -147,11 +190,13 @@ def _gives_expected_content(inp: CheckInput) -> bool:
     """Whether the answer states a required fact or figure of the case (so it did answer)."""
     expect = inp.case.expect
     for it in items(expect.get("facts")):
-        if not it.optional and any(states(inp.answer, a) for a in it.alternatives):
+        if not it.optional and any(
+            states(inp.answer, a, lang=inp.lang, synonyms=inp.synonyms) for a in it.alternatives
+        ):
             return True
     for it in items(expect.get("figures")):
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
-        if not it.optional and any(contains_value(inp.answer, f) for f in figs):
+        if not it.optional and any(contains_value(inp.answer, f, inp.lang) for f in figs):
             return True
     return False
 

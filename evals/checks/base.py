@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evals.checks.language import detect
 from evals.checks.text import cited_refs, contains_phrase
 from evals.reply import Reply
 from evals.suite.case import Case
@@ -68,6 +69,16 @@ class CheckInput:
         return self.reply.answer
 
     @property
+    def lang(self) -> str | None:
+        """The language the case is read in: `expect.language`, else the customer's words'."""
+        return case_language(self.case)
+
+    @property
+    def synonyms(self) -> tuple[tuple[str, ...], ...]:
+        """The suite's synonym groups (synonyms.toml)."""
+        return self.settings.synonyms
+
+    @property
     def cited(self) -> list[str]:
         """Refs cited: what the system reported, else what the citation pattern finds."""
         if self.reply.cited is not None:
@@ -80,6 +91,14 @@ class CheckInput:
         if self.reply.retrieved is not None:
             return list(self.reply.retrieved)
         return self.case.retrieved_refs
+
+
+def case_language(case: Case) -> str | None:
+    """`expect.language`, else the language of the customer's turns."""
+    want = case.expect.get("language")
+    if isinstance(want, str) and want:
+        return want
+    return detect(" ".join(case.user_texts))
 
 
 CheckFn = Callable[[CheckInput], CheckResult]

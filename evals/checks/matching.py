@@ -1,9 +1,11 @@
-"""Matching meaning in other words: tokens, contractions, light stems, negation, corrections.
+"""Matching meaning in other words: tokens, contractions, stems, numbers, synonyms, negation.
 
-A fact matches when its words occur in order within one clause, with at most a few words
-between them, tolerant of case, punctuation, hyphens, contractions ("don't" = "do not")
-and light inflection ("employees" = "employee"). A fact found only where the clause negates
-it does not count. A forbidden claim named in order to correct it ("no longer", "archived",
+A fact matches when its words occur within one clause, in order with at most a few words
+between them or in any order close together, tolerant of case, punctuation, hyphens,
+contractions ("don't" = "do not"), inflection (Snowball stems: "employees" = "employee"),
+numbers in words ("thirty days" = "30 days") and the synonyms a suite declares once
+("payment card" = "credit card"). A fact found only where the clause negates it does not
+count. A forbidden claim named in order to correct it ("no longer", "archived",
 "nicht mehr", "ya no") is not a claim.
 """
 
@@ -15,7 +17,12 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.language import detect, stem, stop_words
 from evals.checks.text import normalise
+from evals.checks.values import with_digits
+
+#: A suite's synonym groups: each a tuple of phrasings that mean the same.
+Synonyms = tuple[tuple[str, ...], ...]
 
 NEG = "¬"
 BOUNDARY = "|"
@@ -46,7 +53,8 @@ _NEGATORS = set(
     "not no never none nothing neither nor without "
     "nicht kein keine keinen keinem keiner keines nie niemals ohne "
     "ne pas jamais aucun aucune sans "
-    "nunca ningún ninguna ninguno sin".split()
+    "nunca ningún ninguna ninguno sin "
+    "niet geen nooit zonder non nessun nessuno nessuna senza".split()
 )
 # Dropped before matching: they carry no meaning a fact depends on.
 _ARTICLES = set(
@@ -55,10 +63,31 @@ _ARTICLES = set(
 )
 # Clause boundaries beside punctuation: a negation does not reach across them.
 _CONJUNCTIONS = set("but aber sondern mais pero sino however though".split())
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ies", "ied", "ly", "er", "es", "ed", "en")
-_SUFFIXES += ("s", "e")
-# Forms of a few verbs that carry no meaning a fact depends on: "is not" = "are not".
+# Forms of a few verbs that carry no meaning a fact depends on ("is not" = "are not"), and
+# English past forms a stemmer cannot join to their verb ("kept" = "keep"). Snowball stems
+# leave irregular forms alone; simplemma, which lemmatises them, was measured at 0.8 to 5.6 s
+# to load one language, too slow for a check that runs on every answer.
 _SAME_WORD = {
+    "kept": "keep",
+    "paid": "pay",
+    "sent": "send",
+    "got": "get",
+    "gotten": "get",
+    "made": "make",
+    "held": "hold",
+    "left": "leave",
+    "lost": "lose",
+    "bought": "buy",
+    "brought": "bring",
+    "taken": "take",
+    "took": "take",
+    "gave": "give",
+    "given": "give",
+    "shown": "show",
+    "written": "write",
+    "wrote": "write",
+    "overwritten": "overwrite",
+    "chosen": "choose",
     "does": "do",
     "did": "do",
     "doing": "do",
@@ -80,16 +109,6 @@ _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
 _PUNCT = set(".,;:!?()[]–—")
 
 
-def stem(word: str) -> str:
-    """A light stem: one common suffix off a word of five letters or more."""
-    if len(word) < 5 or word.isdigit():
-        return word
-    for suf in _SUFFIXES:
-        if word.endswith(suf) and len(word) - len(suf) >= 3:
-            return word[: -len(suf)]
-    return word
-
-
 @lru_cache(maxsize=8192)
 def expand(text: str) -> str:
     """Normalised text with contractions spelled out: "isn't" -> "is not", "l'app" -> "le app"."""
@@ -99,10 +118,16 @@ def expand(text: str) -> str:
     return t
 
 
-@lru_cache(maxsize=8192)
-def tokens(text: str) -> tuple[str, ...]:
-    """Normalised, stemmed words with negators as ¬ and clause breaks as |; articles dropped."""
-    t = _CLOCK.sub(r"\1h\2", expand(text)).replace("-", " ").replace("/", " ")
+@lru_cache(maxsize=16384)
+def tokens(text: str, lang: str | None = None, synonyms: Synonyms = ()) -> tuple[str, ...]:
+    """Normalised, stemmed words with negators as ¬ and clause breaks as |; articles dropped,
+    numbers in words as digits, a suite's synonyms as one token per group.
+
+    `lang`: the language to read the text in (stems, number words); detected when None.
+    """
+    lang = lang or detect(text)
+    t, _ = with_digits(expand(text), lang)
+    t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
     for m in _WORD.finditer(t):
         w = m.group(0)
@@ -114,8 +139,42 @@ def tokens(text: str) -> tuple[str, ...]:
             if not (out and out[-1] == NEG):
                 out.append(NEG)
         elif w not in _ARTICLES:
-            out.append(stem(_SAME_WORD.get(w, w)))
+            out.append(stem(_SAME_WORD.get(w, w), lang))
+    return _with_synonyms(tuple(out), lang, synonyms) if synonyms else tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _synonym_table(synonyms: Synonyms, lang: str | None) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Every phrasing of every group as tokens, longest first, with its group's one token."""
+    table = []
+    for n, group in enumerate(synonyms):
+        for phrase in group:
+            toks = tuple(w for w in tokens(phrase, lang) if w != BOUNDARY)
+            if toks:
+                table.append((toks, f"≈{n}"))
+    return tuple(sorted(table, key=lambda e: len(e[0]), reverse=True))
+
+
+def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -> tuple[str, ...]:
+    table = _synonym_table(synonyms, lang)
+    out: list[str] = []
+    i = 0
+    while i < len(seq):
+        for toks, token in table:
+            if seq[i : i + len(toks)] == toks:
+                out.append(token)
+                i += len(toks)
+                break
+        else:
+            out.append(seq[i])
+            i += 1
     return tuple(out)
+
+
+def content(words: tuple[str, ...] | list[str], lang: str | None) -> set[str]:
+    """The words that carry meaning: no negator, clause break, stop word or single letter."""
+    stops = {stem(w, lang) for w in stop_words(lang or "en")}
+    return {w for w in words if w not in (NEG, BOUNDARY) and len(w) > 1 and w not in stops}
 
 
 @dataclass(frozen=True)
@@ -134,9 +193,19 @@ def _clause_negated_before(seq: tuple[str, ...], start: int) -> bool:
     return False
 
 
-def find(answer: str, phrase: str, *, gap: int = MAX_GAP) -> list[Match]:
-    """Where `phrase` occurs in `answer` as a word sequence, each with whether it is negated."""
-    seq, want = tokens(answer), [w for w in tokens(phrase) if w != BOUNDARY]
+def find(
+    answer: str,
+    phrase: str,
+    *,
+    gap: int = MAX_GAP,
+    lang: str | None = None,
+    synonyms: Synonyms = (),
+) -> list[Match]:
+    """Where `phrase` occurs in `answer`, each with whether it is negated: its words in order
+    with at most `gap` others between, or else (with a gap allowed) in any order close
+    together within one clause."""
+    seq = tokens(answer, lang, synonyms)
+    want = [w for w in tokens(phrase, lang, synonyms) if w != BOUNDARY]
     if not want:
         return []
     phrase_negates = NEG in want
@@ -158,12 +227,46 @@ def find(answer: str, phrase: str, *, gap: int = MAX_GAP) -> list[Match]:
             continue
         negated = (inserted_neg or _clause_negated_before(seq, i)) and not phrase_negates
         found.append(Match(i, j, negated))
+    if not found and gap and len(want) > 1:
+        found = _unordered(seq, want, gap)
     return found
 
 
-def states(answer: str, phrase: str) -> bool:
+def _unordered(seq: tuple[str, ...], want: list[str], gap: int) -> list[Match]:
+    """The phrase's words in any order within one clause, spanning at most `gap` more words
+    than the phrase has ("30 days of keeping your data" for "data kept for 30 days")."""
+    phrase_negates = NEG in want
+    need = [w for w in want if w != NEG]
+    width = len(want) + gap
+    found: list[Match] = []
+    for i, w in enumerate(seq):
+        if w not in need or w == BOUNDARY:
+            continue
+        window = []
+        for j in range(i, min(len(seq), i + width)):
+            if seq[j] == BOUNDARY:
+                break
+            window.append(seq[j])
+        if any(window.count(x) < need.count(x) for x in set(need)):
+            continue
+        end = i + len(window)
+        has_neg = NEG in window or _clause_negated_before(seq, i)
+        if phrase_negates and not has_neg:
+            continue
+        found.append(Match(i, end, has_neg and not phrase_negates))
+        break
+    return found
+
+
+def near(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> set[str]:
+    """The phrase's content words that occur somewhere in the answer (for an undecided verdict)."""
+    said = set(tokens(answer, lang, synonyms))
+    return content(tokens(phrase, lang, synonyms), lang) & said
+
+
+def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
     """Whether the answer states `phrase` (somewhere not negated)."""
-    return any(not m.negated for m in find(answer, phrase))
+    return any(not m.negated for m in find(answer, phrase, lang=lang, synonyms=synonyms))
 
 
 # A sentence that names something in order to correct or question it does not claim it.
@@ -220,13 +323,16 @@ def corrects(clause: str) -> bool:
     return _CORRECTION.search(expand(_MARKER.sub(" ", clause))) is not None
 
 
-def claims(answer: str, phrase: str) -> bool:
+def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
     """Whether the answer claims `phrase`: stated in some clause that neither negates it nor
     names it to correct it."""
+    lang = lang or detect(answer)
     for _, piece in clauses(answer):
         # Commas inside a clause do not part a claim ("our smallest plan, Pro, costs 29 €"),
         # but they do bound a negation ("don't worry, they will honour it").
-        found = find(piece, phrase, gap=0) or find(piece.replace(",", " "), phrase, gap=0)
+        found = find(piece, phrase, gap=0, lang=lang, synonyms=synonyms) or find(
+            piece.replace(",", " "), phrase, gap=0, lang=lang, synonyms=synonyms
+        )
         if any(not x.negated for x in found) and not corrects(piece):
             return True
     return False

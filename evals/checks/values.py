@@ -14,57 +14,16 @@ from functools import lru_cache
 
 import regex
 
-# Small numbers written as words, with a unit ("two weeks", "zwölf Monate", "trois sites").
-WORD_NUMBERS: dict[str, int] = {}
-for _lang in (
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty",
-    "eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn "
-    "fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
-    "un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze "
-    "seize dix-sept dix-huit dix-neuf vingt",
-    "uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
-    "dieciséis diecisiete dieciocho diecinueve veinte",
-):
-    for _i, _w in enumerate(_lang.split(), start=1):
-        WORD_NUMBERS.setdefault(_w, _i)
-# "un site", "uno de", "ein Platz": articles far more often than numbers.
-for _article in ("un", "uno"):
-    WORD_NUMBERS.pop(_article, None)
-WORD_NUMBERS.update(
-    {"thirty": 30, "dreißig": 30, "dreissig": 30, "trente": 30, "treinta": 30, "ninety": 90}
-)
+from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals
 
+# Months come from CLDR (Babel) for every language considered; numbers written in words are
+# read by text2num in the text's own language (see evals/checks/language.py).
 MONTHS: dict[str, int] = {}
-for _names in (
-    "january february march april may june july august september october november december",
-    "januar februar märz april mai juni juli august september oktober november dezember",
-    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
-    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
-):
-    for _i, _w in enumerate(_names.split(), start=1):
-        MONTHS.setdefault(_w, _i)
-MONTHS.update(
-    {
-        "jan": 1,
-        "feb": 2,
-        "mar": 3,
-        "apr": 4,
-        "jun": 6,
-        "jul": 7,
-        "aug": 8,
-        "sep": 9,
-        "sept": 9,
-        "oct": 10,
-        "nov": 11,
-        "dec": 12,
-        "maerz": 3,
-        "fevrier": 2,
-        "aout": 8,
-        "decembre": 12,
-        "setiembre": 9,
-    }
-)
+for _lang in DEFAULT_LANGUAGES:
+    for _name, _num in month_names(_lang).items():
+        MONTHS.setdefault(_name, _num)
+# "may" and "mar" are English words more often than months without a day beside them; the
+# patterns below only read a month next to a day number, so they stay.
 
 # Unit words by what they measure; a duration is compared in days or in minutes.
 _DURATION_UNITS: dict[str, tuple[str, int]] = {}
@@ -119,7 +78,6 @@ def _alt(words: list[str]) -> str:
 
 # Thousands groups ("1.312,50", "2 000", "1,080") or a plain number with decimals.
 _NUM = r"\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
-_WORD = _alt(list(WORD_NUMBERS))
 _MONTH = _alt(list(MONTHS))
 _CUR_PRE = r"[€$£]|\b(?:eur|usd|gbp|chf)\b"
 _CUR_POST = r"[€$£]|\b(?:eur|euros?|usd|dollars?|gbp|chf)\b"
@@ -145,8 +103,8 @@ FIGURE = regex.compile(
     rf"|(?P<money>(?:(?P<cur1>{_CUR_PRE})\s?(?P<n1>{_NUM}))"
     rf"|(?:\b(?P<n2>{_NUM})(?:\s|-)?(?P<cur2>{_CUR_POST})))"
     rf"|(?P<pct>\b(?P<pn>{_NUM})\s?(?:{_PERCENT}))"
-    rf"|(?P<dur>\b(?P<dn>{_NUM}|{_WORD})(?:\s|-)(?:(?:{_MORE})\s)?(?P<du>{_DUR})\b)"
-    rf"|(?P<cnt>\b(?P<kn>{_NUM}|{_WORD})(?:\s|-)(?:(?:{_MORE})\s)?(?P<ku>{_CNT})\b)",
+    rf"|(?P<dur>\b(?P<dn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<du>{_DUR})\b)"
+    rf"|(?P<cnt>\b(?P<kn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<ku>{_CNT})\b)",
     regex.IGNORECASE,
 )
 
@@ -179,8 +137,6 @@ class Figure:
 def number(text: str) -> Decimal | None:
     """A number in any of the usual spellings: "1.312,50", "1,080", "2 000", "45,00", "99.9"."""
     t = text.strip().replace("\u00a0", " ").replace("\u202f", " ").replace("'", " ")
-    if t.casefold() in WORD_NUMBERS:
-        return Decimal(WORD_NUMBERS[t.casefold()])
     t = t.replace(" ", "")
     if "," in t and "." in t:
         dec = "," if t.rfind(",") > t.rfind(".") else "."
@@ -250,8 +206,50 @@ def _figure(m: regex.Match[str]) -> Figure | None:
     return None
 
 
+# "a fortnight" is two weeks; CLDR has no such unit, so English names it here.
+_FORTNIGHT = regex.compile(r"\b(?:a\s+)?fortnight\b", regex.IGNORECASE)
+
+
+def with_digits(text: str, lang: str | None) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with numbers in words as digits, same length (padded on the left), and the
+    spans replaced: "twenty-nine euros" -> "         29 euros"."""
+    # Hyphens as spaces (same length): text2num reads "twelve month" but not "twelve-month".
+    spans: list[tuple[int, int, str]] = list(numerals(text.replace("-", " "), lang))
+    if lang in (None, "en"):
+        spans += [(m.start(), m.end(), "14 days") for m in _FORTNIGHT.finditer(text)]
+    if not spans:
+        return text, []
+    out, last, kept = [], 0, []
+    for start, end, digits in sorted(spans):
+        if start < last or len(digits) > end - start:
+            continue
+        out += [text[last:start], " " * (end - start - len(digits)), digits]
+        kept.append((start, end))
+        last = end
+    out.append(text[last:])
+    return "".join(out), kept
+
+
 @lru_cache(maxsize=16384)
-def _parse(text: str) -> tuple[Figure, ...]:
+def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
+    written = _scan(text)
+    plain, spans = with_digits(text, lang or detect(text) or "en")
+    if not spans:
+        return written
+    # Figures written with digits come first; a number in words adds a figure only where no
+    # written one stands ("15 pour cent" is 15 %, not "15 pour 100").
+    taken = [(f.start, f.end) for f in written]
+    out = list(written)
+    for fig in _scan(plain):
+        start = next((a for a, b in spans if a <= fig.start < b), None)
+        if start is None or any(a < fig.end and start < b for a, b in taken):
+            continue
+        # A figure read from words keeps the words: "twenty-nine euros", not "29 euros".
+        out.append(Figure(fig.kind, fig.unit, fig.value, start, fig.end, text[start : fig.end]))
+    return tuple(sorted(out, key=lambda f: f.start))
+
+
+def _scan(text: str) -> tuple[Figure, ...]:
     out: list[Figure] = []
     for m in FIGURE.finditer(text):
         fig = _figure(m)
@@ -265,9 +263,12 @@ def _parse(text: str) -> tuple[Figure, ...]:
     return tuple(out)
 
 
-def parse_figures(text: str) -> list[Figure]:
-    """Every figure in `text`, in order (a "22 h" gives a time and a duration at one place)."""
-    return list(_parse(text))
+def parse_figures(text: str, lang: str | None = None) -> list[Figure]:
+    """Every figure in `text`, in order (a "22 h" gives a time and a duration at one place).
+
+    Numbers in words are read in `lang`, or in the language the text is detected to be in.
+    """
+    return list(_parse(text, lang))
 
 
 def parse_one(text: str) -> Figure | None:
@@ -276,6 +277,6 @@ def parse_one(text: str) -> Figure | None:
     return figs[0] if figs else None
 
 
-def contains_value(text: str, want: Figure) -> bool:
+def contains_value(text: str, want: Figure, lang: str | None = None) -> bool:
     """Whether `text` states the figure `want` as a value, in any spelling."""
-    return any(f.same(want) for f in parse_figures(text))
+    return any(f.same(want) for f in parse_figures(text, lang))

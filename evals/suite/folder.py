@@ -47,6 +47,9 @@ class SuiteSettings:
     # Floors of `invoke calibrate --checks` ([calibration] in suite.toml).
     min_sensitivity: float = 0.95
     min_specificity: float = 0.95
+    # Groups of phrasings that mean the same in this suite (synonyms.toml), written once for
+    # all its cases: "credit card" ~ "payment card".
+    synonyms: tuple[tuple[str, ...], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -91,9 +94,10 @@ class Suite:
 
 def load_suite_settings(path: Path) -> SuiteSettings:
     """Read `suite.toml` if present; a wrong key or type is a clear input error."""
+    synonyms = load_synonyms(path)
     file = path / "suite.toml"
     if not file.is_file():
-        return SuiteSettings()
+        return SuiteSettings(synonyms=synonyms)
     try:
         table = tomllib.loads(file.read_text("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -128,7 +132,54 @@ def load_suite_settings(path: Path) -> SuiteSettings:
         kwargs[key] = tuple(value) if isinstance(value, list) else value
     if problems:
         raise InputError(problems)
-    return SuiteSettings(extra=extra, **kwargs)
+    return SuiteSettings(extra=extra, synonyms=synonyms, **kwargs)
+
+
+def load_synonyms(path: Path) -> tuple[tuple[str, ...], ...]:
+    """The suite's `synonyms.toml`: `groups = [["credit card", "payment card"], ...]`.
+
+    Each group holds two or more phrasings; a phrasing may sit in one group only.
+    """
+    file = path / "synonyms.toml"
+    if not file.is_file():
+        return ()
+    where = str(file)
+    try:
+        table = tomllib.loads(file.read_text("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(where, "", f"cannot parse: {exc}")]) from None
+    problems = [
+        Problem(where, f"/{k}", "unknown key (the file holds `groups` only)")
+        for k in table
+        if k != "groups"
+    ]
+    groups = table.get("groups", [])
+    if not isinstance(groups, list):
+        problems.append(Problem(where, "/groups", "must be a list of lists of phrasings"))
+        groups = []
+    out: list[tuple[str, ...]] = []
+    seen: dict[str, int] = {}
+    for n, group in enumerate(groups):
+        if not (
+            isinstance(group, list)
+            and len(group) >= 2
+            and all(isinstance(w, str) and w.strip() for w in group)
+        ):
+            problems.append(
+                Problem(where, f"/groups/{n}", "must list two or more non-empty phrasings")
+            )
+            continue
+        for k, w in enumerate(group):
+            key = " ".join(w.casefold().split())
+            if key in seen:
+                problems.append(
+                    Problem(where, f"/groups/{n}/{k}", f"{w!r} is already in group {seen[key]}")
+                )
+            seen[key] = n
+        out.append(tuple(group))
+    if problems:
+        raise InputError(problems)
+    return tuple(out)
 
 
 _EXPECTED: dict[str, type] = {
