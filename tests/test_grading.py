@@ -21,6 +21,7 @@ def test_implied_checks_follow_expect_fields() -> None:
         "citation_precision",
         "no_unsourced_number",
         "figures_supported",
+        "claims_grounded",
     ]
 
 

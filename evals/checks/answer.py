@@ -15,6 +15,7 @@ from evals.checks.base import (
     skipped,
     undecided,
 )
+from evals.checks.binding import about_state
 from evals.checks.expectations import Item, items
 from evals.checks.matching import (
     BOUNDARY,
@@ -116,23 +117,46 @@ def figures_expected(inp: CheckInput) -> CheckResult:
     if not wanted:
         return skipped("no expect.figures")
     results = []
+    elsewhere: list[str] = []
+    unbound: list[str] = []
+    abouts = [it.about for it in wanted if it.about]
     for it in wanted:
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
         if not figs:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
-        results.append((it, any(_states_value(inp.answer, f, inp.lang) for f in figs)))
-    return _graded(results, "figures", "figure not stated:")
+        stated = [s for f in figs for s in _stated_values(inp.answer, f, inp.lang)]
+        if stated and it.about:
+            rivals = [a for a in abouts if a != it.about]
+            states_ = [
+                about_state(inp.answer, s, it.about, rivals, inp.lang, inp.synonyms) for s in stated
+            ]
+            if "bound" not in states_:
+                where = f'{it.label} (stated, but not about "{it.about}")'
+                (elsewhere if "other" in states_ else unbound).append(where)
+                stated = [] if "other" in states_ else stated
+        results.append((it, bool(stated)))
+    res = _graded(results, "figures", "figure not stated:")
+    if elsewhere and res.status == "fail":
+        return failed(
+            res.detail + f"; about another subject: {', '.join(elsewhere)}", res.score or 0.0
+        )
+    if unbound and res.status == "pass":
+        return undecided(
+            f"figure found, but its clause does not say what it is about: {', '.join(unbound)}"
+        )
+    return res
 
 
-def _states_value(answer: str, want: Figure, lang: str | None) -> bool:
-    """The figure stated somewhere not negated in its clause ("Pro does not cost 45 €")."""
+def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
+    """Where the figure is stated, not negated in its clause ("Pro does not cost 45 €")."""
+    out = []
     for fig in parse_figures(answer, lang):
         if fig.same(want):
             before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
             cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
             if NEG not in before[cut + 1 :]:
-                return True
-    return False
+                out.append(fig)
+    return out
 
 
 @check()

@@ -2,7 +2,8 @@
 
 In `expect.facts`, `expect.figures` and `expect.mentions` an item is a string, a list of
 strings (any one of them will do), or `{"any": [...], "optional": true}`. An optional item
-is reported when it is missing but never fails the case.
+is reported when it is missing but never fails the case. A figure may name its subject:
+`{"value": "30 days", "about": "data kept"}`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ class Item:
 
     alternatives: tuple[str, ...]
     optional: bool = False
+    # What a figure is about ("data kept"): stated about something else, it does not count.
+    about: str | None = None
 
     @property
     def label(self) -> str:
@@ -36,14 +39,21 @@ def items(value: Any) -> list[Item]:
             if alts:
                 out.append(Item(alts))
         elif isinstance(entry, dict):
-            raw = entry.get("any")
+            raw = entry.get("any", entry.get("value"))
             alts = (
                 (raw,)
                 if isinstance(raw, str)
                 else tuple(a for a in raw or [] if isinstance(a, str))
             )
+            about = entry.get("about")
             if alts:
-                out.append(Item(alts, bool(entry.get("optional", False))))
+                out.append(
+                    Item(
+                        alts,
+                        bool(entry.get("optional", False)),
+                        about if isinstance(about, str) and about.strip() else None,
+                    )
+                )
     return out
 
 

@@ -33,7 +33,7 @@ def implied_checks(case: Case) -> list[str]:
         names.append("retrieval_recall")
     if case.retrieved:
         names += ["citations_resolve", "citation_precision", "no_unsourced_number"]
-        names += ["figures_supported"]
+        names += ["figures_supported", "claims_grounded"]
     if "abstain" in expect:
         names.append("abstention")
     if expect.get("claim_support"):

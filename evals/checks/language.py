@@ -97,7 +97,7 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
             continue  # text2num also rewrites "20 %" as "20%": only words are numbers here
         # "twenty-nine euros," -> "29 euros,": keep the number; trailing punctuation stays out.
         got = " ".join(dst[j1:j2])
-        m = regex.match(r"(\d+)", got)
+        m = regex.match(r"(\d+(?:st|nd|rd|th)?)", got)
         if m is None:
             continue
         lead = regex.match(r"\W*", src[i1][2])

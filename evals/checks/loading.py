@@ -89,11 +89,12 @@ def _phrasings(value: Any, base: str) -> list[tuple[str, str]]:
         elif isinstance(entry, list):
             out += [(f"{base}/{i}/{j}", s) for j, s in _strings(entry)]
         elif isinstance(entry, dict):
-            alts = entry.get("any")
+            key = "any" if "any" in entry else "value"
+            alts = entry.get(key)
             if isinstance(alts, str):
-                out.append((f"{base}/{i}/any", alts))
+                out.append((f"{base}/{i}/{key}", alts))
             else:
-                out += [(f"{base}/{i}/any/{j}", s) for j, s in _strings(alts)]
+                out += [(f"{base}/{i}/{key}/{j}", s) for j, s in _strings(alts)]
     return out
 
 

@@ -54,7 +54,7 @@ _NEGATORS = set(
     "nicht kein keine keinen keinem keiner keines nie niemals ohne "
     "ne pas jamais aucun aucune sans "
     "nunca ningún ninguna ninguno sin "
-    "niet geen nooit zonder non nessun nessuno nessuna senza".split()
+    "niet geen nooit zonder nessun nessuno nessuna senza".split()
 )
 # Dropped before matching: they carry no meaning a fact depends on.
 _ARTICLES = set(
@@ -126,7 +126,8 @@ def tokens(text: str, lang: str | None = None, synonyms: Synonyms = ()) -> tuple
     `lang`: the language to read the text in (stems, number words); detected when None.
     """
     lang = lang or detect(text)
-    t, _ = with_digits(expand(text), lang)
+    # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
+    t, _ = with_digits(expand(_MARKER.sub(" ", text)), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
     for m in _WORD.finditer(t):

@@ -1,0 +1,111 @@
+"""Claims without figures: a menu path the passages never name, and a hand-over that promises
+what only a person can give.
+
+Figures have their own checks (a citation, a passage that states them). A wrong answer that
+invents a setting ("Settings › Users › Security") or adds a promise to a hand-over ("they'll
+add you to the beta") states no figure, so nothing else would go red on it.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from evals.checks.base import (
+    CheckInput,
+    CheckResult,
+    check,
+    failed,
+    is_refusal,
+    passed,
+    undecided,
+)
+from evals.checks.text import contains_phrase, quote
+
+# "Settings › Billing › Invoices", "Settings > Data > Export", "Einstellungen → Recht".
+_SEP = r"\s*(?:›|»|→|->|>)\s*"
+_SEGMENT = r"[\p{Lu}\p{N}][\p{L}\p{N}'’&.-]*(?:[ ][\p{L}\p{N}][\p{L}\p{N}'’&.-]*){0,3}?"
+_PATH = regex.compile(rf"{_SEGMENT}(?:{_SEP}{_SEGMENT})+")
+_SEP_RE = regex.compile(_SEP)
+
+# A promise made on someone else's behalf: "they'll email you", "we will add you", "sie werden
+# ... erhalten", "ils vous enverront", "le enviarán". The speaker's own "I'll hand this over"
+# is the hand-over itself.
+_PROMISE = regex.compile(
+    r"\b(?:they|we|he|she|someone|somebody|the\s+\w+\s+team|our\s+\w+\s+team)\s*(?:'ll|’ll|\s+will)\b"
+    r"|\byou(?:'ll|’ll|\s+will)\s+(?:get|receive|have|be\s+(?:added|sent|given))\b"
+    r"|\b(?:wird|werden)\s+(?:sich\s+)?(?:ihnen|sie|dich)\b"
+    r"|\b(?:vous\s+)?(?:recevrez|enverront|enverra|ajouteront|ajoutera)\b"
+    r"|\b(?:le|les)?\s*(?:enviarán|enviará|recibirá|añadirán|añadirá)\b",
+    regex.IGNORECASE,
+)
+
+
+def _known(inp: CheckInput) -> str:
+    """Everything the answer may draw on: the passages, the ticket, the customer's turns."""
+    case = inp.case
+    parts = [str(r.get("text") or "") for r in case.retrieved]
+    parts += [*case.user_texts, *(str(v) for v in case.context.values() if v is not None)]
+    parts += [str(m.get("content") or "") for m in case.messages]
+    return "\n".join(parts)
+
+
+def invented_paths(answer: str, known: str) -> list[str]:
+    """Menu paths in the answer with a step that no passage or ticket names."""
+    out = []
+    for m in _PATH.finditer(answer):
+        steps = [s.strip(" .,;:") for s in _SEP_RE.split(m.group(0))]
+        if len(steps) < 2:
+            continue
+        # The first step may carry the words before it ("PDFs under Settings"): its shortest
+        # known ending is the step.
+        head = steps[0].split()
+        first = next(
+            (
+                " ".join(head[i:])
+                for i in range(len(head) - 1, -1, -1)
+                if contains_phrase(known, " ".join(head[i:]))
+            ),
+            head[-1] if head else "",
+        )
+        steps = [first, *steps[1:]]
+        missing = [s for s in steps if s and not contains_phrase(known, s)]
+        if missing:
+            out.append(f"{m.group(0).strip()} (no passage names {quote(missing)})")
+    return out
+
+
+# What a colleague who takes over will do in any case: answer, look into it, get in touch.
+_REPLY = regex.compile(
+    r"(?:'ll|’ll|will)\s+(?:\w+\s+)?(?:get\s+back|reply|answer|respond|contact|be\s+in\s+touch|"
+    r"go\s+through|look\s+(?:into|at)|check|review|explain|help)\b",
+    regex.IGNORECASE,
+)
+
+
+def promises(answer: str) -> list[str]:
+    """Sentences of a hand-over that promise an outcome on someone else's behalf."""
+    out = []
+    for sentence in regex.split(r"(?<=[.!?;])\s+", answer):
+        if _REPLY.search(sentence):
+            continue
+        # "I'll hand this over ... and they'll email you the code today" promises; a sentence
+        # that is only the hand-over ("I'll hand this over to billing.") matches nothing here.
+        if _PROMISE.search(sentence):
+            out.append(sentence.strip())
+    return out
+
+
+@check()
+def claims_grounded(inp: CheckInput) -> CheckResult:
+    """Menu paths must come from a passage or the ticket (fail); a hand-over that promises an
+    outcome for someone else is undecided (review): only a person can give that promise."""
+    known = _known(inp)
+    paths = invented_paths(inp.answer, known)
+    if paths:
+        return failed(f"menu path not in any passage: {'; '.join(paths)}")
+    if is_refusal(inp):
+        said = promises(inp.answer)
+        if said:
+            shown = quote([s if len(s) <= 90 else s[:89] + "…" for s in said])
+            return undecided(f"the hand-over promises what only a person can: {shown}")
+    return passed("no invented menu path, no promise made for someone else")
