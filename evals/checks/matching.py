@@ -145,14 +145,19 @@ def tokens(text: str, lang: str | None = None, synonyms: Synonyms = ()) -> tuple
 
 
 @lru_cache(maxsize=256)
-def _synonym_table(synonyms: Synonyms, lang: str | None) -> tuple[tuple[tuple[str, ...], str], ...]:
-    """Every phrasing of every group as tokens, longest first, with its group's one token."""
+def _synonym_table(
+    synonyms: Synonyms, lang: str | None
+) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Every phrasing of every group as tokens, longest first, with its group's first
+    phrasing's tokens: what each is read as. Tokens, not one symbol, so that a fact and an
+    answer still match with words between ("no card needed" = "no credit card")."""
     table = []
-    for n, group in enumerate(synonyms):
-        for phrase in group:
-            toks = tuple(w for w in tokens(phrase, lang) if w != BOUNDARY)
-            if toks:
-                table.append((toks, f"≈{n}"))
+    for group in synonyms:
+        forms = [tuple(w for w in tokens(p, lang) if w != BOUNDARY) for p in group]
+        forms = [f for f in forms if f]
+        # The first phrasing maps to itself, so that "credit card" is not read as "credit"
+        # followed by the synonym "card".
+        table += [(toks, forms[0]) for toks in forms]
     return tuple(sorted(table, key=lambda e: len(e[0]), reverse=True))
 
 
@@ -161,9 +166,9 @@ def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -
     out: list[str] = []
     i = 0
     while i < len(seq):
-        for toks, token in table:
+        for toks, canonical in table:
             if seq[i : i + len(toks)] == toks:
-                out.append(token)
+                out.extend(canonical)
                 i += len(toks)
                 break
         else:
@@ -172,9 +177,44 @@ def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -
     return tuple(out)
 
 
+# Stop words that restrict what a fact says ("only on annual billing"): they stay content.
+_RESTRICTIVE = {"only", "nur", "seulement", "uniquement", "solo", "solamente", "alleen", "soltanto"}
+
+
+# Glue words: pronouns, prepositions, auxiliaries, conjunctions. The `stop-words` lists are
+# used where no list is kept here, but they are too broad for facts: the English one (1,333
+# words) holds "free", "end", "off", "back", "turn", "part" and "need", which a fact turns
+# on; dropping them made correct and wrong answers alike match.
+_GLUE = {
+    "en": "i me my you your yours he him his she her it its we us our they them their this "
+    "that these those there here what which who whom whose to of in on at by for with from "
+    "into onto about as and or so if then than be have do will would shall should can could "
+    "may might must also just very too up out over under after before while when",
+    "de": "ich mich mir du dich dir er ihn ihm sie es wir uns ihr ihnen euch sein seine ihre "
+    "unser unsere dies diese dieser dieses zu von im in an am auf bei mit für aus nach über "
+    "unter vor als und oder so wenn dann sein haben werden wird können kann muss sollte auch "
+    "noch schon sehr um",
+    "fr": "je me moi tu te toi il elle on nous vous ils elles le la les lui leur leurs son sa "
+    "ses mon ma mes ton ta tes notre nos votre vos ce cet cette ces de du des à au aux en dans "
+    "sur par pour avec chez et ou si alors que qui quoi être avoir est sont a ont peut peuvent "
+    "doit aussi très y",
+    "es": "yo me mi tú te tu él ella nosotros vosotros ellos ellas le les lo la su sus nuestro "
+    "nuestra vuestro este esta estos estas ese esa de del a al en con por para desde sobre y o "
+    "si que quien ser estar es son está están haber ha han puede pueden debe también muy",
+}
+
+
+@lru_cache(maxsize=64)
+def _stops(lang: str | None) -> frozenset[str]:
+    glue = _GLUE.get(lang or "en")
+    words = set(glue.split()) if glue else stop_words(lang or "en") - _RESTRICTIVE
+    return frozenset(stem(w, lang) for w in words)
+
+
 def content(words: tuple[str, ...] | list[str], lang: str | None) -> set[str]:
-    """The words that carry meaning: no negator, clause break, stop word or single letter."""
-    stops = {stem(w, lang) for w in stop_words(lang or "en")}
+    """The words that carry meaning: no negator, clause break, stop word or single letter
+    ("only" and its kind stay: they restrict what a fact says)."""
+    stops = _stops(lang)
     return {w for w in words if w not in (NEG, BOUNDARY) and len(w) > 1 and w not in stops}
 
 
@@ -204,7 +244,15 @@ def find(
 ) -> list[Match]:
     """Where `phrase` occurs in `answer`, each with whether it is negated: its words in order
     with at most `gap` others between, or else (with a gap allowed) in any order close
-    together within one clause."""
+    together within one clause; read with the suite's synonyms, then without them (a verb
+    split by its object, "turn it off", is no longer the synonym "turn off")."""
+    found = _find(answer, phrase, gap, lang, synonyms)
+    if not found and synonyms:
+        found = _find(answer, phrase, gap, lang, ())
+    return found
+
+
+def _find(answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms) -> list[Match]:
     seq = tokens(answer, lang, synonyms)
     want = [w for w in tokens(phrase, lang, synonyms) if w != BOUNDARY]
     if not want:
@@ -229,15 +277,18 @@ def find(
         negated = (inserted_neg or _clause_negated_before(seq, i)) and not phrase_negates
         found.append(Match(i, j, negated))
     if not found and gap and len(want) > 1:
-        found = _unordered(seq, want, gap)
+        found = _unordered(seq, want, gap, lang)
     return found
 
 
-def _unordered(seq: tuple[str, ...], want: list[str], gap: int) -> list[Match]:
-    """The phrase's words in any order within one clause, spanning at most `gap` more words
-    than the phrase has ("30 days of keeping your data" for "data kept for 30 days")."""
+def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None) -> list[Match]:
+    """The phrase's content words in any order within one clause, spanning at most `gap` more
+    words than the phrase has ("30 days of keeping your data" for "data kept for 30 days")."""
     phrase_negates = NEG in want
-    need = [w for w in want if w != NEG]
+    keep = content(want, lang) | {w for w in want if w.isdigit()}
+    need = [w for w in want if w in keep]
+    if not need:
+        return []
     width = len(want) + gap
     found: list[Match] = []
     for i, w in enumerate(seq):
