@@ -25,6 +25,7 @@ from evals.checks.matching import (
     clause_at,
     content,
     corrects,
+    denies_by_polarity,
     find,
     language,
     near,
@@ -49,8 +50,8 @@ def _graded(results: list[tuple[Item, bool]], noun: str, missing_word: str) -> C
     return ratio(n, n, f"all {n} {noun} present{note}")
 
 
-# A fact none of whose phrasings matches, but with at least this share of its content words in
-# the answer, is undecided: the words are there, their relation is not as written.
+# A fact none of whose phrasings matches, but with more than this share of its content words
+# in the answer, is undecided: the words are there, their relation is not as written.
 REVIEW_SHARE = 0.5
 
 
@@ -72,7 +73,10 @@ def facts_present(inp: CheckInput) -> CheckResult:
         # A denial elsewhere in the answer is for expect.must_not_contain to name: facts are
         # phrased many ways, and "not only X" or "no, not once archived" deny nothing.
         denied = [alt for alt, m in hits if m.negated]
-        ok = any(not m.negated for _, m in hits)
+        ok = any(not m.negated for _, m in hits) or any(
+            denies_by_polarity(inp.answer, alt, inp.case.question, lang=lang, synonyms=syn)
+            for alt in it.alternatives
+        )
         if not ok and hits:
             negated.append(f'"{denied[0]}"' if denied else it.label)
         elif not ok and not it.optional:
@@ -105,7 +109,7 @@ def _key_terms_present(
         found = near(answer, alt, lang=lang, synonyms=syn)
         # A number is the point of a fact that has one: "114 days" is not "14 days" reworded.
         numbers_there = all(w in found for w in words if w.isdigit())
-        enough = found and numbers_there and len(found) / len(words) >= REVIEW_SHARE
+        enough = found and numbers_there and len(found) / len(words) > REVIEW_SHARE
         if enough and (best is None or len(found) > len(best)):
             best = sorted(found)
     return best

@@ -57,6 +57,8 @@ def bind(
     stated = parse_figures(passage)
     same = [p for p in stated if p.same(fig)]
     others = [p for p in stated if (p.kind, p.unit) == (fig.kind, fig.unit) and not p.same(fig)]
+    if not same:
+        return Binding(True, None)  # derived (a sum, a product, a span): no clause to bind to
     best_same = max((len(mine & subject(passage, p, lang, synonyms)) for p in same), default=0)
     if best_same or not others:
         return Binding(True, None)

@@ -316,6 +316,26 @@ def near(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonym
     return content(tokens(phrase, lang, synonyms), lang) & said
 
 
+def answers_no(answer: str, lang: str | None = None) -> bool:
+    """Whether the answer opens with a bare "no" ("No.", "Unfortunately not:", "Leider nein")."""
+    seq = tokens(answer, lang)
+    head = seq[: seq.index(BOUNDARY)] if BOUNDARY in seq else seq
+    return NEG in head and len(head) <= 3
+
+
+def denies_by_polarity(
+    answer: str, phrase: str, question: str, *, lang: str | None = None, synonyms: Synonyms = ()
+) -> bool:
+    """A negative fact about what the customer asked, met by a bare "no": "Does it work on
+    Starter as well?" answered "Unfortunately not." states "not on Starter"."""
+    want = tokens(phrase, lang, synonyms)
+    if NEG not in want:
+        return False
+    words = content(want, lang)
+    asked = set(tokens(question, lang, synonyms))
+    return bool(words) and words <= asked and answers_no(answer, lang)
+
+
 def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
     """Whether the answer states `phrase` (somewhere not negated)."""
     return any(not m.negated for m in find(answer, phrase, lang=lang, synonyms=synonyms))
@@ -325,7 +345,7 @@ def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
 _CORRECTION = regex.compile(
     r"\b(?:no\s+longer|not\s+(?:valid\s+)?any\s*more|archived\s+(?:\w+\s+){0,2}(?:price|list|plan|article|doc\w*|version|tier|page|rate|help|quick)|was\s+(?:only\s+)?valid|"
     r"valid\s+(?:only\s+)?until|retired|discontinued|expired|outdated|(?:former|previous)\s+(?:price|rate|plan)|"
-    r"used\s+to|instead\s+of|rather\s+than|whether|old\b[^.;:]{0,24}\b(?:price|rate|quote|tier|plan|list)|"
+    r"used\s+to|instead\s+of|rather\s+than|whether(?![^.;:]*\bor\b)|old\b[^.;:]{0,24}\b(?:price|rate|quote|tier|plan|list)|"
     r"nicht\s+mehr|nicht\s+länger|archivierte\w*\s+(?:\w+\s+)?preis\w*|ehemalig\w*|früher\w*|alte[nr]?\s+preis\w*|"
     r"statt|anstelle|galt\s+nur|ob\b|"
     r"ne\s+\w+\s+plus|n'est\s+plus|plus\s+valable|archivée?s?\s+(?:\w+\s+)?(?:tarif|prix|grille)\w*|ancien\w*|au\s+lieu\s+de|"
