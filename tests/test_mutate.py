@@ -396,7 +396,12 @@ def test_each_deliberately_weak_check_is_found_by_the_operator_that_exposes_it(
     tmp_path: Path,
 ) -> None:
     trial = [
-        {"ref": "trial#length", "text": "The trial lasts 14 days. Refunds take 30 days."},
+        # Both figures are about the trial: claim support cannot tell a swapped number by its
+        # subject here, so only the generic fact is left to catch it (and does not).
+        {
+            "ref": "trial#length",
+            "text": "The trial lasts 14 days. An extended trial lasts 30 days.",
+        },
         {"ref": "billing#invoices", "text": "Invoices are issued on the first of the month."},
     ]
     generic_fact = {

@@ -125,7 +125,7 @@ def tokens(text: str, lang: str | None = None, synonyms: Synonyms = ()) -> tuple
 
     `lang`: the language to read the text in (stems, number words); detected when None.
     """
-    lang = lang or detect(text)
+    lang = lang or detect(text) or "en"
     # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
     t, _ = with_digits(expand(_MARKER.sub(" ", text)), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
@@ -215,7 +215,11 @@ def content(words: tuple[str, ...] | list[str], lang: str | None) -> set[str]:
     """The words that carry meaning: no negator, clause break, stop word or single letter
     ("only" and its kind stay: they restrict what a fact says)."""
     stops = _stops(lang)
-    return {w for w in words if w not in (NEG, BOUNDARY) and len(w) > 1 and w not in stops}
+    return {
+        w
+        for w in words
+        if w not in (NEG, BOUNDARY) and (len(w) > 1 or w.isdigit()) and w not in stops
+    }
 
 
 @dataclass(frozen=True)
