@@ -3,14 +3,16 @@ state it (claim support). The ticket's own figures need neither."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import lru_cache
 
 import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
+from evals.checks.language import detect
 from evals.checks.text import quote
-from evals.checks.values import Figure, parse_figures
+from evals.checks.values import Figure, parse_figures, with_digits
 from evals.suite import patterns
 from evals.suite.case import Case
 
@@ -46,7 +48,9 @@ def _given(case: Case) -> tuple[frozenset[str], tuple[Figure, ...]]:
 
 @lru_cache(maxsize=4096)
 def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...]]:
-    nums = {_digits(m.group(0)) for t in texts for m in _BARE_NUMBER.finditer(t)}
+    # "ten seats" in the ticket backs "10 seats" too: numbers in words are read as digits.
+    plain = [with_digits(t, detect(t) or "en")[0] for t in texts]
+    nums = {_digits(m.group(0)) for t in plain for m in _BARE_NUMBER.finditer(t)}
     figs = tuple(f for t in texts for f in parse_figures(t))
     return frozenset(nums), figs
 
@@ -57,10 +61,12 @@ def from_ticket(fig: Figure, case: Case) -> bool:
     nums, figs = _given(case)
     if any(fig.same(g) for g in figs):
         return True
-    m = _BARE_NUMBER.search(fig.text)
+    # A figure in words ("ten seats") is its value's digits.
+    value = format(fig.value, "f") if isinstance(fig.value, Decimal) else ""
+    m = _BARE_NUMBER.search(fig.text) or _BARE_NUMBER.search(value)
     # A bare number in the ticket ("4 ppl", "39 per seat") backs the same number with a unit,
     # but a time's digits ("21:45") never back an amount ("45 €").
-    return bool(m) and fig.kind != "time" and _digits(m.group(0)) in nums
+    return bool(m) and fig.kind not in ("time", "date", "day") and _digits(m.group(0)) in nums
 
 
 # A full stop after a common abbreviation ("zzgl.", "e.g.", "ca.") does not end a sentence.
@@ -142,7 +148,8 @@ def passage_states(text: str, fig: Figure, factors: tuple[int, ...] = ()) -> boo
         return True
     if fig.kind == "duration" and fig.unit == "minute":
         times = [p.value for p in stated if p.kind == "time"]
-        spans = {(b - a) % 1440 for a in times for b in times if a != b}  # type: ignore[operator]
+        # Decimal's % keeps the dividend's sign: add a day first ("22:00 to 06:00" is 480).
+        spans = {(b - a + 1440) % 1440 for a in times for b in times if a != b}  # type: ignore[operator]
         if fig.value in spans:
             return True
     if fig.kind not in ("duration", "money", "count"):

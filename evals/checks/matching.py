@@ -147,18 +147,19 @@ def tokens(text: str, lang: str | None = None, synonyms: Synonyms = ()) -> tuple
 @lru_cache(maxsize=256)
 def _synonym_table(
     synonyms: Synonyms, lang: str | None
-) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
-    """Every phrasing of every group as tokens, longest first, with its group's first
-    phrasing's tokens: what each is read as. Tokens, not one symbol, so that a fact and an
-    answer still match with words between ("no card needed" = "no credit card")."""
-    table = []
+) -> dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]:
+    """Every phrasing of every group as tokens, indexed by its first token, longest first,
+    with its group's first phrasing's tokens: what each is read as. Tokens, not one symbol,
+    so that a fact and an answer still match with words between ("no card needed" = "no
+    credit card"). The first phrasing maps to itself, so that "credit card" is not read as
+    "credit" followed by the synonym "card"."""
+    index: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
     for group in synonyms:
         forms = [tuple(w for w in tokens(p, lang) if w != BOUNDARY) for p in group]
         forms = [f for f in forms if f]
-        # The first phrasing maps to itself, so that "credit card" is not read as "credit"
-        # followed by the synonym "card".
-        table += [(toks, forms[0]) for toks in forms]
-    return tuple(sorted(table, key=lambda e: len(e[0]), reverse=True))
+        for toks in forms:
+            index.setdefault(toks[0], []).append((toks, forms[0]))
+    return {k: tuple(sorted(v, key=lambda e: len(e[0]), reverse=True)) for k, v in index.items()}
 
 
 def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -> tuple[str, ...]:
@@ -166,7 +167,7 @@ def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -
     out: list[str] = []
     i = 0
     while i < len(seq):
-        for toks, canonical in table:
+        for toks, canonical in table.get(seq[i], ()):
             if seq[i : i + len(toks)] == toks:
                 out.extend(canonical)
                 i += len(toks)
@@ -251,7 +252,14 @@ def find(
     together within one clause; read with the suite's synonyms, then without them (a verb
     split by its object, "turn it off", is no longer the synonym "turn off")."""
     found = _find(answer, phrase, gap, lang, synonyms)
-    if not found and synonyms:
+    if (
+        not found
+        and synonyms
+        and (
+            tokens(answer, lang, synonyms) != tokens(answer, lang)
+            or tokens(phrase, lang, synonyms) != tokens(phrase, lang)
+        )
+    ):
         found = _find(answer, phrase, gap, lang, ())
     return found
 
@@ -259,8 +267,8 @@ def find(
 def _find(answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms) -> list[Match]:
     seq = tokens(answer, lang, synonyms)
     want = [w for w in tokens(phrase, lang, synonyms) if w != BOUNDARY]
-    if not want:
-        return []
+    if not want or not set(want) - {NEG} <= set(seq):
+        return []  # some word of the phrase is nowhere in the answer
     phrase_negates = NEG in want
     found: list[Match] = []
     for i, w in enumerate(seq):
@@ -406,9 +414,9 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
     for _, piece in clauses(answer):
         # Commas inside a clause do not part a claim ("our smallest plan, Pro, costs 29 €"),
         # but they do bound a negation ("don't worry, they will honour it").
-        found = find(piece, phrase, gap=0, lang=lang, synonyms=synonyms) or find(
-            piece.replace(",", " "), phrase, gap=0, lang=lang, synonyms=synonyms
-        )
+        found = find(piece, phrase, gap=0, lang=lang, synonyms=synonyms)
+        if not found and "," in piece:
+            found = find(piece.replace(",", " "), phrase, gap=0, lang=lang, synonyms=synonyms)
         if any(not x.negated for x in found) and not corrects(piece):
             return True
     return False

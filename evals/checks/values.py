@@ -94,7 +94,7 @@ FIGURE = regex.compile(
     rf"|(?P<dmy>\b(?P<nd>\d{{1,2}})[./](?P<nm>\d{{1,2}})[./](?P<ny>\d{{4}})\b)"
     rf"|(?P<dm>\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s|of\s)?(?P<dmo>{_MONTH})\b\.?"
     rf"(?:,?\s(?:de\s)?(?P<dy>\d{{4}})\b)?)"
-    rf"|(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s(?P<my>\d{{4}})\b)?)"
+    rf"|(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s?(?:%|€|\$|£|[.,]\d))(?:,?\s(?P<my>\d{{4}})\b)?)"
     # "the 1st of each month", "the 15th", "on the 1st day of the billing month".
     rf"|(?P<dom>\b(?P<od>[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s(?:day\s)?of\s(?:the\s)?(?:each|every|month|billing|following|next)\b|\s(?:each|every)\b))"
     rf"|(?P<clock>\b(?P<ch>[01]?\d|2[0-3])\s?(?::|h)\s?(?P<cm>[0-5]\d)\b"

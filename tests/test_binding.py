@@ -1,0 +1,84 @@
+"""Figures bound to what they are about: a swapped figure fails, a named subject is held."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+RETENTION = (
+    "After the subscription ends, data is kept for 30 days and then deleted. "
+    "Backups are overwritten within a further 14 days."
+)
+
+
+def retention_case(**expect: Any) -> dict[str, Any]:
+    return good_case(
+        "data-retention",
+        question="How long until our data is gone, backups included?",
+        retrieved=[{"ref": "data#retention", "text": RETENTION}],
+        expect={"sources": ["data#retention"], **expect},
+        reference="Data is kept for 30 days [doc:data#retention]; backups within 14 more days.",
+    )
+
+
+def run(name: str, answer: str, case: dict[str, Any]) -> CheckResult:
+    return REGISTRY[name].fn(CheckInput(Case(case), Reply(answer=answer), SuiteSettings()))
+
+
+def test_figures_swapped_between_their_subjects_are_not_supported() -> None:
+    swapped = (
+        "Your data is kept for 14 days [doc:data#retention], and backups are overwritten "
+        "within 30 more days [doc:data#retention]."
+    )
+    r = run("figures_supported", swapped, retention_case())
+    assert r.status == "fail"
+    assert "something else" in r.detail and "kept for 30 days" in r.detail
+
+
+def test_figures_stated_about_their_own_subjects_are_supported() -> None:
+    right = (
+        "Your data stays for thirty days [doc:data#retention], and the backups are gone "
+        "within another fortnight [doc:data#retention]."
+    )
+    assert run("figures_supported", right, retention_case()).status == "pass"
+
+
+def test_an_expected_figure_about_another_subject_fails_naming_it() -> None:
+    case = retention_case(
+        figures=[
+            {"value": "30 days", "about": "data kept"},
+            {"value": "14 days", "about": "backups overwritten"},
+        ]
+    )
+    swapped = "Backups are overwritten within 30 days; your data is kept 14 days."
+    r = run("figures_expected", swapped, case)
+    assert r.status == "fail"
+    assert 'not about "data kept"' in r.detail
+    right = "Your data is kept 30 days, and backups are overwritten 14 days later."
+    assert run("figures_expected", right, case).status == "pass"
+
+
+def test_an_expected_figure_with_nothing_to_say_what_it_is_about_is_undecided() -> None:
+    case = retention_case(figures=[{"value": "30 days", "about": "data kept"}])
+    r = run("figures_expected", "Thirty days.", case)
+    assert r.status == "review" and r.score is None
+    assert "does not say what it is about" in r.detail
+
+
+def test_a_derived_figure_is_supported_by_the_passage_it_comes_from() -> None:
+    case = good_case(question="What do ten more Pro seats cost per month?")
+    # 10 × 45 € from the passage's 45 € and the customer's ten seats; 22:00 to 06:00 is 8 h.
+    product = "Ten seats cost 10 × 45 € = 450 € a month [doc:pricing#plans]."
+    assert run("figures_supported", product, case).status == "pass"
+    night = good_case(
+        retrieved=[{"ref": "rules#night", "text": "The surcharge applies from 22:00 to 06:00."}]
+    )
+    span = "That is 8 hours of surcharge [doc:rules#night]."
+    assert run("figures_supported", span, night).status == "pass"
+    assert run("figures_supported", "That is 9 hours [doc:rules#night].", night).status == "fail"

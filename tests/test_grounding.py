@@ -1,0 +1,55 @@
+"""Claims without figures: invented menu paths fail, promised outcomes in a hand-over are
+undecided, and answers drawn from the passages pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+PASSAGE = "Admins download invoices as PDF under Settings › Billing › Invoices."
+
+
+def case(**over: Any) -> dict[str, Any]:
+    return good_case(
+        "invoices",
+        question="Where do I download invoices?",
+        retrieved=[{"ref": "billing#invoices", "text": PASSAGE}],
+        expect={"sources": ["billing#invoices"]},
+        reference="Under Settings › Billing › Invoices [doc:billing#invoices].",
+        **over,
+    )
+
+
+def run(answer: str, data: dict[str, Any] | None = None) -> CheckResult:
+    inp = CheckInput(Case(data or case()), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["claims_grounded"].fn(inp)
+
+
+def test_an_invented_menu_path_fails_naming_the_step_no_passage_has() -> None:
+    r = run("Go to Settings › Users › Security and click Reset.")
+    assert r.status == "fail"
+    assert '"Users", "Security"' in r.detail
+
+
+def test_a_menu_path_from_the_passage_passes_whatever_stands_before_it() -> None:
+    assert run("Admins get the PDFs under Settings › Billing › Invoices.").status == "pass"
+    assert run("Los PDFs están en Settings > Billing > Invoices.").status == "pass"
+
+
+def test_a_hand_over_that_promises_an_outcome_for_someone_else_is_undecided() -> None:
+    promise = "I'll hand this over to our billing team and they'll email you the coupon today."
+    r = run(promise)
+    assert r.status == "review" and r.score is None
+    assert "only a person" in r.detail
+
+
+def test_a_plain_hand_over_or_a_promise_to_reply_passes() -> None:
+    assert run("I'll hand this over to our billing team.").status == "pass"
+    reply = "I'll hand this over to our billing team; they'll get back to you by email."
+    assert run(reply).status == "pass"

@@ -1,0 +1,77 @@
+"""Language resources from the libraries: stems, numbers in words, months, detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.checks.language import detect, month_names, numerals, stem
+from evals.checks.values import contains_value, parse_figures, parse_one
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "same_as"),
+    [
+        ("It costs twenty-nine euros a seat.", "en", "29 €"),
+        ("Pro is forty-five euros per seat.", "en", "45 €"),
+        ("Backups follow within a fortnight.", "en", "14 days"),
+        ("The data is kept for thirty days.", "en", "30 days"),
+        ("Cuesta cuarenta y cinco euros.", "es", "45 €"),
+        ("Es kostet neunundzwanzig Euro.", "de", "29 €"),
+        ("Il dure quatorze jours.", "fr", "14 days"),
+        ("Costa ventinove euro al mese.", "it", "29 €"),
+        ("Het kost negenentwintig euro.", "nl", "29 €"),
+    ],
+)
+def test_numbers_written_in_words_are_figures_in_the_texts_language(
+    text: str, lang: str, same_as: str
+) -> None:
+    assert contains_value(text, parse_one(same_as), lang), (text, same_as)
+
+
+def test_a_number_word_of_another_language_is_not_read() -> None:
+    # "once" is eleven in Spanish, a word in English.
+    assert numerals("We bill once a month.", "en") == ()
+    assert [d for *_, d in numerals("Lo cobramos once veces.", "es")] == ["11"]
+
+
+def test_a_figure_read_from_words_keeps_the_words_and_their_place() -> None:
+    text = "Pro is forty-five euros [doc:pricing#plans]."
+    (fig,) = parse_figures(text, "en")
+    assert fig.text == "forty-five euros"
+    assert text[fig.start : fig.end] == "forty-five euros"
+
+
+def test_written_figures_win_over_number_words_inside_them() -> None:
+    # "cent" is a hundred in French, but "15 pour cent" is 15 %.
+    assert contains_value("Une remise de 15 pour cent.", parse_one("15 %"), "fr")
+
+
+def test_month_names_come_from_cldr_for_any_language() -> None:
+    assert month_names("it")["settembre"] == 9
+    assert month_names("nl")["september"] == 9
+    assert contains_value("fino al 30 settembre 2026", parse_one("30 September 2026"), "it")
+
+
+def test_stems_join_inflections_in_each_language() -> None:
+    assert stem("employees", "en") == stem("employee", "en")
+    assert stem("tagen", "de") == stem("tage", "de")
+    assert stem("semaines", "fr") == stem("semaine", "fr")
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Yes, you can export the data as CSV.", "en"),
+        ("Ein zusätzlicher Platz kostet 45 € und wird anteilig berechnet.", "de"),
+        ("Oui : l'application enregistre les pointages sans connexion.", "fr"),
+        ("Sí, un administrador puede exportar los datos en CSV.", "es"),
+        ("Sì, lo sconto vale solo con il pagamento annuale.", "it"),
+        ("Ja, de korting geldt alleen bij jaarlijkse betaling.", "nl"),
+    ],
+)
+def test_the_language_of_an_answer_is_detected(text: str, lang: str) -> None:
+    assert detect(text) == lang
+
+
+def test_a_text_without_words_has_no_language() -> None:
+    assert detect("45 € [doc:pricing#plans]") is None
