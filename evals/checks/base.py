@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evals.checks.language import detect
+from evals.checks.matching import says
 from evals.checks.text import cited_refs, contains_phrase
 from evals.reply import Reply
 from evals.suite.case import Case
@@ -130,4 +131,7 @@ def is_refusal(inp: CheckInput) -> bool:
     """The explicit flag when the system gave one, else the suite's refusal phrases."""
     if inp.reply.abstained is not None:
         return inp.reply.abstained
-    return any(contains_phrase(inp.answer, p) for p in inp.settings.refusal_phrases)
+    return any(
+        contains_phrase(inp.answer, p) or says(inp.answer, p, lang=inp.lang)
+        for p in inp.settings.refusal_phrases
+    )

@@ -133,13 +133,28 @@ _TIMES = regex.compile(
 )
 
 
-def _factors(answer: str, fig: Figure) -> tuple[int, ...]:
-    """The multipliers written in the figure's sentence ("10 × 45 € = 450 €")."""
+_INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
+
+
+def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
+    """The counts a figure may be a product of: the numbers in its sentence ("10 more seats
+    would be 450 €", "10 × 45 €") and the customer's own ("a team of four": 4 × 29 €)."""
     start = max(answer.rfind(".", 0, fig.start), answer.rfind("\n", 0, fig.start)) + 1
-    return tuple(int(m.group(1)) for m in _TIMES.finditer(answer[start : fig.end]))
+    sentence = with_digits(answer[start : fig.start], detect(answer) or "en")[0]
+    said = {int(m.group(0)) for m in _INTEGER.finditer(sentence)}
+    said |= {int(n) for n in _given(case)[0] if n.isdigit() and len(n) <= 4}
+    return tuple(sorted(k for k in said if k > 1))
 
 
-def passage_states(text: str, fig: Figure, factors: tuple[int, ...] = ()) -> bool:
+def _ticket_times(case: Case) -> tuple[Figure, ...]:
+    """Clock times the customer gives: "from 21:45 to 22:00" spans one of theirs and a
+    passage's."""
+    return tuple(f for f in _given(case)[1] if f.kind == "time")
+
+
+def passage_states(
+    text: str, fig: Figure, factors: tuple[int, ...] = (), times: tuple[Figure, ...] = ()
+) -> bool:
     """Whether a passage states the figure as a value (weeks as days, pm as 24-hour time), or
     derives it from two of its figures: a sum ("30 days, then a further 14" supports
     "44 days"), or the hours between two clock times ("22:00 to 06:00" supports "8 hours")."""
@@ -147,9 +162,9 @@ def passage_states(text: str, fig: Figure, factors: tuple[int, ...] = ()) -> boo
     if any(fig.same(p) for p in stated):
         return True
     if fig.kind == "duration" and fig.unit == "minute":
-        times = [p.value for p in stated if p.kind == "time"]
+        clock = [p.value for p in (*stated, *times) if p.kind == "time"]
         # Decimal's % keeps the dividend's sign: add a day first ("22:00 to 06:00" is 480).
-        spans = {(b - a + 1440) % 1440 for a in times for b in times if a != b}  # type: ignore[operator]
+        spans = {(b - a + 1440) % 1440 for a in clock for b in clock if a != b}  # type: ignore[operator]
         if fig.value in spans:
             return True
     if fig.kind not in ("duration", "money", "count"):
@@ -182,8 +197,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if not refs:
             continue  # no_unsourced_number reports it
         judged += 1
-        factors = _factors(inp.answer, fig)
-        backing = [r for r in refs if passage_states(passages.get(r, ""), fig, factors)]
+        factors, times = _factors(inp.answer, fig, inp.case), _ticket_times(inp.case)
+        backing = [r for r in refs if passage_states(passages.get(r, ""), fig, factors, times)]
         if not backing:
             unsupported += 1
             bad.append(f"{fig.text.strip()} (cited {', '.join(refs)})")

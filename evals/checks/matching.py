@@ -348,6 +348,28 @@ def denies_by_polarity(
     return bool(words) and words <= asked and answers_no(answer, lang)
 
 
+def says(answer: str, phrase: str, *, lang: str | None = None) -> bool:
+    """Whether every word of `phrase` stands in one clause of the answer, in order or close
+    together in any order ("leite ich Ihre Anfrage weiter" says "ich leite Ihre Anfrage")."""
+    seq = tokens(answer, lang)
+    want = [w for w in tokens(phrase, lang) if w != BOUNDARY]
+    if not want or not set(want) <= set(seq):
+        return False
+    width = len(want) + MAX_GAP
+    for i, w in enumerate(seq):
+        if w != want[0]:
+            continue
+        lo, hi = i, i
+        while lo > 0 and seq[lo - 1] != BOUNDARY and i - lo < width:
+            lo -= 1
+        while hi < len(seq) and seq[hi] != BOUNDARY and hi - i < width:
+            hi += 1
+        window = seq[lo:hi]
+        if all(window.count(x) >= want.count(x) for x in set(want)):
+            return True
+    return False
+
+
 def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
     """Whether the answer states `phrase` (somewhere not negated)."""
     return any(not m.negated for m in find(answer, phrase, lang=lang, synonyms=synonyms))
@@ -357,7 +379,7 @@ def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
 _CORRECTION = regex.compile(
     r"\b(?:no\s+longer|not\s+(?:valid\s+)?any\s*more|archived\s+(?:\w+\s+){0,2}(?:price|list|plan|article|doc\w*|version|tier|page|rate|help|quick)|was\s+(?:only\s+)?valid|"
     r"valid\s+(?:only\s+)?until|retired|discontinued|expired|outdated|(?:former|previous)\s+(?:price|rate|plan)|"
-    r"used\s+to|instead\s+of|rather\s+than|whether(?![^.;:]*\bor\b)|old\b[^.;:]{0,24}\b(?:price|rate|quote|tier|plan|list)|"
+    r"not\s+(?:\w+\s+){1,2}any\s*more|used\s+to|instead\s+of|rather\s+than|whether(?![^.;:]*\bor\b)|old\b[^.;:]{0,24}\b(?:price|rate|quote|tier|plan|list)|"
     r"nicht\s+mehr|nicht\s+länger|archivierte\w*\s+(?:\w+\s+)?preis\w*|ehemalig\w*|früher\w*|alte[nr]?\s+preis\w*|"
     r"statt|anstelle|galt\s+nur|ob\b|"
     r"ne\s+\w+\s+plus|n'est\s+plus|plus\s+valable|archivée?s?\s+(?:\w+\s+)?(?:tarif|prix|grille)\w*|ancien\w*|au\s+lieu\s+de|"
