@@ -29,7 +29,7 @@ from evals.compare.render import (
     readings_shown,
 )
 from evals.numfmt import fmt_num, pct
-from evals.report.data import is_sealed
+from evals.report.data import is_sealed, review_names
 from evals.report.page import Pair, esc, json_script, kv_table, page, paired_chart
 from evals.run.files import RunFile
 
@@ -222,7 +222,13 @@ def first_row(run: RunFile, case_id: str) -> dict[str, Any]:
 
 
 def side_html(label: str, row: dict[str, Any], marked: str, failed: list[str]) -> str:
-    chk = "".join(f'<span class="chk fail">{esc(n)}</span>' for n in failed) or "all checks pass"
+    chk = "".join(f'<span class="chk fail">{esc(n)}</span>' for n in failed)
+    chk += "".join(
+        f'<span class="chk review" title="{esc((row["checks"][n] or {}).get("detail"))}">'
+        f"{esc(n)} (review)</span>"
+        for n in review_names(row)
+    )
+    chk = chk or "all checks pass"
     return (
         f'<div class="side"><div class="side-head"><b>{label}</b> · '
         f'<span class="pill {esc(row.get("status"))}">{esc(row.get("status"))}</span> score '
