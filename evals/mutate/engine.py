@@ -22,8 +22,7 @@ ExtraGrader = Callable[[Case, Reply], dict[str, CheckResult]]
 #: The check the LLM judge produces, and the statuses that are verdicts (not errors or skips).
 JUDGE = "judge"
 VERDICTS = ("pass", "fail")
-#: A case outcome as a verdict on an answer known wrong (a mutant, a known_wrong draft) or
-#: known right (an invariance variant, a known_right draft); anything else is an error.
+#: A case outcome as a verdict on an answer known wrong or right; anything else is an error.
 MUTANT_VERDICT = {"fail": "killed", "pass": "survived", "review": "review"}
 WRONG_VERDICT = {"fail": "caught", "pass": "missed", "review": "review"}
 RIGHT_VERDICT = {"pass": "held", "fail": "false_alarm", "review": "review"}
@@ -57,8 +56,8 @@ class VariantResult:
     source: str
     note: str
     text: str
-    # mutant: killed | survived | review | error; invariant: held | false_alarm | review | error.
-    # review: a check could not decide; caught for a person, neither a kill nor a survivor.
+    # mutant: killed | survived | review (caught for a person) | error; invariant: held |
+    # false_alarm | review | error.
     status: str
     checks: dict[str, CheckResult]
     good_text: str
@@ -126,8 +125,7 @@ class CaseReport:
     notes: list[str] = field(default_factory=list)
 
     def operator_status(self, op: str) -> str:
-        """killed | survived | exempt | error | review | n/a (mutants); held | false_alarm | ...
-        (invariants)."""
+        """killed | survived | exempt | error | review | n/a; held | false_alarm | ... (invariants)."""
         mine = [v for v in self.variants if v.operator == op]
         if not mine:
             return "n/a"
@@ -147,14 +145,12 @@ class CaseReport:
 
     @property
     def failing_references(self) -> list[GoodResult]:
-        """References that fail or error on their own checks; one in review is reported
-        apart (a check could not decide it), not counted as failing."""
+        """References that fail or error on their own checks (one in review is reported apart)."""
         return [g for g in self.good if g.source == "reference" and g.status in ("fail", "error")]
 
     @property
     def problem_count(self) -> int:
-        # Drafts in review are reported, not problems: a check that cannot decide says so
-        # rather than guessing, and the review rate shows how often.
+        # Drafts in review are reported, not problems: an undecided check says so, never guesses.
         return (
             sum(v.is_problem or v.status == "error" for v in self.variants)
             + sum(k.status not in ("caught", "review") for k in self.known_wrong)
@@ -284,7 +280,6 @@ def _mutate(
         status = outcome(job.results).status
         good = job.good
         assert good is not None
-        # The checks that kept it from passing: failing, erroring, or (in review) undecided.
         held_up = ("fail", "error", "review") if status == "review" else ("fail", "error")
         failed = [n for n, r in job.results.items() if r.status in held_up]
         job.report.good.append(GoodResult(good.source, status, failed, used=status == "pass"))
