@@ -107,7 +107,7 @@ def test_the_run_summary_reproduces_the_tutorials_means_and_its_five_full_passes
         # ... and with its rule for empty requirements (1.0) added back, its printed mean.
         vacuous = len(CASES) - len(scored)
         assert round((rate["score_mean"] * len(scored) + vacuous) / len(CASES), 6) == MEANS[metric]
-    assert summary["counts"] == {"pass": 5, "fail": 5, "error": 0, "total": 10}
+    assert summary["counts"] == {"pass": 5, "fail": 5, "review": 0, "error": 0, "total": 10}
     failed = sorted(c for c, r in rows.items() if r["status"] == "fail")
     assert failed == ["Q03", "Q04", "Q05", "Q07", "Q10"]  # its failed_cases line
 

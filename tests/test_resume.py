@@ -106,7 +106,7 @@ def test_error_rows_are_run_again_on_resume(tmp_path, monkeypatch, openai_server
     assert summary(path)["counts"]["error"] == 1
     assert run(resume="latest", models=[]) == 0
     assert len(openai_server.chat_requests) == 4  # the two good ones came from the cache
-    assert summary(path)["counts"] == {"pass": 3, "fail": 0, "error": 0, "total": 3}
+    assert summary(path)["counts"] == {"pass": 3, "fail": 0, "review": 0, "error": 0, "total": 3}
     assert len(rows(path)) == 3
 
 
