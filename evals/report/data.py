@@ -85,11 +85,12 @@ def review_groups(rows: list[dict[str, Any]]) -> list[ErrorReason]:
         if r.get("status") != "review":
             continue
         checks = r.get("checks") or {}
-        for name in review_names(r):
-            why = (checks.get(name) or {}).get("detail") or "no reason given"
-            groups[f"{name}: {why}"].append(str(r.get("case")))
-        if not review_names(r):
-            groups["no reason recorded"].append(str(r.get("case")))
+        reasons = [
+            f"{n}: {(checks.get(n) or {}).get('detail') or 'no reason given'}"
+            for n in review_names(r)
+        ]
+        for reason in reasons or ["no reason recorded"]:
+            groups[reason].append(str(r.get("case")))
     return [
         ErrorReason(reason, cases)
         for reason, cases in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
