@@ -20,7 +20,12 @@ from reviewkit import run_file as review_run_file
 from evals.compare.explain import fmt_p, how_to_read, stats_lines, verdict_line
 from evals.compare.pairing import compare_runs
 from evals.numfmt import pct
-from evals.report.compare_html import render_compare_html, side_html, word_diff
+from evals.report.compare_html import (
+    in_review_rows,
+    render_compare_html,
+    side_html,
+    word_diff,
+)
 from evals.report.data import build_report, citation_spans, percentile
 from evals.report.html import render_run_html
 from evals.run.files import read_run
@@ -183,6 +188,15 @@ def test_html_report_marks_cases_in_review_apart_with_why(reviewed: Path) -> Non
 def test_html_report_without_reviews_has_no_review_card_or_column(project: Project) -> None:
     page = html_of(project.run_a)
     assert "card-in-review" not in page and "<th>review</th>" not in page
+
+
+def test_comparison_counts_each_sides_rows_in_review(reviewed: Path, project: Project) -> None:
+    with_review, without = read_run(reviewed), read_run(project.run_a)
+    n = len(without.rows)
+    assert in_review_rows(with_review, without) == [
+        ("in review", f"A 1 of 3, B 0 of {n} (never scored)")
+    ]
+    assert in_review_rows(without, without) == []
 
 
 def test_comparison_side_names_the_checks_in_review_with_why() -> None:

@@ -337,6 +337,14 @@ def sealed_data(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def in_review_rows(a: RunFile, b: RunFile) -> list[tuple[str, str]]:
+    """`in review: A 2 of 35, B 0 of 35` when either run has rows a check could not decide."""
+    n = [sum(r.get("status") == "review" for r in run.rows) for run in (a, b)]
+    if not any(n):
+        return []
+    return [("in review", f"A {n[0]} of {len(a.rows)}, B {n[1]} of {len(b.rows)} (never scored)")]
+
+
 def render_compare_html(a: RunFile, b: RunFile) -> str:
     """The comparison page; sealed runs get the figures and check rates only."""
     cmp = compare_runs(a, b)
@@ -352,6 +360,7 @@ def render_compare_html(a: RunFile, b: RunFile) -> str:
                 ("B", f"{cmp.b.model} · {cmp.b.created}"),
                 # Said up front: a reader must know whether the prompt, model or suite changed.
                 ("differs", ", ".join(h.name for h in cmp.header if h.differs) or "nothing"),
+                *in_review_rows(a, b),
             ]
         )
         + f"{warn}</header>"
