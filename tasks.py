@@ -213,7 +213,7 @@ def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  #
     help={
         "run": "run file: a path, a run id, 'latest' (default) or 'baseline'",
         "html": "also write a self-contained HTML report to this file",
-        "review": "list the rows flagged needs_review: question, answer, verdict, reasoning",
+        "review": "list the rows flagged needs_review (question, answer, verdict, reasoning) and the rows in review (the checks that could not decide, and why)",
         "a": "comparison: run A (before), with --b and --html",
         "b": "comparison: run B (after)",
     },

@@ -82,7 +82,13 @@ def test_a_200_case_suite_ends_with_every_case_scored_or_an_error_row(tmp_path, 
         else:
             assert isinstance(r["score"], float) and r["batch_id"]
     assert got["case-007"]["status"] == "fail"
-    assert summary(path)["counts"] == {"pass": 196, "fail": 1, "error": 3, "total": 200}
+    assert summary(path)["counts"] == {
+        "pass": 196,
+        "fail": 1,
+        "review": 0,
+        "error": 3,
+        "total": 200,
+    }
     # One input file, one batch, every request in it once; nothing went to the live endpoint.
     assert (srv.files_uploaded, srv.batches_created, srv.chat_requests) == (1, 1, [])
     assert set(srv.line_counts.values()) == {1} and len(srv.line_counts) == 200

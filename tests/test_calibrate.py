@@ -262,6 +262,38 @@ def test_a_label_whose_verdict_is_a_judge_error_is_shown_not_counted_and_exits_3
     assert "incomplete: some labels have no judge verdict (exit 3)" in proc.stdout
 
 
+def test_labels_on_rows_in_review_count_like_any_and_the_judges_agreement_there_is_shown(
+    tmp_path: Path, calib: Callable[..., Result]
+) -> None:
+    make_project(tmp_path, [good_case()])
+    run = write_run(
+        tmp_path / "runs", {"a": v(5), "b": v(5), "c": v(1, ok=False), "d": v(5), "e": None}
+    )
+    recs = [json.loads(x) for x in run.read_text("utf-8").splitlines()]
+    for rec in recs:
+        if rec.get("case") in ("a", "b", "e"):  # the checks could not decide these
+            rec.update(status="review", score=None, review_checks=["scope"])
+    recs[-1].pop("judge")  # e: the judge never graded it
+    run.write_text("".join(json.dumps(r) + "\n" for r in recs), "utf-8")
+    labels = write_labels(
+        tmp_path / "labels.jsonl",
+        {"a": "pass", "b": "fail", "c": "fail", "d": "pass", "e": "pass"},
+    )
+    proc = calib(run=str(run), labels=str(labels))
+    out = proc.stdout
+    assert "n = 4" in out and "agreement: 75.0% (3/4)" in out
+    assert (
+        "in review in the run (the checks could not decide): 3 labelled, 2 with a verdict; "
+        "the judge agrees with people on 1 of 2" in out
+    )
+    assert "  b (in review in the run): human fail, judge pass" in out
+    assert (
+        "e: human pass; the judge did not grade this case in the run (its checks could not "
+        "decide it: the row is in review)" in out
+    )
+    assert proc.returncode == 3  # e has no verdict
+
+
 def test_kappa_undefined_when_every_label_is_one_class_exits_1(
     tmp_path: Path, calib: Callable[..., Result]
 ) -> None:

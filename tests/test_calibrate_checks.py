@@ -21,7 +21,7 @@ from evals.cli import guarded
 # Verdicts anyone can read off the answer: OK must be a word of it, SWAP must not occur,
 # BOOM makes the check itself crash, and the cited refs must include pricing#plans.
 SUITE_CHECKS = """
-from evals.checks import check, failed, passed
+from evals.checks import check, failed, passed, undecided
 
 @check("calib_ok_word")
 def calib_ok_word(inp):
@@ -36,6 +36,12 @@ def calib_boom(inp):
     if "BOOM" in inp.answer:
         raise RuntimeError("cannot read BOOM")
     return passed("no BOOM")
+
+@check("calib_maybe")
+def calib_maybe(inp):
+    if "MAYBE" in inp.answer:
+        return undecided("MAYBE: the plan the answer means cannot be told")
+    return passed("no MAYBE")
 
 @check("calib_cites_plans")
 def calib_cites_plans(inp):
@@ -126,8 +132,8 @@ def test_sensitivity_specificity_and_kappa_equal_the_hand_computation(
     # Correct: the reference and 6 labelled pass, the known_right draft and one labelled fail.
     # Wrong: 2 known_wrong and 2 labelled fail, 1 labelled passes.
     assert report["verdicts"] == {
-        "pass": {"pass": 7, "fail": 2, "error": 0, "unscored": 0},
-        "fail": {"pass": 1, "fail": 4, "error": 0, "unscored": 0},
+        "pass": {"pass": 7, "fail": 2, "review": 0, "error": 0, "unscored": 0},
+        "fail": {"pass": 1, "fail": 4, "review": 0, "error": 0, "unscored": 0},
     }
     assert report["sensitivity"] == {"value": 0.8, "caught": 4, "n": 5}
     assert report["specificity"] == {"value": round(7 / 9, 6), "passed": 7, "n": 9}
@@ -156,6 +162,7 @@ def test_sensitivity_specificity_and_kappa_equal_the_hand_computation(
             "misses": 1,
             "errors": 0,
             "unscored": 0,
+            "review": 0,
         },
         "terse": {
             "correct": 1,
@@ -164,6 +171,7 @@ def test_sensitivity_specificity_and_kappa_equal_the_hand_computation(
             "misses": 0,
             "errors": 0,
             "unscored": 0,
+            "review": 0,
         },
     }
     # The default floors are 95 %: 80 % sensitivity is below.
@@ -257,6 +265,69 @@ def test_an_answer_a_check_crashes_on_is_an_error_never_a_pass_or_fail_and_exits
     assert "**Result: INCOMPLETE**: 2 answer(s) hit a check error (exit 3)" in md
 
 
+def test_an_answer_in_review_is_neither_agree_nor_disagree_and_its_rate_is_printed_by_label(
+    tmp_path: Path, calib: Callable[..., Result]
+) -> None:
+    case = toy_case(
+        checks=["calib_ok_word", "calib_no_swap", "calib_maybe"],
+        known_right=[{"draft": "OK MAYBE", "why": "right, but which plan?"}],
+        known_wrong=[
+            {"draft": "No word here", "why": "says nothing"},
+            {"draft": "nothing MAYBE", "why": "a failing check decides beside review"},
+        ],
+    )
+    labelled = [
+        line("OK MAYBE wrong", "fail"),
+        line("OK fine", "pass"),
+        line("OK MAYBE again", "pass"),
+    ]
+    project(tmp_path, labelled, [case])
+    report = calib("json").json()
+    # Correct: reference and "OK fine" pass; 2 in review. Wrong: 2 fail; 1 in review.
+    assert report["verdicts"]["pass"] == {
+        "pass": 2,
+        "fail": 0,
+        "review": 2,
+        "error": 0,
+        "unscored": 0,
+    }
+    assert report["verdicts"]["fail"] == {
+        "pass": 0,
+        "fail": 2,
+        "review": 1,
+        "error": 0,
+        "unscored": 0,
+    }
+    # The floors apply to the decided answers: a review is neither a catch nor a miss.
+    assert report["sensitivity"] == {"value": 1.0, "caught": 2, "n": 2}
+    assert report["specificity"] == {"value": 1.0, "passed": 2, "n": 2}
+    assert report["kappa"]["n"] == 4 and report["exit_code"] == 0
+    assert report["review_rate"] == {
+        "all": {"value": round(3 / 7, 6), "review": 3, "n": 7},
+        "correct": {"value": 0.5, "review": 2, "n": 4},
+        "wrong": {"value": round(1 / 3, 6), "review": 1, "n": 3},
+    }
+    # The check itself was undecided on 4: "nothing MAYBE" too, which another check failed.
+    assert report["by_check"]["calib_maybe"]["review"] == 4
+    assert [g["answer"] for g in report["review"]] == [
+        "OK MAYBE",
+        "OK MAYBE wrong",
+        "OK MAYBE again",
+    ]
+    assert report["review"][1]["review"] == {
+        "calib_maybe": "MAYBE: the plan the answer means cannot be told"
+    }
+    md = calib().out
+    assert "- in review: 42.9% (3/7) of the labelled answers: 2 of 4 correct, 1 of 3 wrong" in md
+    section = md.split("## In review: answers a check could not decide (3)")[1]
+    assert '- labelled/by-hand.jsonl:1: "OK MAYBE wrong"' in section
+    assert (
+        "  - undecided by calib_maybe: MAYBE: the plan the answer means cannot be told" in section
+    )
+    assert "  - labelled fail because: fail by hand" in section
+    assert "**Result: PASS**" in md
+
+
 @pytest.mark.parametrize(
     "floors,code",
     [
@@ -311,7 +382,7 @@ def test_without_a_labelled_folder_or_known_right_the_cases_own_answers_are_grad
     assert "4 labelled answers to 2 cases: 2 references, 0 known_right and 2 known_wrong" in res.out
     assert "Cohen's kappa, labels vs checks: 1.000 (n = 3)" in res.out
     assert "not graded: 1 answer(s) of cases with no deterministic check" in res.out
-    assert "2 of 2 cases without a false alarm, miss or error." in res.out
+    assert "2 of 2 cases without a false alarm, miss, answer in review or error." in res.out
 
 
 def test_reported_cited_and_retrieved_refs_are_used_when_given(
@@ -329,7 +400,13 @@ def test_reported_cited_and_retrieved_refs_are_used_when_given(
     ]
     project(tmp_path, labelled, [case])
     report = calib("json").json()
-    assert report["verdicts"]["pass"] == {"pass": 3, "fail": 1, "error": 0, "unscored": 0}
+    assert report["verdicts"]["pass"] == {
+        "pass": 3,
+        "fail": 1,
+        "review": 0,
+        "error": 0,
+        "unscored": 0,
+    }
     [alarm] = report["false_alarms"]
     assert alarm["answer"] == "45 € a seat, no refs reported."
     assert alarm["failed"] == {"calib_cites_plans": "cites [], not pricing#plans"}

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from casekit import invoke
+from reviewkit import ANSWERS, PASS_ANSWER, REVIEW_ANSWER, review_suite, run_review
 from runkit import API_KEY, GOOD, make_project, records, rows, run, run_files, summary, use
 
 from evals.commands.options import in_shard
@@ -62,6 +64,22 @@ def test_merge_joins_three_shards_into_one_run(tmp_path, monkeypatch, openai_ser
     run(label="whole")
     whole = [f for f in run_files(root) if f.name.endswith("_whole.jsonl")][0]
     assert records(whole)[0]["suite_digest"] == header["suite_digest"]
+
+
+def test_merged_shards_count_and_print_their_cases_in_review(tmp_path: Path) -> None:
+    ids = ("price-fail", "price-pass", "price-review", "price-pass-2", "price-review-2")
+    review_suite(tmp_path, ids)
+    answers = {i: REVIEW_ANSWER if "review" in i else ANSWERS.get(i, PASS_ANSWER) for i in ids}
+    for shard in ("1/2", "2/2"):
+        assert run_review(tmp_path, answers, "--shard", shard).returncode in (1, 3)
+    shards = sorted((tmp_path / "runs").glob("*.jsonl"))
+    out = tmp_path / "merged.jsonl"
+    p = invoke(tmp_path, "merge", ",".join(map(str, shards)), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "5 rows (2 pass, 1 fail, 2 in review, 0 error, 5 total)" in p.stdout
+    assert summary(out)["counts"] == {"pass": 2, "fail": 1, "review": 2, "error": 0, "total": 5}
+    review = sorted(r["case"] for r in rows(out) if r["status"] == "review")
+    assert review == ["price-review", "price-review-2"]
 
 
 def test_merge_refuses_different_stamps_missing_shards_and_overwrites(

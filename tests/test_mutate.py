@@ -11,7 +11,7 @@ from casekit import invoke, make_project, write_case
 from evals.checks import CheckResult, failed, passed
 from evals.checks.loading import load_cases
 from evals.mutate.engine import GoodAnswer, MutationReport, mutate_case, mutate_suite
-from evals.mutate.report import by_check, render_markdown, to_json
+from evals.mutate.report import by_check, render_markdown, to_json, totals
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings, open_suite
@@ -121,6 +121,90 @@ def test_a_well_checked_case_has_no_survivor_and_no_false_alarm(tmp_path: Path) 
     ran = {v.operator for v in case.variants}
     assert {"number_swap", "negation", "entity_swap", "whitespace", "letter_case"} <= ran
     assert report.exit_code == 0
+
+
+# Passes the Pro price sentence's words in any case, spacing or punctuation; cannot decide an
+# answer that names 39 (the Starter price, or a typo?); fails any other change.
+UNDECIDED_39_CHECK = """
+import re
+from evals.checks import check, failed, passed, undecided
+
+def _words(text):
+    return sorted(re.findall(r"[a-z0-9€#]+", text.lower()))
+
+@check("price_undecided")
+def price_undecided(inp):
+    if _words(inp.answer) == _words("The Pro plan costs 45 € per month [doc:pricing#plans]."):
+        return passed("the price sentence's words")
+    if "39" in inp.answer:
+        return undecided("39 € may be the Starter price or a typo")
+    return failed("the answer changed")
+"""
+
+
+def test_mutants_and_drafts_a_check_cannot_decide_are_counted_apart_and_fail_nothing(
+    tmp_path: Path,
+) -> None:
+    case = strong_case(
+        checks=["price_undecided"],
+        known_wrong=[
+            {"draft": "The Pro plan costs 39 € [doc:pricing#plans].", "why": "Starter price"},
+            {"draft": "The Pro plan costs 50 € [doc:pricing#plans].", "why": "made up"},
+        ],
+        known_right=[
+            {
+                "draft": "The Pro plan costs 45 € per month, not 39 € [doc:pricing#plans].",
+                "why": "x",
+            }
+        ],
+    )
+    report = report_for(tmp_path, case, checks_py=UNDECIDED_39_CHECK)
+    c = report.cases[0]
+    review = [v for v in c.variants if v.status == "review"]
+    assert {v.operator for v in review} >= {"number_swap"}
+    assert all("39" in v.text and v.kind == "mutant" for v in review)
+    assert not [v for v in c.variants if v.status in ("survived", "false_alarm", "error")]
+    assert [k.status for k in c.known_wrong] == ["review", "caught"]
+    assert [k.status for k in c.known_right] == ["review"]
+    assert c.problem_count == 0 and report.exit_code == 0
+    t = totals(report)
+    assert t["caught_for_review"] == len(review) and t["known_wrong_review"] == 1
+    assert t["known_right_review"] == 1 and t["known_wrong_missed"] == 0
+    # Caught for review is neither a kill nor a survivor: the kill rate leaves it out.
+    assert t["n_scored"] == t["killed"] + t["survived"] == t["mutants"] - len(review)
+    md = render_markdown(report)
+    assert f"caught for review {len(review)}; kill rate" in md
+    assert "failing nothing 0, errors 0, in review 1" in md
+    assert f"## In review: answers a check could not decide ({len(review) + 2})" in md
+    assert (
+        "- `pro-price` known_wrong[0] (Starter price): price_undecided: 39 € may be the "
+        "Starter price or a typo"
+    ) in md
+    assert "known_wrong drafts not caught" not in md and "false alarms (" not in md
+    assert c.operator_status("number_swap") in ("review", "killed")
+    data = to_json(report)
+    assert data["cases"][0]["known_right"][0]["review_checks"] == {
+        "price_undecided": "39 € may be the Starter price or a typo"
+    }
+
+
+def test_a_reference_in_review_is_reported_and_not_mutated_without_failing_mutate(
+    tmp_path: Path,
+) -> None:
+    case = strong_case(
+        checks=["price_undecided"],
+        reference="The Pro plan costs 45 € per month, not 39 € [doc:pricing#plans].",
+        known_wrong=[{"draft": "The Pro plan costs 50 € [doc:pricing#plans].", "why": "made up"}],
+    )
+    report = report_for(tmp_path, case, checks_py=UNDECIDED_39_CHECK)
+    c = report.cases[0]
+    assert [(g.status, g.failed, g.used) for g in c.good] == [
+        ("review", ["price_undecided"], False)
+    ]
+    assert not c.variants and report.exit_code == 0
+    md = render_markdown(report)
+    assert "- good answers in review (a check could not decide; not mutated): 1" in md
+    assert "- `pro-price` reference: review on price_undecided (the case cannot be mutated)" in md
 
 
 CASE_SENSITIVE_CHECK = """

@@ -14,11 +14,18 @@ from casekit import invoke, read_jsonl, write_case
 from openai_server import OpenAIServer
 from reportkit import JUDGE, MODEL_A, XSS, Project, build, run_replay, write_answers
 from reportkit import write_jsonl as write_records
+from reviewkit import REASON, REVIEW_ANSWER, review_suite, run_review
+from reviewkit import run_file as review_run_file
 
 from evals.compare.explain import fmt_p, how_to_read, stats_lines, verdict_line
 from evals.compare.pairing import compare_runs
 from evals.numfmt import pct
-from evals.report.compare_html import render_compare_html, word_diff
+from evals.report.compare_html import (
+    in_review_rows,
+    render_compare_html,
+    side_html,
+    word_diff,
+)
 from evals.report.data import build_report, citation_spans, percentile
 from evals.report.html import render_run_html
 from evals.run.files import read_run
@@ -128,6 +135,80 @@ def test_report_resolves_latest_and_refuses_a_missing_run(project: Project) -> N
     bad = invoke(project.root, "report", "no-such-run")
     assert bad.returncode == 2
     assert "no run file 'no-such-run'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of pass, fail and review rows: the review row's check could not decide."""
+    root = tmp_path_factory.mktemp("reviewed")
+    review_suite(root)
+    assert run_review(root).returncode == 1
+    return review_run_file(root)
+
+
+def test_terminal_report_counts_cases_in_review_and_groups_them_by_why(reviewed: Path) -> None:
+    out = invoke(reviewed.parent.parent, "report", str(reviewed), "--review")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "cases: 1 pass, 1 fail, 1 in review, 0 error, 3 total" in text
+    assert "in review: 1 case(s) the checks could not decide (never scored)" in text
+    assert f"  1x scope_bound: {REASON}  (price-review)" in text
+    assert "read one: invoke show price-review" in text
+    # scope_bound: 1 pass of 1 scored, then fail 0, review 2 (price-fail's too), error 0, skip 0.
+    row = next(ln for ln in text.splitlines() if ln.strip().startswith("scope_bound "))
+    assert [c.strip() for c in re.split("[┃│]", row)][-4:] == ["0", "2", "0", "0"]
+    # --review lists the undecided rows with the question, the answer and why.
+    listed = text.split("in review, checks undecided: 1 row(s)")[1]
+    assert "price-review  [review]" in listed and REVIEW_ANSWER in listed
+    assert f"scope_bound: review: {REASON}" in listed
+
+
+def test_html_report_marks_cases_in_review_apart_with_why(reviewed: Path) -> None:
+    page = html_of(reviewed)
+    assert re.search(r'id="card-in-review".*?>1<', page)
+    section = re.search(r'<section class="errors reviews" id="reviews">(.*?)</section>', page)
+    assert section and "In review: 1 case(s)" in section.group(1)
+    assert html.escape(f"scope_bound: {REASON}") in section.group(1)
+    assert "price-review" in section.group(1)
+    row = re.search(r'<tr class="case-row review"[^>]*data-status="review".*?</tr>', page)
+    assert row and '<span class="pill review">review</span>' in row.group(0)
+    assert (
+        f'<span class="chk review" title="{html.escape(REASON)}">scope_bound (review)'
+        in row.group(0)
+    )
+    # Errors first, then review, then failures: review sits beside errors.
+    order = re.findall(r'<tr class="case-row (\w+)"', page)
+    assert order == ["review", "fail", "pass"]
+    assert '<option value="review">review</option>' in page
+    assert f"in review: scope_bound: {html.escape(REASON)}" in page  # the case's detail
+    assert "<th>review</th>" in page  # beside error in the per-check table
+    assert " · 2 review</tspan>" in page  # beside the scope_bound bar
+
+
+def test_html_report_without_reviews_has_no_review_card_or_column(project: Project) -> None:
+    page = html_of(project.run_a)
+    assert "card-in-review" not in page and "<th>review</th>" not in page
+
+
+def test_comparison_counts_each_sides_rows_in_review(reviewed: Path, project: Project) -> None:
+    with_review, without = read_run(reviewed), read_run(project.run_a)
+    n = len(without.rows)
+    assert in_review_rows(with_review, without) == [
+        ("in review", f"A 1 of 3, B 0 of {n} (never scored)")
+    ]
+    assert in_review_rows(without, without) == []
+
+
+def test_comparison_side_names_the_checks_in_review_with_why() -> None:
+    row = {
+        "status": "review",
+        "score": None,
+        "checks": {"scope_bound": {"status": "review", "score": None, "detail": "<why>"}},
+    }
+    side = side_html("B", row, "text", [])
+    assert '<span class="pill review">review</span>' in side
+    assert '<span class="chk review" title="&lt;why&gt;">scope_bound (review)</span>' in side
+    assert "all checks pass" not in side
 
 
 def test_comparison_needs_html(project: Project) -> None:

@@ -10,7 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+from casekit import invoke
 from openai_server import Fault
+from reviewkit import review_suite, run_review
+from reviewkit import run_file as review_run_file
 from runkit import (
     API_KEY,
     GOOD,
@@ -103,7 +106,7 @@ def test_error_rows_are_run_again_on_resume(tmp_path, monkeypatch, openai_server
     assert summary(path)["counts"]["error"] == 1
     assert run(resume="latest", models=[]) == 0
     assert len(openai_server.chat_requests) == 4  # the two good ones came from the cache
-    assert summary(path)["counts"] == {"pass": 3, "fail": 0, "error": 0, "total": 3}
+    assert summary(path)["counts"] == {"pass": 3, "fail": 0, "review": 0, "error": 0, "total": 3}
     assert len(rows(path)) == 3
 
 
@@ -136,6 +139,25 @@ def test_resume_refuses_a_complete_run(tmp_path, monkeypatch, openai_server, cap
     run()
     assert run(resume="latest", models=[]) == 2
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_rows_in_review_are_kept_on_resume_not_run_again(tmp_path):
+    review_suite(tmp_path)
+    assert run_review(tmp_path).returncode == 1
+    path = review_run_file(tmp_path)
+    lines = path.read_text("utf-8").splitlines(keepends=True)
+    # The run was cut off after two rows: no summary, price-pass never written.
+    keep = [x for x in lines if '"price-pass"' not in x and '"summary"' not in x]
+    path.write_text("".join(keep), "utf-8")
+    cut = [json.loads(x) for x in keep]
+    res = invoke(tmp_path, "run", "--resume", str(path))
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "2 row(s) kept, 1 to run" in res.stdout
+    assert "PASS  price-pass" in res.stdout and "REVIEW price-review" not in res.stdout
+    after = [json.loads(x) for x in path.read_text("utf-8").splitlines()]
+    kept = [r for r in after if r.get("case") == "price-review"]
+    assert kept == [r for r in cut if r.get("case") == "price-review"]  # the same row, once
+    assert after[-1]["counts"] == {"pass": 1, "fail": 1, "review": 1, "error": 0, "total": 3}
 
 
 def test_budget_stop_is_recorded_and_resume_finishes_the_run(tmp_path, monkeypatch, openai_server):

@@ -291,7 +291,7 @@ def test_an_unknown_model_stops_the_run_with_in_flight_requests_accounted_for(
     # The requests in flight when the first refusal came (4 at most) finish as error rows;
     # no other case starts while they decide, nor after.
     assert 3 <= len(got) == len(openai_server.chat_requests) <= 4
-    assert s["counts"] == {"pass": 0, "fail": 0, "error": len(got), "total": len(got)}
+    assert s["counts"] == {"pass": 0, "fail": 0, "review": 0, "error": len(got), "total": len(got)}
 
 
 def test_a_closed_port_stops_the_run_after_the_sdk_retries(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from casekit import invoke, read_jsonl  # noqa: E402
+from casekit import invoke, read_jsonl, write_case  # noqa: E402
 from sealkit import (  # noqa: E402
     EXPECTED,
     TAMPER,
@@ -138,6 +138,34 @@ def test_sealed_aggregates_equal_those_of_the_same_cases_run_unsealed(tmp_path: 
     assert 0 < k < n  # the pile mixes passes and failures, so equality means something
     assert f"{k}/{n} scored of {n}" in r.stdout
     assert f"{k / n * 100:.1f}%" in r.stdout
+
+
+def test_sealed_cases_in_review_are_counted_beside_errors_with_their_reasons_withheld(
+    tmp_path: Path,
+) -> None:
+    proj, cases = project(tmp_path, 4)
+    for c in cases[1:3]:  # team-01 and team-02: a check that cannot decide them
+        write_case(proj / "suite", {**c, "checks": ["mentions_expected", "scope_bound"]})
+    (proj / "suite" / "checks.py").write_text(
+        "from evals.checks import check, undecided\n\n"
+        "@check()\ndef scope_bound(inp):\n"
+        "    return undecided('the price names a crew no passage binds it to: ' + inp.answer)\n",
+        "utf-8",
+    )
+    key = new_key()
+    assert seal(proj, key, "--fraction", "1", "--seed", "1").returncode == 0
+    r = run_sealed(proj, key)
+    assert r.returncode == 1, r.stdout + r.stderr  # team-00 failed; a failure decides
+    assert "1/2 scored of 4 (0 error, 2 in review)" in r.stdout
+    assert "(0/0 of 2; 0 error, 2 in review)" in r.stdout  # the scope_bound line
+    assert "Crew 01" not in r.stdout + r.stderr  # the reason quoted the answer: withheld
+    [line] = finished(proj)
+    assert line["review"] == 2 and line["errors"] == 0 and line["n_scored"] == 2
+    (path,) = run_files(proj)
+    review = [x for x in read_jsonl(path) if x.get("status") == "review"]
+    assert len(review) == 2 and all(x["review_checks"] == ["scope_bound"] for x in review)
+    assert all(x["checks"]["scope_bound"]["detail"] == "withheld: sealed run" for x in review)
+    assert "Crew 01" not in path.read_text("utf-8")
 
 
 def test_the_ledger_counts_every_run_and_the_budget_needs_force(tmp_path: Path) -> None:

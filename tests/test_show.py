@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from openai_server import OpenAIServer, Scripted
+from reviewkit import REASON, REVIEW_ANSWER, review_suite, run_review
 from rich.console import Console
 from runkit import GOOD, WRONG, make_project, records, run, run_files, use
 
@@ -61,6 +62,27 @@ def test_an_errored_case_shows_its_error(project: Path) -> None:
     assert code == 0
     assert "ERROR" in out and "error: " in out and "content_filter" in out
     assert "(no answer)" in out
+
+
+def test_a_case_in_review_shows_which_check_could_not_decide_and_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    review_suite(root, ("price-review",))
+    assert run_review(root, {"price-review": REVIEW_ANSWER}).returncode == 3
+    monkeypatch.chdir(root)
+    code, out = shown("price-review")
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("REVIEW  score n/a"))
+    assert lines[head + 1] == (
+        f"in review: scope_bound: {REASON} (not scored: a person, or the judge, decides)"
+    )
+    checks = [line.strip() for line in lines if line.startswith("  ")]
+    # The undecided check before the passing one, with its reason.
+    assert checks[0] == f"REVIEW scope_bound: {REASON}"
+    assert checks[1].startswith("PASS  mentions_expected")
 
 
 def test_the_run_can_be_named_and_a_wrong_id_gets_the_closest(project: Path) -> None:

@@ -24,22 +24,25 @@ class Graded:
 
     @property
     def verdict(self) -> str:
-        """pass | fail | error | unscored (the case has no deterministic check).
+        """pass | fail | review | error | unscored (the case has no deterministic check).
 
-        Any check error makes the answer an error: it is neither a pass nor a fail.
+        Any check error makes the answer an error: it is neither a pass nor a fail. A check
+        that could not decide, with none failing, leaves the answer in review: neither either.
         """
         if not self.results:
             return "unscored"
         if any(r.status == "error" for r in self.results.values()):
             return "error"
-        return "fail" if self.failing else "pass"
+        if self.failing:
+            return "fail"
+        return "review" if self.undecided else "pass"
 
     @property
     def kind(self) -> str:
-        """agree | false_alarm (a correct answer failed) | miss (a wrong one passed) | error |
-        unscored."""
+        """agree | false_alarm (a correct answer failed) | miss (a wrong one passed) | review |
+        error | unscored."""
         v = self.verdict
-        if v in ("error", "unscored"):
+        if v in ("error", "unscored", "review"):
             return v
         if v == self.item.label:
             return "agree"
@@ -52,6 +55,10 @@ class Graded:
     @property
     def erroring(self) -> list[str]:
         return [n for n, r in self.results.items() if r.status == "error"]
+
+    @property
+    def undecided(self) -> list[str]:
+        return [n for n, r in self.results.items() if r.status == "review"]
 
     @property
     def passing(self) -> list[str]:
@@ -89,6 +96,7 @@ class CheckRow:
     only_catch: int = 0  # wrong answers no other check failed
     errors: int = 0
     skipped: int = 0
+    review: int = 0  # answers it could not decide
 
     @property
     def false_alarm_rate(self) -> Rate:
@@ -109,11 +117,14 @@ class Tally:
     misses: int = 0
     errors: int = 0
     unscored: int = 0
+    review: int = 0
 
     def add(self, g: Graded) -> None:
         kind = g.kind
         if kind == "error":
             self.errors += 1
+        elif kind == "review":
+            self.review += 1
         elif kind == "unscored":
             self.unscored += 1
         elif g.item.label == "pass":
@@ -142,15 +153,25 @@ class Calibration:
     def scored(self) -> list[Graded]:
         return [g for g in self.graded if g.verdict in ("pass", "fail")]
 
+    def review_rate(self, label: str | None = None) -> Rate:
+        """Answers in review / answers labelled (`label`: of that label only), leaving out the
+        answers of cases no deterministic check grades."""
+        graded = [g for g in self.graded if g.verdict != "unscored"]
+        if label is not None:
+            graded = [g for g in graded if g.item.label == label]
+        return Rate(sum(g.verdict == "review" for g in graded), len(graded))
+
     @property
     def sensitivity(self) -> Rate:
-        """Wrong answers caught / wrong answers (errors and unscored left out)."""
+        """Wrong answers caught / wrong answers decided (review, errors and unscored left
+        out)."""
         wrong = [g for g in self.scored if g.item.label == "fail"]
         return Rate(sum(g.verdict == "fail" for g in wrong), len(wrong))
 
     @property
     def specificity(self) -> Rate:
-        """Correct answers passed / correct answers (errors and unscored left out)."""
+        """Correct answers passed / correct answers decided (review, errors and unscored left
+        out)."""
         right = [g for g in self.scored if g.item.label == "pass"]
         return Rate(sum(g.verdict == "pass" for g in right), len(right))
 
@@ -176,6 +197,8 @@ class Calibration:
                     row.errors += 1
                 elif r.status == "skip":
                     row.skipped += 1
+                elif r.status == "review":
+                    row.review += 1
                 elif g.verdict == "error":
                     continue  # another check's error leaves the answer out of every figure
                 elif g.item.label == "pass":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ class Item:
     human: str
     verdict: dict[str, Any] | None = None
     error: str | None = None
+    #: The run's checks could not decide this answer (row status `review`): exactly where a
+    #: judge would be asked to decide, so its agreement there is shown apart.
+    in_review: bool = False
 
     def judge_label(self, scale: Scale) -> str | None:
         if self.verdict is None:
@@ -183,16 +187,33 @@ def render(
         f"{'human pass':12}{table['pass']['pass']:>12}{table['pass']['fail']:>12}",
         f"{'human fail':12}{table['fail']['pass']:>12}{table['fail']['fail']:>12}",
     ]
+    lines += review_lines(items, scale)
     disagree = [i for i in scored if i.human != i.judge_label(scale)]
     lines += ["", f"disagreements: {len(disagree)}"]
     for i in disagree:
         assert i.verdict is not None
-        lines.append(f"  {i.case}: human {i.human}, judge {_verdict_text(i.verdict, scale)}")
+        where = " (in review in the run)" if i.in_review else ""
+        lines.append(f"  {i.case}{where}: human {i.human}, judge {_verdict_text(i.verdict, scale)}")
         lines += [f"    {ln}" for ln in str(i.verdict["reasoning"]).splitlines() or [""]]
     if errors:
         lines += ["", f"without a verdict (not counted): {len(errors)}"]
         lines += [f"  {i.case}: human {i.human}; {i.error}" for i in errors]
     return lines, kappa
+
+
+def review_lines(items: list[Item], scale: Scale) -> list[str]:
+    """How the judge did on the answers the run's checks left in review; [] when none."""
+    review = [i for i in items if i.in_review]
+    if not review:
+        return []
+    judged = [i for i in review if i.verdict is not None]
+    agreed = sum(i.human == i.judge_label(scale) for i in judged)
+    return [
+        "",
+        f"in review in the run (the checks could not decide): {len(review)} labelled, "
+        f"{len(judged)} with a verdict; the judge agrees with people on {agreed} of "
+        f"{len(judged)} (counted in the figures above like any other label)",
+    ]
 
 
 def cmd_calibrate(
@@ -231,7 +252,10 @@ def cmd_calibrate(
                 (cid, h) for cid, h in label_map.items() if rows[cid].get("draft") is not None
             ]
             work = [(by_id[cid], _row_reply(rows[cid]), h) for cid, h in drafted]
-            items = judge_now(j, work, cfg)
+            items = [
+                dataclasses.replace(i, in_review=rows[i.case].get("status") == "review")
+                for i in judge_now(j, work, cfg)
+            ]
             items += [
                 Item(cid, h, None, "the run has no draft for this case (its row is an error)")
                 for cid, h in label_map.items()
@@ -292,9 +316,17 @@ def _row_reply(row: dict[str, Any]) -> Reply:
 
 
 def _row_item(cid: str, human: str, row: dict[str, Any]) -> Item:
+    review = row.get("status") == "review"
     j = row.get("judge")
     if not isinstance(j, dict):
-        return Item(cid, human, None, "the judge did not grade this case in the run")
+        why = "the judge did not grade this case in the run"
+        if review:
+            why += " (its checks could not decide it: the row is in review)"
+        return Item(cid, human, None, why, review)
     return Item(
-        cid, human, j.get("verdict"), j.get("error") or (None if j.get("verdict") else "no verdict")
+        cid,
+        human,
+        j.get("verdict"),
+        j.get("error") or (None if j.get("verdict") else "no verdict"),
+        review,
     )

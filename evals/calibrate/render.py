@@ -74,6 +74,21 @@ def _error(g: Graded) -> list[str]:
     return [f"error in {n}: {g.results[n].detail}" for n in g.erroring]
 
 
+def _review(g: Graded) -> list[str]:
+    lines = [f"undecided by {n}: {g.results[n].detail}" for n in g.undecided]
+    return [*lines, f"labelled {g.item.label} because: {g.item.why}"]
+
+
+def review_line(c: Calibration) -> str:
+    """`- in review: 3 of 140 labelled answers (2.1%): 1 of 70 correct, 2 of 70 wrong; ...`."""
+    right, wrong = c.review_rate("pass"), c.review_rate("fail")
+    return (
+        f"- in review: {pct(c.review_rate())} of the labelled answers: {right.num} of "
+        f"{right.n} correct, {wrong.num} of {wrong.n} wrong (a check could not decide; "
+        "neither agree nor disagree, left out of sensitivity and specificity)"
+    )
+
+
 def render_markdown(c: Calibration) -> str:
     """The whole report: counts, the three figures, per check, per case, then every problem."""
     src = c.sources()
@@ -83,7 +98,10 @@ def render_markdown(c: Calibration) -> str:
     wrong = [g for g in c.graded if g.item.label == "fail"]
 
     def row(name: str, group: list[Graded]) -> str:
-        counts = [sum(g.verdict == v for g in group) for v in ("pass", "fail", "error", "unscored")]
+        counts = [
+            sum(g.verdict == v for g in group)
+            for v in ("pass", "fail", "review", "error", "unscored")
+        ]
         return f"| {name} | " + " | ".join(map(str, counts)) + " |"
 
     out = [
@@ -94,8 +112,8 @@ def render_markdown(c: Calibration) -> str:
         f"drafts, {src['labelled']} from labelled/ ({files} file(s)). Deterministic checks "
         "only; no model was called.",
         "",
-        "| answers | checks pass | checks fail | error | not graded |",
-        "|---|---:|---:|---:|---:|",
+        "| answers | checks pass | checks fail | review | error | not graded |",
+        "|---|---:|---:|---:|---:|---:|",
         row("correct (label pass)", right),
         row("wrong (label fail)", wrong),
         "",
@@ -103,6 +121,7 @@ def render_markdown(c: Calibration) -> str:
         f"(floor {c.min_sensitivity * 100:g}%)",
         f"- specificity: {pct(spec)} of the correct answers passed "
         f"(floor {c.min_specificity * 100:g}%)",
+        review_line(c),
         f"- Cohen's kappa, labels vs checks: {_kappa_text(c)}",
         f"- false alarms: {len(c.of_kind('false_alarm'))}; misses: {len(c.of_kind('miss'))}; "
         f"errors: {len(c.of_kind('error'))} (left out of the figures)",
@@ -122,13 +141,13 @@ def render_markdown(c: Calibration) -> str:
             "False alarms: correct answers the check failed, of those it scored. Caught: wrong "
             "answers it failed. Only catch: wrong answers no other check failed.",
             "",
-            "| check | false alarms | caught | only catch | skipped | errors |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| check | false alarms | caught | only catch | review | skipped | errors |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for r in checks.values():
             out.append(
                 f"| {r.name} | {pct(r.false_alarm_rate)} | {pct(r.catch_rate)} | "
-                f"{r.only_catch} | {r.skipped} | {r.errors} |"
+                f"{r.only_catch} | {r.review} | {r.skipped} | {r.errors} |"
             )
         out.append("")
         alarms = {
@@ -143,21 +162,23 @@ def render_markdown(c: Calibration) -> str:
             out.append("")
 
     cases = c.by_case()
-    bad = {cid: t for cid, t in cases.items() if t.false_alarms or t.misses or t.errors}
+    bad = {cid: t for cid, t in cases.items() if t.false_alarms or t.misses or t.errors or t.review}
     out += [
         "## By case",
         "",
-        f"{len(cases) - len(bad)} of {len(cases)} cases without a false alarm, miss or error.",
+        f"{len(cases) - len(bad)} of {len(cases)} cases without a false alarm, miss, answer "
+        "in review or error.",
         "",
     ]
     if bad:
         out += [
-            "| case | correct | false alarms | wrong | misses | errors |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| case | correct | false alarms | wrong | misses | review | errors |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for cid, t in bad.items():
             out.append(
-                f"| {cid} | {t.correct} | {t.false_alarms} | {t.wrong} | {t.misses} | {t.errors} |"
+                f"| {cid} | {t.correct} | {t.false_alarms} | {t.wrong} | {t.misses} "
+                f"| {t.review} | {t.errors} |"
             )
         out.append("")
 
@@ -166,13 +187,13 @@ def render_markdown(c: Calibration) -> str:
         out += [
             "## By style",
             "",
-            "| style | correct | false alarms | wrong | misses | errors |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| style | correct | false alarms | wrong | misses | review | errors |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for style, t in styles.items():
             out.append(
                 f"| {style} | {t.correct} | {t.false_alarms} | {t.wrong} | {t.misses} "
-                f"| {t.errors} |"
+                f"| {t.review} | {t.errors} |"
             )
         out.append("")
 
@@ -180,6 +201,9 @@ def render_markdown(c: Calibration) -> str:
         "False alarms: correct answers the checks failed", c.of_kind("false_alarm"), _false_alarm
     )
     out += _problem_lines("Misses: wrong answers the checks passed", c.of_kind("miss"), _miss)
+    out += _problem_lines(
+        "In review: answers a check could not decide", c.of_kind("review"), _review
+    )
     out += _problem_lines("Errors: answers a check could not grade", c.of_kind("error"), _error)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -200,6 +224,7 @@ def _graded_json(g: Graded) -> dict[str, Any]:
         "answer": i.answer,
         "failed": {n: g.results[n].detail for n in g.failing},
         "errors": {n: g.results[n].detail for n in g.erroring},
+        "review": {n: g.results[n].detail for n in g.undecided},
         "passed_by": g.passing,
     }
     if i.style:
@@ -220,12 +245,17 @@ def to_json(c: Calibration) -> dict[str, Any]:
         "verdicts": {
             label: {
                 v: sum(g.item.label == label and g.verdict == v for g in c.graded)
-                for v in ("pass", "fail", "error", "unscored")
+                for v in ("pass", "fail", "review", "error", "unscored")
             }
             for label in ("pass", "fail")
         },
         "sensitivity": _rate_json(c.sensitivity, "caught"),
         "specificity": _rate_json(c.specificity, "passed"),
+        "review_rate": {
+            "all": _rate_json(c.review_rate(), "review"),
+            "correct": _rate_json(c.review_rate("pass"), "review"),
+            "wrong": _rate_json(c.review_rate("fail"), "review"),
+        },
         "kappa": {"value": None if kappa is None else round(kappa, 6), "n": len(c.scored)},
         "floors": {"min_sensitivity": c.min_sensitivity, "min_specificity": c.min_specificity},
         "shortfalls": c.shortfalls(),
@@ -236,6 +266,7 @@ def to_json(c: Calibration) -> dict[str, Any]:
                 "only_catch": r.only_catch,
                 "skipped": r.skipped,
                 "errors": r.errors,
+                "review": r.review,
             }
             for name, r in c.by_check().items()
         },
@@ -244,6 +275,7 @@ def to_json(c: Calibration) -> dict[str, Any]:
         "false_alarms": [_graded_json(g) for g in c.of_kind("false_alarm")],
         "misses": [_graded_json(g) for g in c.of_kind("miss")],
         "errors": [_graded_json(g) for g in c.of_kind("error")],
+        "review": [_graded_json(g) for g in c.of_kind("review")],
         "unscored": [_graded_json(g) for g in c.of_kind("unscored")],
     }
 

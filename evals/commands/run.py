@@ -32,7 +32,7 @@ from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
 from evals.run.batch import execute_batch
-from evals.run.console import print_summary
+from evals.run.console import print_summary, review_reasons
 from evals.run.files import resolve_run
 from evals.run.plan import RunPlan, RunResult
 from evals.run.progress import RunProgress
@@ -108,21 +108,32 @@ def resume_ref(path: Path, runs_dir: Path) -> str:
 
 
 def show_hint(result: RunResult, runs_dir: Path) -> str | None:
-    """`see why a case failed: invoke show ID`, naming the run unless it is the latest."""
+    """`see why a case failed: invoke show ID`, and the first case in review with its reason,
+    naming the run unless it is the latest."""
     # Sorted: rows finish in any order under concurrency, the example should not.
-    bad = sorted(
-        (r for r in result.rows if r.get("status") in ("fail", "error")), key=lambda r: r["case"]
-    )
-    if not bad or plan_is_sealed(result):
+    rows = sorted(result.rows, key=lambda r: (r["case"], r.get("epoch", 0)))
+    bad = [r for r in rows if r.get("status") in ("fail", "error")]
+    review = [r for r in rows if r.get("status") == "review"]
+    if not (bad or review) or plan_is_sealed(result):
         return None
     try:
         latest = resolve_run("latest", runs_dir).resolve() == result.path.resolve()
     except InputError:
         latest = False
     where = "" if latest else f" --run {result.path.stem}"
-    return (
-        f"see why a case failed: invoke show CASE{where} (e.g. invoke show {bad[0]['case']}{where})"
-    )
+    lines = []
+    if bad:
+        lines.append(
+            f"see why a case failed: invoke show CASE{where} "
+            f"(e.g. invoke show {bad[0]['case']}{where})"
+        )
+    if review:
+        first = review[0]
+        lines.append(
+            f"see what a case in review needs: invoke show {first['case']}{where} "
+            f"({review_reasons(first)})"
+        )
+    return "\n".join(lines)
 
 
 def plan_is_sealed(result: RunResult) -> bool:
@@ -132,7 +143,8 @@ def plan_is_sealed(result: RunResult) -> bool:
 EXIT_MEANING = {
     EXIT_OK: "exit 0: every case passed",
     EXIT_FAIL: "exit 1: some case failed (its failed checks are named above)",
-    EXIT_ERROR: "exit 3: some case errored or the run stopped early (errors are never scored)",
+    EXIT_ERROR: "exit 3: some case errored, awaits review or the run stopped early "
+    "(errors and reviews are never scored)",
 }
 
 

@@ -22,6 +22,10 @@ ExtraGrader = Callable[[Case, Reply], dict[str, CheckResult]]
 #: The check the LLM judge produces, and the statuses that are verdicts (not errors or skips).
 JUDGE = "judge"
 VERDICTS = ("pass", "fail")
+#: A case outcome as a verdict on an answer known wrong or right; anything else is an error.
+MUTANT_VERDICT = {"fail": "killed", "pass": "survived", "review": "review"}
+WRONG_VERDICT = {"fail": "caught", "pass": "missed", "review": "review"}
+RIGHT_VERDICT = {"pass": "held", "fail": "false_alarm", "review": "review"}
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ class GoodResult:
     """How a good answer fared on its own checks; only a passing one is mutated."""
 
     source: str
-    status: str  # pass | fail | error (the good answer's own outcome)
+    status: str  # pass | fail | review | error (the good answer's own outcome)
     failed: list[str]
     used: bool  # whether its variants were graded
 
@@ -52,7 +56,8 @@ class VariantResult:
     source: str
     note: str
     text: str
-    # mutant: killed | survived | error; invariant: held | false_alarm | error
+    # mutant: killed | survived | review (caught for a person) | error; invariant: held |
+    # false_alarm | review | error.
     status: str
     checks: dict[str, CheckResult]
     good_text: str
@@ -91,7 +96,7 @@ class KnownWrongResult:
 
     index: int
     why: str
-    status: str  # caught | missed | error
+    status: str  # caught | missed | review | error
     checks: dict[str, CheckResult]
 
 
@@ -101,7 +106,7 @@ class KnownRightResult:
 
     index: int
     why: str
-    status: str  # held | false_alarm | error
+    status: str  # held | false_alarm | review | error
     checks: dict[str, CheckResult]
 
 
@@ -120,7 +125,7 @@ class CaseReport:
     notes: list[str] = field(default_factory=list)
 
     def operator_status(self, op: str) -> str:
-        """killed | survived | exempt | error | n/a (mutants); held | false_alarm | ... (invariants)."""
+        """killed | survived | exempt | error | review | n/a; held | false_alarm | ... (invariants)."""
         mine = [v for v in self.variants if v.operator == op]
         if not mine:
             return "n/a"
@@ -131,6 +136,8 @@ class CaseReport:
             return "exempt"
         if any(v.status == "error" for v in mine):
             return "error"
+        if any(v.status == "review" for v in mine):
+            return "review"
         return "held" if OPERATORS[op].kind == "invariant" else "killed"
 
     def exemption_used(self, op: str) -> bool:
@@ -138,14 +145,16 @@ class CaseReport:
 
     @property
     def failing_references(self) -> list[GoodResult]:
-        return [g for g in self.good if g.source == "reference" and g.status != "pass"]
+        """References that fail or error on their own checks (one in review is reported apart)."""
+        return [g for g in self.good if g.source == "reference" and g.status in ("fail", "error")]
 
     @property
     def problem_count(self) -> int:
+        # Drafts in review are reported, not problems: an undecided check says so, never guesses.
         return (
             sum(v.is_problem or v.status == "error" for v in self.variants)
-            + sum(k.status != "caught" for k in self.known_wrong)
-            + sum(k.status != "held" for k in self.known_right)
+            + sum(k.status not in ("caught", "review") for k in self.known_wrong)
+            + sum(k.status not in ("held", "review") for k in self.known_right)
             + len(self.failing_references)
         )
 
@@ -271,7 +280,8 @@ def _mutate(
         status = outcome(job.results).status
         good = job.good
         assert good is not None
-        failed = [n for n, r in job.results.items() if r.status in ("fail", "error")]
+        held_up = ("fail", "error", "review") if status == "review" else ("fail", "error")
+        failed = [n for n, r in job.results.items() if r.status in held_up]
         job.report.good.append(GoodResult(good.source, status, failed, used=status == "pass"))
         if status != "pass":
             continue  # variants of an answer that already fails prove nothing
@@ -306,12 +316,12 @@ def _mutate(
         job.results.update(more)
         status = outcome(job.results).status
         if job.known_wrong is not None:
-            verdict = {"fail": "caught", "pass": "missed"}.get(status, "error")
+            verdict = WRONG_VERDICT.get(status, "error")
             i, why = job.known_wrong
             job.report.known_wrong.append(KnownWrongResult(i, why, verdict, job.results))
             continue
         if job.known_right is not None:
-            verdict = {"pass": "held", "fail": "false_alarm"}.get(status, "error")
+            verdict = RIGHT_VERDICT.get(status, "error")
             i, why = job.known_right
             job.report.known_right.append(KnownRightResult(i, why, verdict, job.results))
             continue
@@ -319,12 +329,9 @@ def _mutate(
         v = job.variant
         kind = OPERATORS[v.operator].kind
         if kind == "mutant":
-            verdict, bad = {"fail": "killed", "pass": "survived"}.get(status, "error"), "survived"
+            verdict, bad = MUTANT_VERDICT.get(status, "error"), "survived"
         else:
-            verdict, bad = (
-                {"pass": "held", "fail": "false_alarm"}.get(status, "error"),
-                "false_alarm",
-            )
+            verdict, bad = RIGHT_VERDICT.get(status, "error"), "false_alarm"
         why = job.report.exemptions.get(v.operator) if verdict == bad else None
         job.report.variants.append(
             VariantResult(

@@ -7,6 +7,7 @@ from typing import Any
 
 from evals.mutate.engine import CaseReport, MutationReport, VariantResult
 from evals.mutate.operators import OPERATORS
+from evals.mutate.undecided import review_lines, review_note
 
 SYMBOL = {
     "killed": "killed",
@@ -16,6 +17,7 @@ SYMBOL = {
     "n/a": "n/a",
     "held": "held",
     "false_alarm": "**FALSE ALARM**",
+    "review": "review",
 }
 
 
@@ -34,7 +36,7 @@ def by_operator(report: MutationReport) -> dict[str, dict[str, Any]]:
         mine = [v for v in report.variants if v.operator == op]
         counts = {
             s: sum(v.status == s for v in mine)
-            for s in ("killed", "survived", "held", "false_alarm", "error")
+            for s in ("killed", "survived", "held", "false_alarm", "review", "error")
         }
         exempt = sum(v.exempt is not None for v in mine)
         decided = counts["killed"] + counts["survived"]
@@ -60,7 +62,7 @@ def by_check(report: MutationReport) -> dict[str, dict[str, dict[str, Any]]]:
             continue
         for name, r in v.checks.items():
             cell = table.setdefault(name, {}).setdefault(
-                v.operator, {"killed": 0, "passed": 0, "error": 0, "skip": 0}
+                v.operator, {"killed": 0, "passed": 0, "review": 0, "error": 0, "skip": 0}
             )
             key = {"fail": "killed", "pass": "passed"}.get(r.status, r.status)
             cell[key] += 1
@@ -92,6 +94,8 @@ def totals(report: MutationReport) -> dict[str, Any]:
         "survived": survived,
         "survived_exempt": sum(v.status == "survived" and v.exempt is not None for v in mutants),
         "mutant_errors": sum(v.status == "error" for v in mutants),
+        # A check could not decide: caught for a person, neither killed nor survived.
+        "caught_for_review": sum(v.status == "review" for v in mutants),
         "kill_rate": _rate(killed, killed + survived),
         "n_scored": killed + survived,
         "invariants": len(inv),
@@ -99,14 +103,18 @@ def totals(report: MutationReport) -> dict[str, Any]:
         "false_alarms": sum(v.status == "false_alarm" for v in inv),
         "false_alarms_exempt": sum(v.status == "false_alarm" and v.exempt is not None for v in inv),
         "invariant_errors": sum(v.status == "error" for v in inv),
+        "invariant_review": sum(v.status == "review" for v in inv),
         "known_wrong": len(kws),
         "known_wrong_missed": sum(k.status == "missed" for k in kws),
         "known_wrong_errors": sum(k.status == "error" for k in kws),
+        "known_wrong_review": sum(k.status == "review" for k in kws),
         "judge_killed": report.judge_kills[0] if report.judge else None,
         "judge_graded": report.judge_kills[1] if report.judge else None,
         "known_right": len(krs),
         "known_right_false_alarms": sum(k.status == "false_alarm" for k in krs),
         "known_right_errors": sum(k.status == "error" for k in krs),
+        "known_right_review": sum(k.status == "review" for k in krs),
+        "good_answers_in_review": sum(g.status == "review" for g in goods),
     }
 
 
@@ -119,6 +127,7 @@ def _variant_json(v: VariantResult) -> dict[str, Any]:
         "status": v.status,
         "failed_checks": v.checks_with("fail"),
         "error_checks": v.checks_with("error"),
+        "review_checks": v.checks_with("review"),
     }
     if v.status not in ("killed", "held"):
         out["text"] = v.text
@@ -145,6 +154,7 @@ def _case_json(c: CaseReport) -> dict[str, Any]:
                 "status": k.status,
                 "failed_checks": [n for n, r in k.checks.items() if r.status == "fail"],
                 "error_checks": [n for n, r in k.checks.items() if r.status == "error"],
+                "review_checks": {n: r.detail for n, r in k.checks.items() if r.status == "review"},
             }
             for k in c.known_wrong
         ],
@@ -155,6 +165,7 @@ def _case_json(c: CaseReport) -> dict[str, Any]:
                 "status": k.status,
                 "failed_checks": {n: r.detail for n, r in k.checks.items() if r.status == "fail"},
                 "error_checks": {n: r.detail for n, r in k.checks.items() if r.status == "error"},
+                "review_checks": {n: r.detail for n, r in k.checks.items() if r.status == "review"},
             }
             for k in c.known_right
         ],
@@ -194,6 +205,8 @@ def _details(v: VariantResult) -> list[str]:
     lines = [f"- change: {v.note}"]
     for name in v.checks_with("error"):
         lines.append(f"- error in {name}: {v.checks[name].detail}")
+    for name in v.checks_with("review"):
+        lines.append(f"- undecided by {name}: {v.checks[name].detail}")
     if v.kind == "mutant":
         lines.append(f"- passed by: {', '.join(v.checks_with('pass')) or '(no check ran)'}")
     else:
@@ -221,21 +234,29 @@ def render_markdown(report: MutationReport) -> str:
     out.append("")
     out.append(
         f"- mutants: {t['mutants']}; killed {t['killed']}, survived {t['survived']} "
-        f"({t['survived_exempt']} exempt), errors {t['mutant_errors']}; "
-        f"kill rate {_pct(t['killed'], t['n_scored'])}"
+        f"({t['survived_exempt']} exempt), errors {t['mutant_errors']}"
+        + review_note(t["caught_for_review"], "caught for review")
+        + f"; kill rate {_pct(t['killed'], t['n_scored'])}"
     )
     out.append(
         f"- invariance variants: {t['invariants']}; held {t['held']}, false alarms "
         f"{t['false_alarms']} ({t['false_alarms_exempt']} exempt), errors {t['invariant_errors']}"
+        + review_note(t["invariant_review"])
     )
     out.append(
         f"- known_wrong drafts: {t['known_wrong']}; failing nothing {t['known_wrong_missed']}, "
-        f"errors {t['known_wrong_errors']}"
+        f"errors {t['known_wrong_errors']}" + review_note(t["known_wrong_review"])
     )
     out.append(
         f"- known_right drafts: {t['known_right']}; false alarms "
         f"{t['known_right_false_alarms']}, errors {t['known_right_errors']}"
+        + review_note(t["known_right_review"])
     )
+    if t["good_answers_in_review"]:
+        out.append(
+            f"- good answers in review (a check could not decide; not mutated): "
+            f"{t['good_answers_in_review']}"
+        )
     if t["good_answers_failing"]:
         out.append(f"- good answers that fail their own checks: {t['good_answers_failing']}")
     if t["cases_without_good_answer"]:
@@ -257,8 +278,8 @@ def render_markdown(report: MutationReport) -> str:
         "## By operator",
         "",
         "| operator | kind | cases | variants | killed / held | survived / false alarm "
-        "| exempt | error | kill rate |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| exempt | review | error | kill rate |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for op, r in ops.items():
         good_n = r["killed"] if r["kind"] == "mutant" else r["held"]
@@ -266,7 +287,7 @@ def render_markdown(report: MutationReport) -> str:
         rate = _pct(r["killed"], r["n_scored"]) if r["kind"] == "mutant" else "-"
         out.append(
             f"| {op} | {r['kind']} | {r['cases']} | {r['variants']} | {good_n} | {bad_n} "
-            f"| {r['exempt']} | {r['error']} | {rate} |"
+            f"| {r['exempt']} | {r['review']} | {r['error']} | {rate} |"
         )
     out.append("")
 
@@ -307,7 +328,10 @@ def render_markdown(report: MutationReport) -> str:
             out.append(f"### `{c.case_id}` · {v.operator} ({v.source})")
             out += _details(v)
 
-    missed = [(c, k) for c in report.cases for k in c.known_wrong if k.status != "caught"]
+    out += review_lines(report)
+    missed = [
+        (c, k) for c in report.cases for k in c.known_wrong if k.status in ("missed", "error")
+    ]
     if missed:
         out += [f"## known_wrong drafts not caught ({len(missed)})", ""]
         for c, k in missed:
@@ -315,7 +339,9 @@ def render_markdown(report: MutationReport) -> str:
             out.append(f"- `{c.case_id}` known_wrong[{k.index}] {what}: {k.why}")
         out.append("")
 
-    alarms = [(c, k) for c in report.cases for k in c.known_right if k.status != "held"]
+    alarms = [
+        (c, k) for c in report.cases for k in c.known_right if k.status in ("false_alarm", "error")
+    ]
     if alarms:
         out += [f"## known_right drafts failed: false alarms ({len(alarms)})", ""]
         for c, k in alarms:
@@ -328,7 +354,7 @@ def render_markdown(report: MutationReport) -> str:
 
     failing = [(c, g) for c in report.cases for g in c.good if g.status != "pass"]
     if failing:
-        out += ["## Good answers that fail their own checks", ""]
+        out += ["## Good answers that fail their own checks (or leave them undecided)", ""]
         for c, g in failing:
             effect = "the case cannot be mutated" if g.source == "reference" else "skipped"
             out.append(

@@ -15,22 +15,25 @@ from evals.cli import settings as load_settings
 from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.providers.masking import printable
-from evals.report.data import RunReport, band, build_report, weakest_first
+from evals.report.data import RunReport, band, build_report, review_names, weakest_first
+from evals.run.console import counts_text
 from evals.run.files import OutputError, read_run, resolve_run, write_whole
 from evals.run.summary import judge_spend_lines, not_graded_line
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
 
 
-def rate_cells(r: dict[str, Any], mean: bool = False) -> list[Text]:
-    """Rate, (the mean score,) passed/scored of total, fail, error, skip; the rate coloured by
-    how weak it is."""
+def rate_cells(r: dict[str, Any], mean: bool = False, review: bool = False) -> list[Text]:
+    """Rate, (the mean score,) passed/scored of total, fail, (review,) error, skip; the rate
+    coloured by how weak it is."""
     score = r.get("score_mean")
+    n_review = r.get("review", 0)
     return [
         Text(pct(r["rate"]), style=STYLE[band(r["rate"])]),
         *([Text("n/a" if score is None else f"{score:.3f}")] if mean else []),
         Text(f"{r['pass']}/{r['n_scored']} of {r['n_total']}"),
         Text(str(r["fail"])),
+        *([Text(str(n_review), style="bold yellow" if n_review else "")] if review else []),
         Text(str(r["error"]), style="bold red" if r["error"] else ""),
         Text(str(r["skip"])),
     ]
@@ -39,16 +42,18 @@ def rate_cells(r: dict[str, Any], mean: bool = False) -> list[Text]:
 def rate_table(
     title: str, first: str, rates: dict[str, dict[str, Any]], mean: bool = False
 ) -> Table:
-    """Rates weakest first; with `mean`, each item's mean score beside its pass rate."""
+    """Rates weakest first; with `mean`, each item's mean score beside its pass rate. A review
+    column appears when some row could not be decided."""
+    review = any(r.get("review") for r in rates.values())
     table = Table(title=title, show_edge=False, title_justify="left")
     # Names and counts are never cut or wrapped; on a narrow terminal the headings wrap.
     width = max((len(n) for n in rates), default=len(first))
     table.add_column(first, justify="left", no_wrap=True, min_width=width)
     cols = ["pass rate", *(["mean"] if mean else []), "passed/scored of total"]
-    for col in (*cols, "fail", "error", "skip"):
+    for col in (*cols, "fail", *(["review"] if review else []), "error", "skip"):
         table.add_column(col, justify="right", no_wrap=col != "passed/scored of total")
     for name, r in weakest_first(rates):
-        table.add_row(Text(name), *rate_cells(r, mean))
+        table.add_row(Text(name), *rate_cells(r, mean, review))
     return table
 
 
@@ -79,7 +84,7 @@ def print_report(rep: RunReport, console: Console) -> None:
     mean = "n/a" if s.get("score_mean") is None else f"{s['score_mean']:.3f}"
     console.print(
         Text(
-            f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error, {c['total']} total; "
+            f"cases: {counts_text(c)}; "
             f"mean score {mean} over {s.get('n_scored')}/{s.get('n_total')} scored"
         )
     )
@@ -94,6 +99,7 @@ def print_report(rep: RunReport, console: Console) -> None:
                 else printable(e.reason, one_line=True)
             )
             console.print(Text(f"  {len(e.cases)}x {reason}{who}"))
+    print_reviews(rep, console)
     if rep.judge is not None:
         j = rep.judge
         console.print(
@@ -121,6 +127,28 @@ def print_report(rep: RunReport, console: Console) -> None:
         reason = printable(str(s.get("stopped_reason")), one_line=True)
         console.print(Text(f"run stopped early: {reason}", style="bold"))
     console.print(Text(f"run file: {rep.run.path}"))
+
+
+def print_reviews(rep: RunReport, console: Console) -> None:
+    """Cases in review, grouped by the check that could not decide and why, with their ids."""
+    n = rep.summary["counts"].get("review", 0)
+    if not n:
+        return
+    console.print(
+        Text(
+            f"in review: {n} case(s) the checks could not decide (never scored)",
+            style="bold yellow",
+        )
+    )
+    for g in rep.reviews:
+        if rep.sealed:
+            console.print(Text(f"  {len(g.cases)}x (reason withheld: sealed run)"))
+            continue
+        more = ", ..." if len(g.cases) > 5 else ""
+        who = f"  ({', '.join(g.cases[:5])}{more})"
+        console.print(Text(f"  {len(g.cases)}x {printable(g.reason, one_line=True)}{who}"))
+    if not rep.sealed and rep.reviews:
+        console.print(Text(f"  read one: invoke show {rep.reviews[0].cases[0]}"))
 
 
 def print_review(rep: RunReport, console: Console) -> None:
@@ -155,6 +183,24 @@ def print_review(rep: RunReport, console: Console) -> None:
         for name in failed:
             r = row["checks"][name]
             console.print(Text(f"  {name}: {r.get('status')}: {r.get('detail')}"))
+
+
+def print_undecided(rep: RunReport, console: Console) -> None:
+    """Each row in review that the judge did not flag: the question, the answer, and every
+    check that could not decide with why (a flagged one is listed above already)."""
+    rows = [
+        r for r in rep.rows if r.get("status") == "review" and r.get("needs_review") is not True
+    ]
+    if not rows:
+        return
+    console.print(Text(f"\nin review, checks undecided: {len(rows)} row(s)", style="bold"))
+    for row in rows:
+        console.rule(Text(f"{row.get('case')}  [review]"), align="left")
+        console.print(Text("question: ", style="bold") + Text(str(row.get("question") or "")))
+        console.print(Text("answer: ", style="bold") + Text(str(row.get("draft") or "")))
+        for name in review_names(row):
+            r = row["checks"][name]
+            console.print(Text(f"  {name}: review: {r.get('detail')}", style="yellow"))
 
 
 def write_file(path: Path, text: str) -> bool:
@@ -204,6 +250,7 @@ def cmd_report(
     print_report(rep, console)
     if review:
         print_review(rep, console)
+        print_undecided(rep, console)
     if html:
         from evals.report.html import render_run_html
 

@@ -29,7 +29,7 @@ from evals.compare.render import (
     readings_shown,
 )
 from evals.numfmt import fmt_num, pct
-from evals.report.data import is_sealed
+from evals.report.data import is_sealed, review_names
 from evals.report.page import Pair, esc, json_script, kv_table, page, paired_chart
 from evals.run.files import RunFile
 
@@ -222,7 +222,13 @@ def first_row(run: RunFile, case_id: str) -> dict[str, Any]:
 
 
 def side_html(label: str, row: dict[str, Any], marked: str, failed: list[str]) -> str:
-    chk = "".join(f'<span class="chk fail">{esc(n)}</span>' for n in failed) or "all checks pass"
+    chk = "".join(f'<span class="chk fail">{esc(n)}</span>' for n in failed)
+    chk += "".join(
+        f'<span class="chk review" title="{esc((row["checks"][n] or {}).get("detail"))}">'
+        f"{esc(n)} (review)</span>"
+        for n in review_names(row)
+    )
+    chk = chk or "all checks pass"
     return (
         f'<div class="side"><div class="side-head"><b>{label}</b> · '
         f'<span class="pill {esc(row.get("status"))}">{esc(row.get("status"))}</span> score '
@@ -331,6 +337,14 @@ def sealed_data(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def in_review_rows(a: RunFile, b: RunFile) -> list[tuple[str, str]]:
+    """`in review: A 2 of 35, B 0 of 35` when either run has rows a check could not decide."""
+    n = [sum(r.get("status") == "review" for r in run.rows) for run in (a, b)]
+    if not any(n):
+        return []
+    return [("in review", f"A {n[0]} of {len(a.rows)}, B {n[1]} of {len(b.rows)} (never scored)")]
+
+
 def render_compare_html(a: RunFile, b: RunFile) -> str:
     """The comparison page; sealed runs get the figures and check rates only."""
     cmp = compare_runs(a, b)
@@ -346,6 +360,7 @@ def render_compare_html(a: RunFile, b: RunFile) -> str:
                 ("B", f"{cmp.b.model} · {cmp.b.created}"),
                 # Said up front: a reader must know whether the prompt, model or suite changed.
                 ("differs", ", ".join(h.name for h in cmp.header if h.differs) or "nothing"),
+                *in_review_rows(a, b),
             ]
         )
         + f"{warn}</header>"

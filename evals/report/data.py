@@ -77,6 +77,32 @@ def error_reasons(rows: list[dict[str, Any]]) -> list[ErrorReason]:
     ]
 
 
+def review_groups(rows: list[dict[str, Any]]) -> list[ErrorReason]:
+    """Rows in review grouped by what their checks could not decide (`check: why`), most
+    frequent first."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for r in rows:
+        if r.get("status") != "review":
+            continue
+        checks = r.get("checks") or {}
+        reasons = [
+            f"{n}: {(checks.get(n) or {}).get('detail') or 'no reason given'}"
+            for n in review_names(r)
+        ]
+        for reason in reasons or ["no reason recorded"]:
+            groups[reason].append(str(r.get("case")))
+    return [
+        ErrorReason(reason, cases)
+        for reason, cases in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ]
+
+
+def review_names(row: dict[str, Any]) -> list[str]:
+    """The checks of a row that could not decide (status `review`)."""
+    checks = row.get("checks") or {}
+    return [n for n, r in checks.items() if (r or {}).get("status") == "review"]
+
+
 @dataclass(frozen=True)
 class JudgeCoverage:
     """How many rows that asked for the judge got a score from it."""
@@ -124,6 +150,8 @@ class RunReport:
     sealed: bool
     epochs: int = 1
     warnings: list[str] = field(default_factory=list)
+    #: Rows in review grouped by the undecided check and its reason.
+    reviews: list[ErrorReason] = field(default_factory=list)
 
     @property
     def header(self) -> dict[str, Any]:
@@ -162,6 +190,7 @@ def build_report(run: RunFile) -> RunReport:
         sealed=is_sealed(run.header),
         epochs=epochs,
         warnings=warnings,
+        reviews=review_groups(run.rows),
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from evals.numfmt import fmt_ms, fmt_num
 from evals.report.data import Passages, RunReport, citation_spans, passages_for, row_label
 from evals.report.page import esc, kv_table
+from evals.run.console import review_reasons
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
 
@@ -97,6 +98,11 @@ def detail_html(i: int, row: dict[str, Any], rep: RunReport, suite: Path | None)
     if row.get("needs_review"):
         why = "; ".join(map(str, row.get("review_reasons") or []))
         flag = f'<p class="flag">needs review: {esc(why)}</p>'
+    if status == "review":
+        flag += (
+            f'<p class="flag review">in review: {esc(review_reasons(row))} '
+            '<span class="dim">(not scored: a person, or the judge, decides)</span></p>'
+        )
     checks = []
     for name, r in (row.get("checks") or {}).items():
         st = str(r.get("status"))

@@ -11,6 +11,7 @@ from evals.report.data import (
     RunReport,
     failing_checks,
     find_suite,
+    review_names,
     row_label,
     suite_roots,
     weakest_first,
@@ -18,7 +19,8 @@ from evals.report.data import (
 from evals.report.detail import detail_html
 from evals.report.page import bar_chart, esc, json_script, kv_table, page
 
-STATUS_RANK = {"error": 0, "fail": 1, "pass": 2}
+# Cases in review sit beside errors: neither is scored, both need a person.
+STATUS_RANK = {"error": 0, "review": 1, "fail": 2, "pass": 3}
 
 
 def card(label: str, value: str, sub: str = "", cls: str = "", ident: str = "") -> str:
@@ -88,6 +90,19 @@ def top(rep: RunReport) -> str:
             "cases, never scored",
             "bad" if c["error"] else "",
             "card-error",
+        ),
+        *(
+            [
+                card(
+                    "in review",
+                    str(c["review"]),
+                    "cases the checks could not decide, never scored",
+                    "warn",
+                    "card-in-review",
+                )
+            ]
+            if c.get("review")
+            else []
         ),
         card(
             "mean score",
@@ -171,16 +186,22 @@ def charts(rep: RunReport) -> str:
 
 
 def check_table(checks: list[tuple[str, dict[str, Any]]]) -> str:
-    """Each check's pass rate beside its mean score (a partial score counts as it is), with n."""
+    """Each check's pass rate beside its mean score (a partial score counts as it is), with n;
+    a review column when some check could not decide."""
+    review = any(r.get("review") for _, r in checks)
     body = "".join(
         f"<tr><td>{esc(name)}</td><td>{esc(pct(r['rate']))}</td>"
         f"<td>{esc(fmt_num(r.get('score_mean'), 3))}</td>"
-        f"<td>{r['n_scored']}/{r['n_total']}</td><td>{r['error']}</td><td>{r['skip']}</td></tr>"
+        f"<td>{r['n_scored']}/{r['n_total']}</td>"
+        + (f"<td>{r.get('review', 0)}</td>" if review else "")
+        + f"<td>{r['error']}</td><td>{r['skip']}</td></tr>"
         for name, r in checks
     )
     return (
         '<table class="checks" id="check-means"><thead><tr><th>check</th><th>pass rate</th>'
-        "<th>mean score</th><th>scored/total</th><th>error</th><th>skip</th></tr></thead>"
+        "<th>mean score</th><th>scored/total</th>"
+        + ("<th>review</th>" if review else "")
+        + "<th>error</th><th>skip</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
     )
 
@@ -201,8 +222,29 @@ def errors_section(rep: RunReport) -> str:
     return f'<section class="errors"><h2>Errors: {n} case(s), never scored</h2><ul>{"".join(items)}</ul></section>'
 
 
+def reviews_section(rep: RunReport) -> str:
+    """Cases in review grouped by the check that could not decide and why."""
+    n = rep.summary["counts"].get("review", 0)
+    if not n:
+        return ""
+    items = []
+    for g in rep.reviews:
+        if rep.sealed:
+            items.append(f"<li><b>{len(g.cases)}</b> case(s)</li>")
+        else:
+            ids = ", ".join(esc(c) for c in g.cases)
+            items.append(
+                f"<li><b>{len(g.cases)}×</b> <code>{esc(g.reason)}</code> <span class='ids'>{ids}</span></li>"
+            )
+    return (
+        f'<section class="errors reviews" id="reviews"><h2>In review: {n} case(s) the checks '
+        f"could not decide, never scored</h2><ul>{''.join(items)}</ul></section>"
+    )
+
+
 def ordered_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Errors, then failures, then passes; the lowest scores first within each."""
+    """Errors, then cases in review, then failures, then passes; the lowest scores first
+    within each."""
     return sorted(
         rows,
         key=lambda r: (
@@ -229,6 +271,12 @@ def cases_section(rep: RunReport) -> str:
         score = row.get("score")
         fails = "".join(f'<span class="chk fail">{esc(n)}</span>' for n in failed)
         fails += "".join(f'<span class="chk error">{esc(n)} (error)</span>' for n in errored)
+        undecided = review_names(row)
+        fails += "".join(
+            f'<span class="chk review" title="{esc((row["checks"][n] or {}).get("detail"))}">'
+            f"{esc(n)} (review)</span>"
+            for n in undecided
+        )
         if st == "error" and not errored:
             reason = str(row.get("error") or "error")
             short = reason if len(reason) <= 60 else reason[:59] + "…"
@@ -240,7 +288,7 @@ def cases_section(rep: RunReport) -> str:
         )
         trs.append(
             f'<tr class="case-row {esc(st)}" tabindex="0" data-detail="detail-{i}" data-status="{esc(st)}"'
-            f' data-category="{esc(row.get("category") or "(none)")}" data-failing="{esc(" ".join(failed + errored))}"'
+            f' data-category="{esc(row.get("category") or "(none)")}" data-failing="{esc(" ".join(failed + errored + undecided))}"'
             f' data-k-id="{esc(row_label(row, rep.epochs))}" data-k-category="{esc(row.get("category") or "")}"'
             f' data-k-status="{STATUS_RANK.get(st, 3)}" data-k-score="{"" if score is None else score}"'
             f' data-k-failing="{len(failed) + len(errored)}">'
@@ -257,8 +305,9 @@ def cases_section(rep: RunReport) -> str:
             "status",
             [
                 ("all", "all"),
-                ("not-pass", "failures and errors"),
+                ("not-pass", "failures, errors and reviews"),
                 ("fail", "fail"),
+                ("review", "review"),
                 ("error", "error"),
                 ("pass", "pass"),
             ],
@@ -296,7 +345,7 @@ def cases_section(rep: RunReport) -> str:
 
 def render_run_html(rep: RunReport) -> str:
     """The whole single-run page. A sealed run gets aggregates only: no ids, no text."""
-    body = top(rep) + charts(rep) + errors_section(rep)
+    body = top(rep) + charts(rep) + errors_section(rep) + reviews_section(rep)
     if not rep.sealed:
         body += cases_section(rep)
     body += (

@@ -67,9 +67,10 @@ def page(title: str, body: str, *, script: str | None = None) -> str:
 
 def rate_title(name: str, r: dict[str, Any]) -> str:
     """A rate's full counts, for a chart bar's hover title."""
+    review = f"{r['review']} review, " if r.get("review") else ""
     return (
-        f"{name}: {r['pass']} pass, {r['fail']} fail, {r['error']} error, {r['skip']} skip; "
-        f"rate {pct(r['rate'])} over {r['n_scored']} scored of {r['n_total']}"
+        f"{name}: {r['pass']} pass, {r['fail']} fail, {review}{r['error']} error, "
+        f"{r['skip']} skip; rate {pct(r['rate'])} over {r['n_scored']} scored of {r['n_total']}"
     )
 
 
@@ -110,6 +111,8 @@ def bar_chart(chart_id: str, items: list[tuple[str, dict[str, Any]]], caption: s
         b = band(r["rate"])
         width = (r["rate"] or 0.0) * BAR_W
         err = f'<tspan class="err"> · {r["error"]} err</tspan>' if r["error"] else ""
+        if r.get("review"):
+            err += f'<tspan class="rev"> · {r["review"]} review</tspan>'
         parts.append(
             f'<g class="bar {b}" data-name="{esc(name)}" data-rate="{esc(r["rate"])}" '
             f'data-n-scored="{r["n_scored"]}" data-n-total="{r["n_total"]}">'

@@ -17,12 +17,19 @@ from evals.cli import EXIT_OK
 from evals.cli import settings as load_settings
 from evals.errors import InputError
 from evals.report.data import citation_spans, is_sealed
+from evals.run.console import review_reasons
 from evals.run.files import RunFile, read_run, resolve_run
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
-STATUS_STYLE = {"pass": "green", "fail": "bold red", "error": "bold magenta", "skip": "dim"}
-#: Failing checks first: they are what the reader came for.
-CHECK_ORDER = {"error": 0, "fail": 1, "skip": 2, "pass": 3}
+STATUS_STYLE = {
+    "pass": "green",
+    "fail": "bold red",
+    "review": "bold yellow",
+    "error": "bold magenta",
+    "skip": "dim",
+}
+#: Failing checks first, then the undecided ones: they are what the reader came for.
+CHECK_ORDER = {"error": 0, "fail": 1, "review": 2, "skip": 3, "pass": 4}
 
 
 def plain(value: object) -> str:
@@ -113,6 +120,12 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
         + Text(f"  score {'n/a' if score is None else f'{score:.3f}'}")
         + Text(f"  run {plain(run.run_id)}  model {plain(row.get('model'))}", style="dim")
     )
+    if status == "review":
+        console.print(
+            Text("in review: ", style="bold yellow")
+            + Text(review_reasons(row))
+            + Text(" (not scored: a person, or the judge, decides)", style="dim")
+        )
     console.print(Text("question: ", style="bold") + Text(plain(row.get("question"))))
     answer = row.get("draft")
     console.print(

@@ -11,16 +11,32 @@ from rich.table import Table
 from evals.providers.masking import printable
 from evals.run.summary import coverage_line, judge_spend_lines, not_graded_line
 
-LABEL = {"pass": "PASS ", "fail": "FAIL ", "error": "ERROR"}
+LABEL = {"pass": "PASS ", "fail": "FAIL ", "review": "REVIEW", "error": "ERROR"}
+
+
+def review_reasons(row: dict[str, Any]) -> str:
+    """`check: why; check: why` for the checks of a row that could not decide."""
+    checks = row.get("checks") or {}
+    names = row.get("review_checks") or [
+        n for n, r in checks.items() if (r or {}).get("status") == "review"
+    ]
+    parts = [f"{n}: {(checks.get(n) or {}).get('detail') or 'no reason given'}" for n in names]
+    return printable("; ".join(parts) or "no reason recorded", one_line=True)
 
 
 def case_line(row: dict[str, Any]) -> str:
-    """`PASS  id`, `FAIL  id  failed: a, b`, or `ERROR id  reason`."""
+    """`PASS  id`, `FAIL  id  failed: a, b`, `REVIEW id  undecided: check: why`, or
+    `ERROR id  reason`."""
     line = f"{LABEL[row['status']]} {row['case']}"
     if row.get("epoch"):
         line += f" (epoch {row['epoch']})"
     if row["status"] == "fail":
         line += "  failed: " + ", ".join(row.get("failed_checks") or [])
+        if row.get("review_checks"):
+            # A failing check decides the case; the undecided ones are still worth knowing.
+            line += " (undecided: " + ", ".join(row["review_checks"]) + ")"
+    elif row["status"] == "review":
+        line += "  undecided: " + review_reasons(row)
     elif row["status"] == "error":
         line += f"  {printable(str(row.get('error')), one_line=True)}"
     return line
@@ -39,37 +55,53 @@ def fmt_mean(rate: dict[str, Any]) -> str:
     return "n/a" if mean is None else f"{mean:.3f}"
 
 
+def counts_text(c: dict[str, Any]) -> str:
+    """`3 pass, 1 fail, 2 in review, 0 error, 6 total`: reviews beside errors, never scored
+    (named only when there are some)."""
+    review = f"{c['review']} in review, " if c.get("review") else ""
+    return f"{c['pass']} pass, {c['fail']} fail, {review}{c['error']} error, {c['total']} total"
+
+
 def print_summary(summary: dict[str, Any], path: str, console: Console | None = None) -> None:
     """Per check and per category pass rates with n_scored/n_total, errors, and the file."""
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
     c = summary["counts"]
+    # The review column appears when some check could not decide: older runs and suites
+    # whose checks always decide print as before.
+    review = any(r.get("review") for r in summary["checks"].values())
     table = Table(title="checks", show_edge=False)
-    for col in (
-        "check",
-        "pass rate (passed/scored of total)",
-        "mean score",
-        "fail",
-        "error",
-        "skip",
-    ):
+    cols = ["check", "pass rate (passed/scored of total)", "mean score", "fail"]
+    for col in (*cols, *(["review"] if review else []), "error", "skip"):
         table.add_column(col)
     for name, r in summary["checks"].items():
-        table.add_row(
-            name, fmt_rate(r), fmt_mean(r), str(r["fail"]), str(r["error"]), str(r["skip"])
-        )
+        counts = [str(r["fail"]), *([str(r.get("review", 0))] if review else [])]
+        table.add_row(name, fmt_rate(r), fmt_mean(r), *counts, str(r["error"]), str(r["skip"]))
     console.print(table)
     cats = Table(title="categories (case pass rate)", show_edge=False)
-    for col in ("category", "pass rate (passed/scored of total)", "error"):
+    for col in (
+        "category",
+        "pass rate (passed/scored of total)",
+        *(["review"] if review else []),
+        "error",
+    ):
         cats.add_column(col)
     for name, r in summary["categories"].items():
-        cats.add_row(name, fmt_rate(r), str(r["error"]))
+        cats.add_row(
+            name, fmt_rate(r), *([str(r.get("review", 0))] if review else []), str(r["error"])
+        )
     console.print(cats)
     mean = summary["score_mean"]
     mean_s = "n/a" if mean is None else f"{mean:.3f}"
     console.print(
-        f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error, {c['total']} total; "
+        f"cases: {counts_text(c)}; "
         f"mean score {mean_s} over {summary['n_scored']}/{summary['n_total']} scored"
     )
+    if c.get("review"):
+        console.print(
+            f"in review: {c['review']} case(s) the checks could not decide: not scored, "
+            "a person (or the judge) decides them",
+            markup=False,
+        )
     ep = summary.get("epochs")
     if ep:
         flips = ep["flipping"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from evals.cli import EXIT_ERROR
 from evals.errors import InputError, Problem
+from evals.run.console import counts_text
 from evals.run.files import OutputError, RunFile, iso_z, read_run, unwritable
 from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
@@ -244,8 +245,5 @@ def cmd_merge(files: list[str], out: str | None) -> int:
         print(exc, file=sys.stderr)
         return EXIT_ERROR
     c = summary["counts"]
-    print(
-        f"merged {len(paths)} shard file(s): {c['total']} rows "
-        f"({c['pass']} pass, {c['fail']} fail, {c['error']} error) -> {path}"
-    )
+    print(f"merged {len(paths)} shard file(s): {c['total']} rows ({counts_text(c)}) -> {path}")
     return 0

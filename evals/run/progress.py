@@ -1,6 +1,6 @@
 """Progress while a run goes: a live bar on a terminal, plain periodic lines in CI logs.
 
-Either way every case still gets its PASS/FAIL/ERROR line.
+Either way every case still gets its PASS/FAIL/REVIEW/ERROR line.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ def _money(cost: float | None) -> str:
 
 
 class RunProgress:
-    """Counts rows as they arrive and shows done/total, errors, cost so far and an ETA."""
+    """Counts rows as they arrive and shows done/total, errors, rows in review, cost so far
+    and an ETA."""
 
     def __init__(self, total: int, *, stream: IO[str] | None = None, tty: bool | None = None):
         self.total = total
@@ -25,6 +26,7 @@ class RunProgress:
         self.tty = self.stream.isatty() if tty is None else tty
         self.done = 0
         self.errors = 0
+        self.review = 0
         self.cost: float | None = 0.0
         self.started = time.monotonic()
         self._next_plain = max(1, total // 10)
@@ -48,13 +50,16 @@ class RunProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("errors {task.fields[errors]}"),
+            TextColumn("review {task.fields[review]}"),
             TextColumn("cost {task.fields[cost]}"),
             TextColumn("eta"),
             TimeRemainingColumn(),
             console=Console(file=self.stream, highlight=False),
             transient=True,
         )
-        self._task = self._bar.add_task("run", total=self.total, errors=0, cost=_money(0.0))
+        self._task = self._bar.add_task(
+            "run", total=self.total, errors=0, review=0, cost=_money(0.0)
+        )
         self._bar.start()
 
     def eta_s(self) -> float | None:
@@ -67,12 +72,14 @@ class RunProgress:
         eta = self.eta_s()
         return (
             f"progress: {self.done}/{self.total} done, {self.errors} errors, "
-            f"cost {_money(self.cost)}, eta {'?' if eta is None else f'{eta:.0f}s'}"
+            + (f"{self.review} in review, " if self.review else "")
+            + f"cost {_money(self.cost)}, eta {'?' if eta is None else f'{eta:.0f}s'}"
         )
 
     def row(self, row: dict[str, Any]) -> None:
         self.done += 1
         self.errors += row["status"] == "error"
+        self.review += row["status"] == "review"
         c = row.get("cost_usd")
         if row.get("cached"):
             pass  # a cached answer costs nothing this time
@@ -84,7 +91,11 @@ class RunProgress:
         if self._bar is not None:
             self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
             self._bar.update(
-                self._task, completed=self.done, errors=self.errors, cost=_money(self.cost)
+                self._task,
+                completed=self.done,
+                errors=self.errors,
+                review=self.review,
+                cost=_money(self.cost),
             )
             return
         self.stream.write(text + "\n")

@@ -338,8 +338,14 @@ def run(plan: RunPlan, on_row: RowCallback | None = None) -> RunResult:
 
 
 def exit_code(summary: dict[str, Any]) -> int:
-    """3 when any case errored or the run stopped early, else 1 when any failed, else 0."""
+    """3 when any case errored or the run stopped early, else 1 when any failed, else 3 when
+    a case awaits review, else 0.
+
+    A failed case is a verdict CI can act on whatever else is undecided; a run whose only
+    blemish is a case in review has no verdict on that case yet, which is not a pass."""
     counts = summary["counts"]
     if counts["error"] or not summary.get("completed", True):
         return 3
-    return 1 if counts["fail"] else 0
+    if counts["fail"]:
+        return 1
+    return 3 if counts.get("review") else 0

@@ -41,6 +41,7 @@ _KEEP = (
     "status",
     "score",
     "failed_checks",
+    "review_checks",
     "category",
     "abstained",
     "latency_ms",
@@ -237,6 +238,9 @@ def _print_aggregates(pile: Pile, result: Any, used: int, forced: bool, runs_dir
     rows, summary, header = result.rows, result.summary, result.header
     k, n = _counts(rows)
     errors = summary["counts"]["error"]
+    review = summary["counts"].get("review", 0)
+    # Cases in review are neither scored nor errors: counted beside them.
+    errors_s = f"{errors} error" + (f", {review} in review" if review else "")
     ci = wilson(k, n)
     print(
         f"sealed pile {pile.pile_id} (digest {pile.digest[:12]}, {pile.manifest['n']} case(s)); "
@@ -244,12 +248,13 @@ def _print_aggregates(pile: Pile, result: Any, used: int, forced: bool, runs_dir
     )
     ci_s = "n/a" if ci is None else f"[95% CI {pct(ci[0])} to {pct(ci[1])}]"
     print(
-        f"pass rate: {pct(k / n if n else None)} {ci_s}; {k}/{n} scored of {len(rows)} ({errors} error)"
+        f"pass rate: {pct(k / n if n else None)} {ci_s}; {k}/{n} scored of {len(rows)} ({errors_s})"
     )
     print("checks (pass rate over scored):")
     for name, r in summary["checks"].items():
         print(
-            f"  {name:<24} {pct(r['rate']):>7}  ({r['pass']}/{r['n_scored']} of {r['n_total']}; {r['error']} error)"
+            f"  {name:<24} {pct(r['rate']):>7}  ({r['pass']}/{r['n_scored']} of {r['n_total']}; {r['error']} error"
+            + (f", {r['review']} in review)" if r.get("review") else ")")
         )
     paired = pair_with_previous(runs_dir, pile, rows, header["run_id"])
     if paired is None:
@@ -370,6 +375,7 @@ def run_sealed(sealed: SealedRun, plan: RunPlan) -> int:
             "n_scored": n,
             "n_total": len(result.rows),
             "errors": result.summary["counts"]["error"],
+            "review": result.summary["counts"].get("review", 0),
             "completed": bool(result.summary.get("completed")),
         },
     )
