@@ -53,3 +53,9 @@ def test_a_plain_hand_over_or_a_promise_to_reply_passes() -> None:
     assert run("I'll hand this over to our billing team.").status == "pass"
     reply = "I'll hand this over to our billing team; they'll get back to you by email."
     assert run(reply).status == "pass"
+
+
+def test_known_steps_in_an_order_no_passage_gives_fail() -> None:
+    r = run("They are under Settings › Billing › Billing.")
+    assert r.status == "fail" and "billing › billing" in r.detail
+    assert run("They are under Billing › Invoices.").status == "pass"

@@ -49,8 +49,25 @@ def _known(inp: CheckInput) -> str:
     return "\n".join(parts)
 
 
+def _steps(path: str) -> list[str]:
+    return [s.strip(" .,;:").casefold() for s in _SEP_RE.split(path)]
+
+
+def _known_pairs(known: str) -> tuple[set[str], set[tuple[str, str]]]:
+    """The steps of the menu paths the passages give, and which step follows which."""
+    steps: set[str] = set()
+    pairs: set[tuple[str, str]] = set()
+    for m in _PATH.finditer(known):
+        found = _steps(m.group(0))
+        steps.update(found)
+        pairs.update(zip(found, found[1:], strict=False))
+    return steps, pairs
+
+
 def invented_paths(answer: str, known: str) -> list[str]:
-    """Menu paths in the answer with a step that no passage or ticket names."""
+    """Menu paths in the answer with a step that no passage or ticket names, or with two
+    known steps in an order no passage gives ("Settings › Billing › Billing")."""
+    known_steps, known_pairs = _known_pairs(known)
     out = []
     for m in _PATH.finditer(answer):
         steps = [s.strip(" .,;:") for s in _SEP_RE.split(m.group(0))]
@@ -71,6 +88,15 @@ def invented_paths(answer: str, known: str) -> list[str]:
         missing = [s for s in steps if s and not contains_phrase(known, s)]
         if missing:
             out.append(f"{m.group(0).strip()} (no passage names {quote(missing)})")
+            continue
+        folded = [s.casefold() for s in steps]
+        wrong = [
+            f"{a} › {b}"
+            for a, b in zip(folded, folded[1:], strict=False)
+            if a in known_steps and b in known_steps and (a, b) not in known_pairs
+        ]
+        if wrong:
+            out.append(f"{m.group(0).strip()} (no passage has {quote(wrong)})")
     return out
 
 
