@@ -21,7 +21,7 @@ def test_significant_fixes_offset_breaks() -> None:
     d = g.decide(_suite())
     assert (d.verdict, d.exit_code) == ("PASS", 0)
     f = d.main.figures[0]
-    assert f.interval.method == "newcombe + exact McNemar"
+    assert f.interval.method == "tango + exact McNemar"
     assert f.interval.level == 0.95 and f.interval.width > 0
     assert f.mde is not None and f.mde_kind == "exact"
     assert g.decide(_suite(), "strict").verdict == "FAIL"  # strict does not offset
@@ -117,7 +117,7 @@ def test_scores_and_clusters_use_the_matching_t_test() -> None:
     assert g.decide(cases).main.figures[0].interval.method == "paired t (59 df)"
     clustered = [C(c.id, c.a, c.b, cluster=f"g{i % 6}") for i, c in enumerate(cases)]
     f = g.decide(clustered).main.figures[0]
-    assert f.interval.method == "cluster-robust t, 6 clusters (5 df)" and f.mde_kind == "t"
+    assert f.interval.method == "cluster-robust t (CR2), 6 clusters (5 df)" and f.mde_kind == "t"
 
 
 def test_a_mean_score_drop_with_more_cases_up_than_down_fails() -> None:
