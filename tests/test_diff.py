@@ -105,7 +105,7 @@ def test_a_clustered_null_fails_significance_in_at_most_about_alpha_of_repetitio
     pa, pb = _pair(tmp_path, *clustered_null(seed=0))
     data = _json(tmp_path, pa, pb)
     rate = data["readings"][LEFT_OUT]["figures"][0]
-    assert rate["interval"]["method"] == "cluster-robust t, 12 clusters (11 df)"
+    assert rate["interval"]["method"] == "cluster-robust t (CR2), 12 clusters (11 df)"
     assert data["stats"]["clusters"]["used"] is True
     verdicts = [_verdict(tmp_path, clustered_null(seed), "cl") for seed in range(150)]
     fails = verdicts.count("FAIL") / len(verdicts)
@@ -317,7 +317,7 @@ def test_the_report_says_where_cluster_keys_come_from(tmp_path: Path) -> None:
         "Clusters: 12 from the cases' \\`cluster\\` field (a case without one falls back to its first expected source"
         in md
     )
-    assert "G - 1 = 11 degrees of freedom" in md
+    assert "Bell-McCaffrey degrees of freedom: 11 here" in md
 
 
 def test_noninferior_passes_only_within_the_margin(tmp_path: Path) -> None:

@@ -131,14 +131,14 @@ def power_lines(cmp: Comparison) -> list[str]:
         elif f.mde_kind == "none":
             out.append(
                 f"{prefix}No change in {f.name} is detectable at this n: with the noise seen, "
-                f"the {test} cannot reach {f.level:.3g} even if B fell by the most it still "
-                f"can ({drop}); no drop this size can be detected."
+                f"the {test} cannot reach {f.level:.3g} even if every case dropped by {drop}; "
+                "no drop this size can be detected."
             )
         elif f.mde_kind == "beyond":
             out.append(
-                f"{prefix}No drop in {f.name} this size can be detected with {d.power:.0%} power: "
-                f"with {n} paired cases{where} the {test} at {f.level:.3g} would need a drop "
-                f"larger than the most B can still fall ({drop})."
+                f"{prefix}No drop in {f.name} can be detected with {d.power:.0%} power: with "
+                f"{n} paired cases{where} the {test} at {f.level:.3g} would need a drop larger "
+                f"than {drop}, the most any change can be."
             )
         elif f.mde_kind == "unknown":
             out.append(

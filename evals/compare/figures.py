@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from evals.compare.distributions import t_cdf
 from evals.compare.epochs import CaseOutcome
-from evals.compare.intervals import TIE_TOLERANCE, Interval, effect_interval, mean
+from evals.compare.intervals import TIE_TOLERANCE, Interval, effect_interval
 from evals.compare.power import mde_exact, mde_t, reaches, smallest_p
 
 
@@ -28,11 +28,11 @@ class Figure:
     # t test: the p of the largest drop still possible, with the noise seen
     mde: float | None  # smallest drop detected with `power` at `level`; None: see mde_kind
     mde_kind: str  # "exact", "t", "none" (no drop could be significant), "beyond" (80% power
-    # needs a drop larger than B can still fall), "unknown" (no noise estimate)
+    # needs a drop of more than 100 points), "unknown" (no noise estimate)
     noninferiority: str  # noninferior | inferior | undetermined, against the margin
     follows: str | None = None  # not gated on: its changes are a multiple of this figure's
-    smallest_p_at_n: float | None = None  # the smallest p if B lost all it can still lose
-    max_drop: float | None = None  # the largest drop still possible: A's mean (B >= 0)
+    smallest_p_at_n: float | None = None  # the smallest p any outcome could give at this n
+    max_drop: float | None = None  # the largest drop possible: the whole range, 1 (100 points)
 
     @property
     def gated(self) -> bool:
@@ -45,7 +45,7 @@ class Figure:
 
     @property
     def can_fail(self) -> bool:
-        """Whether any outcome at all (B losing everything it still can) could reach the level."""
+        """Whether any outcome at all (every case dropping by 100 points) could reach the level."""
         return self.smallest_p_at_n is None or reaches(self.smallest_p_at_n, self.level)
 
 
@@ -102,18 +102,19 @@ def figure(
     clustered = use_clusters and any(c.cluster is not None for c in cases)
     ci = effect_interval(a, b, [c.cluster for c in cases] if clustered else None, alpha)
     n, mc = len(cases), ci.mcnemar
-    max_drop = max(0.0, mean(a)) if n else 0.0
+    # Values lie in [0, 1]: no change can exceed 100 points (1 on the score scale), so the
+    # strongest evidence any outcome could give is every case dropping by that much.
+    max_drop = 1.0
     mde, kind, at_n, smallest = None, "unknown", None, None
     if mc is not None:
         smallest = smallest_p(mc.n_discordant)
-        # B loses the most when every case that passes in A breaks and none is fixed.
-        at_n = smallest_p(sum(1 for x in a if x == 1.0))
+        at_n = smallest_p(n)  # every case broke
         kind = "exact" if reaches(at_n, level) else "none"
         if compute_mde and kind == "exact":
             mde = mde_exact(n, mc.n_discordant / n, level, power)
     elif ci.se is not None and ci.df is not None:
-        # With the noise seen, the strongest evidence possible is B falling to 0 everywhere.
-        at_n = smallest = t_cdf(-max_drop / ci.se, ci.df) if max_drop > 0 else 1.0
+        # With the noise seen, the strongest evidence possible is a drop of the whole range.
+        at_n = smallest = t_cdf(-max_drop / ci.se, ci.df)
         kind = "t" if reaches(at_n, level) else "none"
         mde = mde_t(ci.se, ci.df, level, power) if compute_mde and kind == "t" else None
     if mde is not None and mde > max_drop:

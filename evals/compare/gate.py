@@ -18,7 +18,7 @@ the gate decides twice, once with them left out and once with each unknown outco
 least favourable value for the test in use (for the exact McNemar test a fail in B and a
 pass in A; for a t test the values that minimise its p, which are not always the extremes),
 and says INCONCLUSIVE when the two readings disagree. A figure whose test could not fire
-even if B lost everything it can still lose says INCONCLUSIVE, never PASS.
+even if every case dropped by 100 points says INCONCLUSIVE, never PASS.
 """
 
 from __future__ import annotations
@@ -193,16 +193,16 @@ def _decide_reading(
             if ci.mcnemar is None:
                 why = (
                     f"B looks worse in {f.name} ({shown(ci, f.name)}) but with the noise seen not "
-                    f"even the largest drop still possible could reach {f.level:.3g}: no result "
-                    "at this n could be significant; add cases, clusters or epochs"
+                    f"even a drop of 100 points could reach {f.level:.3g}: no result at this n "
+                    "could be significant; add cases, clusters or epochs"
                 )
             return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
     for f in gate_figures:
         if not f.can_fail:
             why = (
                 f"the test of {f.name} could not fail at this n whatever happened (not even if "
-                f"B lost all it still can: smallest p {f.smallest_p_at_n:.3g} > {f.level:.3g}), "
-                "so a pass would say nothing; add cases, clusters or epochs"
+                f"every case dropped by 100 points: smallest p {f.smallest_p_at_n:.3g} > "
+                f"{f.level:.3g}), so a pass would say nothing; add cases, clusters or epochs"
             )
             return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
     best = min(gate_figures, key=lambda f: f.p_value)
