@@ -108,6 +108,10 @@ def main() -> None:
                     f" (+-{r.mc_se:.1%})  INCONCLUSIVE {r.inconclusive:6.1%}"
                     f"  [{time.perf_counter() - t0:.1f} s]"
                 )
+    print("\nabout 5% of attempts erroring at random in each run (no change):")
+    for scenario in ("independent", "clustered"):
+        r = simulate_false_alarm("significant", scenario, args.reps, seed=args.seed, errors=0.05)
+        print(f"  {scenario:<12} FAIL {r.false_alarm:6.1%}  INCONCLUSIVE {r.inconclusive:6.1%}")
     print("\nclusters 60/10/5/3/1/1, pass rate alone at alpha 0.05 (false alarm, power at a")
     print("logit drop of 1.5 for every case):")
     for name, (fa, pw) in compare_tests(args.reps, args.seed, 0.05, 1.5).items():

@@ -42,12 +42,17 @@ def _shifted(p: float, drop: float) -> float:
 
 
 def draw_scenario(
-    rng: random.Random, scenario: str, epochs: int = 1, drop: float = 0.0
+    rng: random.Random,
+    scenario: str,
+    epochs: int = 1,
+    drop: float = 0.0,
+    errors: float = 0.0,
 ) -> Endpoints:
     """One pair of runs A and B of the SAME system (no real change) under `scenario`.
 
     With `drop` > 0, B is worse: every case's pass probability falls by `drop` on the
     logit scale (for measuring power; a case that always passes or fails is left as is).
+    With `errors` > 0, each attempt of either run errors with that probability, at random.
 
     Returns the two figures the gate tests, pass rate and mean score, case by case: an
     attempt scores 1 when it passes, else the case's own partial credit (0, 1/3 or 2/3).
@@ -61,6 +66,14 @@ def draw_scenario(
         p_b = _shifted(p_b, drop)
         if epochs == 1:  # the common setting, kept fast: one outcome per run, never flaky
             x, y = float(rng.random() < p_a), float(rng.random() < p_b)
+            if errors and (rng.random() < errors or rng.random() < errors):
+                gone = rng.random() < 0.5  # which run errored (rarely both: left out)
+                xa, yb = (None, y) if gone else (x, None)
+                out["pass rate"].append(CaseOutcome(case_id, xa, yb, cluster))
+                sa = None if xa is None else x or partial
+                sb = None if yb is None else y or partial
+                out["mean score"].append(CaseOutcome(case_id, sa, sb, cluster))
+                return
             out["pass rate"].append(CaseOutcome(case_id, x, y, cluster))
             out["mean score"].append(CaseOutcome(case_id, x or partial, y or partial, cluster))
             return
@@ -126,6 +139,7 @@ def simulate_false_alarm(
     use_clusters: bool = True,
     margin: float = 0.05,
     drop: float = 0.0,
+    errors: float = 0.0,
 ) -> SimulationResult:
     """Share of reps in which the gate fails when A and B are the same system.
 
@@ -137,12 +151,13 @@ def simulate_false_alarm(
     with probability 0.5 on every attempt, 180 always pass or always fail. With epochs > 1
     each run attempts each case that many times (the rate is the unit; flakiness is seen).
     use_clusters=False ignores the cluster keys, to show what independence tests do. With
-    `drop` > 0 B is really worse (see draw_scenario) and the FAIL share is the power.
+    `drop` > 0 B is really worse (see draw_scenario) and the FAIL share is the power;
+    `errors` is the chance that an attempt errors, in either run.
     """
     rng = random.Random(seed)
     fails = inconclusive = 0
     for _ in range(reps):
-        cases = draw_scenario(rng, scenario, epochs, drop)
+        cases = draw_scenario(rng, scenario, epochs, drop, errors)
         d = decide(
             cases, mode, alpha=alpha, margin=margin, compute_mde=False, use_clusters=use_clusters
         )
