@@ -358,7 +358,8 @@ def decide(
         "INCONCLUSIVE",
         EXIT_CODES["INCONCLUSIVE"],
         test=worst.test,
-        reason=f"errors decide it: {worst.verdict} with the unknown outcomes of {what} "
+        reason=f"errors{' and missing rows' if missing else ''} decide it: {worst.verdict} "
+        f"with the unknown outcomes of {what} "
         f"at their least favourable for B, {left_out.verdict} with them left out",
         readings=readings,
         **common,
