@@ -91,7 +91,7 @@ def row(
 
 def summary(run_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("pass", "fail", "error")}
-    scored = [r["score"] for r in rows if r["status"] != "error"]
+    scored = [r["score"] for r in rows if r["score"] is not None and r["status"] != "error"]
     return {
         "kind": "summary",
         "run_id": run_id,

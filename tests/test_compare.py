@@ -95,10 +95,12 @@ def test_pairs_by_case_id_and_lists_exactly_the_fixed_and_broken_cases(runs) -> 
     assert cmp.stats.n_paired == 17
     rate = cmp.decision.readings[LEFT_OUT].figures[0]
     assert rate.name == "pass rate" and rate.interval.estimate == pytest.approx((2 - 3) / 17)
-    # The rows carry cluster keys doc0..doc3: the test is cluster-robust with G - 1 df.
-    assert rate.interval.method == "cluster-robust t, 4 clusters (3 df)"
-    # c04 errored in B: the gate also reads it as broken.
-    assert cmp.decision.readings[WORST].n_paired == 18
+    # The rows carry cluster keys doc0..doc3 of 5, 4, 4 and 4 cases: CR2 with
+    # Bell-McCaffrey df (a little under G - 1 = 3, as the clusters are unequal).
+    assert rate.interval.method == "cluster-robust t (CR2), 4 clusters (2.86 df)"
+    # c04 errored in B and c19 is missing from B: the gate reads both at their worst too.
+    assert cmp.decision.readings[WORST].n_paired == 19
+    assert cmp.decision.n_missing == 1 and cmp.decision.n_errored == 2
 
 
 def test_an_edited_case_is_listed_as_changed_and_not_paired(runs) -> None:
@@ -158,7 +160,7 @@ def test_figures_carry_n_an_interval_at_the_alpha_level_and_a_one_sided_p(runs) 
     assert score.interval.estimate == pytest.approx(cmp.stats.score_b - cmp.stats.score_a)
     md = render_markdown(cmp)
     assert "| pass rate | 47.1% (8/17) | 41.2% (7/17) | -5.9 pts |" in md
-    assert "With 18 paired cases (errors counted against B) the cluster-robust t test" in md
+    assert "With 19 paired cases (errors counted against B) the cluster-robust t test" in md
     data = json.loads(render_json(cmp))
     fig = data["readings"][LEFT_OUT]["figures"][0]
     assert fig["interval"]["estimate"] == pytest.approx(-1 / 17)
@@ -167,6 +169,7 @@ def test_figures_carry_n_an_interval_at_the_alpha_level_and_a_one_sided_p(runs) 
         "n_cases": 17,
         "n_keyed": 17,
         "n_clusters": 4,
+        "n_sharing": 0,
         "used": True,
     }
     narrow = compare_runs(read_run(runs[0]), read_run(runs[1]), alpha=0.2)
@@ -259,7 +262,8 @@ def test_fail_on_regression_still_works_as_strict_with_a_note(runs, tmp_path: Pa
     assert res.returncode == 1, res.stderr
     assert "| `c00`" in res.stdout
     assert "note: --fail-on regression is the old name of --fail-on strict" in res.stderr
-    assert "5 case(s) went down (c00, c01, c02, c04, c12)" in res.stderr
+    # c19, missing from B, went down too in the worst case (its score can only fall).
+    assert "6 case(s) went down (c00, c01, c02, c04, c12, …)" in res.stderr
 
 
 def test_default_mode_is_significant_and_passes_a_small_noisy_change(runs, tmp_path: Path) -> None:

@@ -16,12 +16,15 @@ from typing import Any
 
 import pytest
 from casekit import invoke
-from diffkit import project, row, write_run
+from diffkit import header, project, row, summary, write_run
 
+from evals.compare.command import guard_internal
 from evals.compare.gate import LEFT_OUT, WORST
+from evals.compare.jsondata import render_json
 from evals.compare.pairing import compare_runs
 from evals.compare.render import render_markdown, render_text
-from evals.run.files import read_run
+from evals.errors import InputError
+from evals.run.files import RunFile, read_run
 
 Rows = list[dict[str, Any]]
 
@@ -105,7 +108,7 @@ def test_a_clustered_null_fails_significance_in_at_most_about_alpha_of_repetitio
     pa, pb = _pair(tmp_path, *clustered_null(seed=0))
     data = _json(tmp_path, pa, pb)
     rate = data["readings"][LEFT_OUT]["figures"][0]
-    assert rate["interval"]["method"] == "cluster-robust t, 12 clusters (11 df)"
+    assert rate["interval"]["method"] == "cluster-robust t (CR2), 12 clusters (11 df)"
     assert data["stats"]["clusters"]["used"] is True
     verdicts = [_verdict(tmp_path, clustered_null(seed), "cl") for seed in range(150)]
     fails = verdicts.count("FAIL") / len(verdicts)
@@ -317,7 +320,7 @@ def test_the_report_says_where_cluster_keys_come_from(tmp_path: Path) -> None:
         "Clusters: 12 from the cases' \\`cluster\\` field (a case without one falls back to its first expected source"
         in md
     )
-    assert "G - 1 = 11 degrees of freedom" in md
+    assert "Bell-McCaffrey degrees of freedom: 11 here" in md
 
 
 def test_noninferior_passes_only_within_the_margin(tmp_path: Path) -> None:
@@ -405,3 +408,124 @@ def test_a_hostile_id_in_a_run_file_cannot_break_out_of_the_markdown(tmp_path: P
     assert f"  {shown}  " in text and text.startswith("diff invalid-run-id-")
     res = invoke(tmp_path, "diff", "--a", str(pa), "--b", str(pb))
     assert res.returncode in (0, 1, 3) and _breaks_out(res.stdout) == []
+
+
+# --- small clustered suites: every shape renders, none crashes ---------------------------------
+
+
+def small_clustered(seed: int) -> tuple[Rows, Rows]:
+    """A small clustered suite over a few epochs where at most one case flips in B."""
+    rng = random.Random(seed)
+    n, n_docs, epochs = rng.choice([3, 5, 10]), rng.choice([1, 2, 3]), rng.choice([1, 2, 3])
+    docs = [rng.choice([f"doc{k}" for k in range(n_docs)] + [None]) for _ in range(n)]
+    flip = rng.randrange(n) if rng.random() < 0.7 else None
+    runs: tuple[Rows, Rows] = ([], [])
+    for i in range(n):
+        for e in range(epochs):
+            status = rng.choice(["pass", "pass", "fail", "error"]) if rng.random() < 0.3 else "pass"
+            for run_id, rows in zip("AB", runs, strict=True):
+                st = "fail" if run_id == "B" and i == flip and e == 0 else status
+                err = "timeout" if st == "error" else None
+                rows.append(row(run_id, f"c{i}", st, epoch=e, cluster=docs[i], error=err))
+    return runs
+
+
+def test_small_clustered_suites_with_one_flip_render_in_every_format(tmp_path: Path) -> None:
+    # A single flip (or none) in a clustered suite left a figure without degrees of freedom,
+    # and formatting it crashed `invoke diff` with exit 1, the code for a regression.
+    for seed in range(60):
+        pa = write_run(tmp_path / "a.jsonl", "A", small_clustered(seed)[0])
+        pb = write_run(tmp_path / "b.jsonl", "B", small_clustered(seed)[1])
+        cmp = compare_runs(read_run(pa), read_run(pb))
+        for render in (render_markdown, render_text):
+            assert cmp.decision.verdict in render(cmp)
+        json.loads(render_json(cmp))
+    rows_a = [
+        row("A", f"c{i}", "pass", epoch=e, cluster=f"doc{i % 2}")
+        for i in range(6)
+        for e in range(3)
+    ]
+    rows_b = [
+        row("B", f"c{i}", "fail" if (i, e) == (0, 0) else "pass", epoch=e, cluster=f"doc{i % 2}")
+        for i in range(6)
+        for e in range(3)
+    ]
+    pa, pb = _pair(tmp_path / "cli", rows_a, rows_b)
+    res = _diff(tmp_path / "cli", pa, pb, "--fail-on", "never")
+    assert res.returncode == 0, res.stderr
+    html = tmp_path / "cli" / "cmp.html"
+    rep = invoke(tmp_path / "cli", "report", "--a", str(pa), "--b", str(pb), "--html", str(html))
+    assert rep.returncode == 0 and html.stat().st_size > 0, rep.stderr
+
+
+def test_cases_missing_from_b_never_pass_through_invoke_diff(tmp_path: Path) -> None:
+    # B stopped on its budget after 32 of 40 cases that all passed in A.
+    rows_a = [row("A", f"c{i:02d}", "pass") for i in range(40)]
+    rows_b = [row("B", f"c{i:02d}", "pass") for i in range(32)]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    for complete in (True, False):
+        pb = write_run(tmp_path / "runs" / "b.jsonl", "B", rows_b, complete=complete)
+        res = _diff(tmp_path, pa, pb)
+        assert res.returncode == 3, res.stderr
+        assert res.stderr.startswith("INCONCLUSIVE") and "8 of them missing from B" in res.stderr
+    data = _json(tmp_path, pa, pb)
+    assert data["verdict"]["n_missing"] == 8
+    assert data["readings"][WORST]["figures"][0]["p_value"] == pytest.approx(1 / 256)
+    assert "8 case(s) of A are missing from B" in _diff(tmp_path, pa, pb).stdout
+
+
+def test_review_rows_are_read_like_errors_and_counted_apart(tmp_path: Path) -> None:
+    # `review`: a check could not decide. The run-file schema does not list the status yet,
+    # so the runs are built in memory: the pairing and the gate must read it anyway.
+    rows_a = [row("A", f"c{i:02d}", "pass") for i in range(40)]
+    rows_b = [row("B", f"c{i:02d}", "pass") for i in range(40)]
+    for r in rows_b[:8]:
+        r.update(status="review", score=None, error=None)
+    run_a = RunFile(tmp_path / "a.jsonl", header("A"), rows_a, summary("A", rows_a))
+    run_b = RunFile(tmp_path / "b.jsonl", header("B"), rows_b, summary("B", rows_b))
+    cmp = compare_runs(run_a, run_b)
+    assert cmp.decision.verdict == "INCONCLUSIVE" and "errors decide it" in cmp.decision.reason
+    assert cmp.decision.readings[WORST].verdict == "FAIL"
+    text = render_text(cmp)
+    assert "B 0 of 40, 8 review" in text
+    assert "review: a check could not decide" in text
+
+
+def test_cases_that_share_a_source_without_cluster_keys_are_told_so(tmp_path: Path) -> None:
+    rows_a = [row("A", f"c{i:02d}", "pass") for i in range(10)]
+    rows_b = [row("B", f"c{i:02d}", "pass") for i in range(10)]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    text = _diff(tmp_path, pa, pb, "--format", "text").stdout
+    assert "But 10 case(s) retrieved a document another case did" in text
+    for r in (*rows_a, *rows_b):
+        r["retrieved"] = [f"doc{r['case']}#s"]
+    pa, pb = _pair(tmp_path / "apart", rows_a, rows_b)
+    assert (
+        "retrieved a document" not in _diff(tmp_path / "apart", pa, pb, "--format", "text").stdout
+    )
+
+
+def test_a_category_of_one_source_document_gets_no_test(tmp_path: Path) -> None:
+    rows_a, rows_b = clustered_null(seed=3)
+    for rows in (rows_a, rows_b):
+        for r in rows:
+            r["category"] = "billing" if r["cluster"] == "doc0" else "account"
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    data = _json(tmp_path, pa, pb)
+    by_name = {c["name"]: c for c in data["categories"]}
+    assert by_name["billing"]["testable"] is False and by_name["billing"]["rate"] is None
+    assert by_name["account"]["testable"] is True and by_name["account"]["n_clusters"] == 11
+    text = _diff(tmp_path, pa, pb, "--format", "text").stdout
+    assert "no per-category test is possible" in text and "no test: 1 cluster" in text
+
+
+def test_a_bug_of_the_command_itself_is_one_line_and_exit_3_never_1(capsys) -> None:
+    # Exit 1 means "B is worse" to CI: an unforeseen exception must not look like one.
+    def broken() -> int:
+        raise TypeError("unsupported format string passed to NoneType.__format__")
+
+    assert guard_internal("invoke diff", broken) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error, no verdict (TypeError" in err
+    with pytest.raises(InputError):
+        guard_internal("invoke diff", lambda: (_ for _ in ()).throw(InputError("bad flag")))

@@ -32,7 +32,9 @@ def test_each_kind_of_figure_has_the_power_of_its_own_test() -> None:
     exact = _figure([C(f"c{i}", 1.0, 0.0 if i < 3 else 1.0) for i in range(60)])
     assert exact.mde_kind == "exact" and exact.smallest_p == 1 / 8 and not exact.reachable
     t = _figure([C(f"c{i}", 0.5, 0.4 + 0.01 * (i % 7), cluster=f"g{i % 4}") for i in range(40)])
-    assert t.mde_kind == "t" and t.smallest_p is None and t.reachable and t.mde > 0
+    assert t.mde_kind == "t" and t.reachable and t.can_fail and t.mde > 0
+    # A t test's smallest p: every case dropping by 100 points, with the noise seen.
+    assert t.smallest_p is not None and t.smallest_p == t.smallest_p_at_n < 1e-6
     none = _figure([C(f"c{i}", 1.0, 0.0) for i in range(4)])
     assert none.mde_kind == "none" and none.mde is None
     flat = _figure([C(f"c{i}", 0.5, 0.3) for i in range(10)])  # every change equal: no noise

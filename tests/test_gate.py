@@ -21,7 +21,7 @@ def test_significant_fixes_offset_breaks() -> None:
     d = g.decide(_suite())
     assert (d.verdict, d.exit_code) == ("PASS", 0)
     f = d.main.figures[0]
-    assert f.interval.method == "newcombe + exact McNemar"
+    assert f.interval.method == "tango + exact McNemar"
     assert f.interval.level == 0.95 and f.interval.width > 0
     assert f.mde is not None and f.mde_kind == "exact"
     assert g.decide(_suite(), "strict").verdict == "FAIL"  # strict does not offset
@@ -117,7 +117,7 @@ def test_scores_and_clusters_use_the_matching_t_test() -> None:
     assert g.decide(cases).main.figures[0].interval.method == "paired t (59 df)"
     clustered = [C(c.id, c.a, c.b, cluster=f"g{i % 6}") for i, c in enumerate(cases)]
     f = g.decide(clustered).main.figures[0]
-    assert f.interval.method == "cluster-robust t, 6 clusters (5 df)" and f.mde_kind == "t"
+    assert f.interval.method == "cluster-robust t (CR2), 6 clusters (5 df)" and f.mde_kind == "t"
 
 
 def test_a_mean_score_drop_with_more_cases_up_than_down_fails() -> None:
@@ -148,3 +148,58 @@ def test_two_figures_split_alpha_unless_the_score_only_mirrors_the_pass_rate() -
 def test_no_case_scored_in_both_is_never_a_pass() -> None:
     d = g.decide([C("a", None, None)])
     assert d.verdict == "INCONCLUSIVE" and d.readings[g.WORST].n_paired == 0
+
+
+def test_cases_missing_from_b_are_read_like_errors_and_never_pass() -> None:
+    # B was killed after 32 of 40 cases that all passed in A: the worst case for the 8 it
+    # never ran is a FAIL at p = 1/256, so the gate cannot say PASS.
+    ran = [C(f"s{i}", 1.0, 1.0) for i in range(32)]
+    missing = [C(f"m{i}", 1.0, None, missing=True) for i in range(8)]
+    d = g.decide(ran + missing)
+    assert d.verdict == "INCONCLUSIVE" and d.exit_code == 3
+    assert d.readings[g.WORST].verdict == "FAIL" and d.n_missing == 8
+    assert "8 of them missing from B" in d.reason
+    assert d.readings[g.WORST].figures[0].p_value == pytest.approx(1 / 256)
+    assert d.spread["pass rate"] == pytest.approx((-0.2, 0.0))
+
+
+def test_two_cases_over_three_epochs_cannot_pass() -> None:
+    # A t test with 1 df and two cases could not fail whatever happened: that is no PASS,
+    # and no detectable drop over 100 points is claimed.
+    cases = [C("a", 1.0, 2 / 3, flaky=True), C("b", 2 / 3, 1.0, flaky=True)]
+    d = g.decide({"pass rate": cases, "mean score": cases})
+    assert d.verdict == "INCONCLUSIVE"
+    f = d.main.figures[0]
+    assert not f.can_fail and f.mde is None and f.mde_kind == "none"
+    assert "could not fail at this n" in d.reason
+
+
+def test_a_t_test_whose_80_percent_power_needs_over_100_points_claims_no_drop() -> None:
+    # Six noisy case rates: a drop of 100 points would still be significant, but 80% power
+    # needs about 118 points: "no drop this size", never "detects a drop of 192.3 points".
+    cases = [C(f"c{i}", 0.05, 0.95) if i % 2 else C(f"c{i}", 0.95, 0.05) for i in range(6)]
+    f = g.decide(cases).main.figures[0]
+    assert f.can_fail and f.mde is None and f.mde_kind == "beyond" and f.max_drop == 1.0
+    calmer = [C(c.id, 0.5, 0.5 + (c.b - c.a) / 3) for c in cases]  # type: ignore[operator]
+    f = g.decide(calmer).main.figures[0]
+    assert f.mde_kind == "t" and f.mde is not None and f.mde <= 1.0
+
+
+def test_tiny_exact_suite_that_could_never_fail_is_inconclusive_even_unchanged() -> None:
+    d = g.decide([C(f"a{i}", 1.0, 1.0) for i in range(4)])
+    assert d.verdict == "INCONCLUSIVE" and "could not fail" in d.reason
+    assert g.decide([C(f"a{i}", 1.0, 1.0) for i in range(5)]).verdict == "PASS"
+
+
+def test_noninferiority_does_not_certify_fifty_tied_pairs_at_five_points() -> None:
+    ties = [C(f"p{i}", 1.0, 1.0) for i in range(30)] + [C(f"f{i}", 0.0, 0.0) for i in range(20)]
+    d = g.decide(ties, "noninferior", margin=0.05)
+    assert d.verdict == "INCONCLUSIVE"
+    ci = d.main.figures[0].interval
+    assert ci.low <= -0.0713 and ci.high >= 0.0713
+
+
+def test_an_interval_that_excludes_zero_never_stands_beside_a_pass() -> None:
+    five = [C(f"a{i}", 1.0, 0.0) for i in range(5)]
+    d = g.decide(five, alpha=0.01)
+    assert d.verdict != "FAIL" and d.main.figures[0].interval.high >= 0.0

@@ -66,9 +66,11 @@ def test_interval_level_follows_alpha() -> None:
     assert wide.low < narrow.low < narrow.high < wide.high
 
 
-# Cluster data: numpy default_rng(1), normal(size=37).round(3) and integers(0, 6, 37);
-# reference: statsmodels OLS(d, ones).fit(cov_type="cluster", groups=cl).bse (its small-sample
-# factor is G/(G-1) * (n-1)/(n-k) = G/(G-1) for a mean), and scipy t with G-1 = 5 df.
+# Cluster data: numpy default_rng(1), normal(size=37).round(3) and integers(0, 6, 37).
+# Reference: CR2 and its Bell-McCaffrey df computed from the general matrix definitions
+# (numpy: A_g = (I - H_gg)^(-1/2), V = (X'X)^-1 sum X_g' A_g e_g e_g' A_g X_g (X'X)^-1, and
+# Satterthwaite's df from the eigenvalues of G'G, Imbens & Kolesar 2016 eq. 11), and scipy's t
+# with that fractional df.
 D = [0.346, 0.822, 0.33, -1.303, 0.905, 0.446, -0.537, 0.581, 0.365, 0.294, 0.028, 0.547,
      -0.736, -0.163, -0.482, 0.599, 0.04, -0.292, -0.782, -0.257, 0.008, -0.276, 1.294, 1.007,
      -2.711, -1.889, -0.175, -0.422, 0.214, 0.217, 2.118, -1.112, -0.378, 2.043, 0.647, 0.663,
@@ -77,13 +79,13 @@ CL = [5, 2, 2, 0, 2, 3, 4, 5, 1, 3, 4, 1, 2, 5, 3, 3, 4, 3, 5, 4, 0, 0, 3, 4, 0,
       3, 4, 2, 1, 2, 0, 1]  # fmt: skip
 
 
-def test_cluster_robust_interval_matches_statsmodels() -> None:
+def test_cluster_robust_interval_is_cr2_with_bell_mccaffrey_df() -> None:
     ci = iv.paired_diff_interval([0.0] * len(D), D, [str(c) for c in CL], alpha=0.05)
-    assert ci.se == pytest.approx(0.2085928826249922, rel=1e-12)
-    assert ci.df == 5 and ci.n_clusters == 6
-    assert ci.p_value == pytest.approx(0.5725036797382344, rel=1e-9)
-    assert ci.low == pytest.approx(-0.49606993998368765, rel=1e-9)
-    assert ci.high == pytest.approx(0.5763402102539579, rel=1e-9)
+    assert ci.se == pytest.approx(0.21065571454558105, rel=1e-12)
+    assert ci.df == pytest.approx(4.699870557280521, rel=1e-12) and ci.n_clusters == 6
+    assert ci.p_value == pytest.approx(0.571574144175949, rel=1e-9)
+    assert ci.low == pytest.approx(-0.5119407152615628, rel=1e-9)
+    assert ci.high == pytest.approx(0.592210985531833, rel=1e-9)
 
 
 def test_paired_t_matches_scipy() -> None:
@@ -108,7 +110,7 @@ def test_equal_clusters_equal_t_test_on_cluster_means() -> None:
 
 def test_paired_diff_interval_falls_back_instead_of_zero_width() -> None:
     one = iv.paired_diff_interval([1.0], [0.0])
-    assert one.width > 0 and "newcombe" in one.method and one.p_value == 0.5
+    assert one.width > 0 and "tango" in one.method and one.p_value == 0.5
     ties = iv.paired_diff_interval([1.0] * 30 + [0.0] * 20, [1.0] * 30 + [0.0] * 20)
     assert ties.width > 0 and ties.low < 0 < ties.high and ties.p_value == 1.0
     shifted = iv.paired_diff_interval([0.5] * 50, [0.3] * 50)  # scores, all moved by -0.2
@@ -119,11 +121,11 @@ def test_paired_diff_interval_falls_back_instead_of_zero_width() -> None:
         iv.paired_diff_interval([1.0, 0.0], [0.0, 0.0], ["x", "x"])  # one cluster
 
 
-def test_effect_interval_binary_unclustered_is_newcombe_with_exact_mcnemar() -> None:
+def test_effect_interval_binary_unclustered_is_tango_with_exact_mcnemar() -> None:
     a = [1.0] * 10 + [0.0] * 4
     b = [0.0] * 8 + [1.0] * 2 + [1.0] * 2 + [0.0] * 2
     ci = iv.effect_interval(a, b)
-    assert ci.method == "newcombe + exact McNemar"
+    assert ci.method == "tango + exact McNemar"
     assert (ci.mcnemar.broken, ci.mcnemar.fixed) == (8, 2)
     assert ci.p_value == ci.mcnemar.p_value
     assert ci.estimate == pytest.approx(-6 / 14)

@@ -1,9 +1,11 @@
 """Seeded simulations of the gate under no change: false alarms per mode, and coverage.
 
 Two runs of the same system are drawn many times (200 independent cases; 12 clusters of 10
-with cluster-level noise; 200 cases of which 20 are coin flips). Each bound allows three
-Monte Carlo standard errors around the stated rate, so a later change that raises a mode's
-false-alarm rate or breaks an interval fails here. Seeded: the same figures on every run.
+with cluster-level noise; clusters of 60, 10, 5, 3, 1 and 1 cases with the same noise; 200
+cases of which 20 are coin flips). A false-alarm rate may exceed its stated rate by at most
+one point; coverage bounds allow three Monte Carlo standard errors. A later change that
+raises a mode's false-alarm rate or breaks an interval fails here. Seeded: the same figures
+on every run (bench/gate_false_alarms.py prints them all).
 """
 
 from __future__ import annotations
@@ -22,11 +24,25 @@ def _bound(rate: float, reps: int) -> float:
     return rate + 3 * math.sqrt(rate * (1 - rate) / reps)
 
 
-@pytest.mark.parametrize("scenario", sim.SCENARIOS)
+@pytest.mark.parametrize("scenario", ["independent", "clustered", "flaky"])
 def test_significant_fails_at_most_alpha_when_nothing_changed(scenario: str) -> None:
     r = sim.simulate_false_alarm("significant", scenario, 1000, seed=101, alpha=ALPHA)
-    assert r.false_alarm <= _bound(ALPHA, r.reps), r
+    assert r.false_alarm <= ALPHA + 0.01, r
     assert r.inconclusive <= _bound(0.01, r.reps), r  # no change is rarely "can't tell"
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_unbalanced_clusters_fail_at_most_alpha_when_nothing_changed(alpha: float) -> None:
+    # Clusters of 60, 10, 5, 3, 1 and 1 cases: CR1 with G - 1 df failed 22% of these at
+    # 0.05 and 12% at 0.01. One cluster holds most of the evidence, so many pairs are
+    # INCONCLUSIVE (the test could not fail whatever happened): honest, never a FAIL.
+    r = sim.simulate_false_alarm("significant", "unbalanced", 600, seed=101, alpha=alpha)
+    assert r.false_alarm <= alpha + 0.01, r
+
+
+def test_unbalanced_clusters_still_detect_a_large_drop() -> None:
+    r = sim.simulate_false_alarm("significant", "unbalanced", 300, seed=102, drop=2.5)
+    assert r.false_alarm >= 0.25, r  # here the FAIL share is the power
 
 
 def test_ignoring_clusters_fires_too_often() -> None:
@@ -44,7 +60,7 @@ def test_significant_with_epochs_keeps_its_rate() -> None:
 def test_noninferior_fails_at_most_half_alpha_when_nothing_changed(scenario: str) -> None:
     # FAIL needs the upper end of the two-sided interval below -margin: one-sided alpha/2.
     r = sim.simulate_false_alarm("noninferior", scenario, 400, seed=202, alpha=ALPHA)
-    assert r.false_alarm <= _bound(ALPHA / 2, r.reps), r
+    assert r.false_alarm <= ALPHA / 2 + 0.01, r
 
 
 def test_strict_with_epochs_does_not_fail_on_cases_seen_to_be_flaky() -> None:
@@ -67,7 +83,8 @@ def test_never_never_fails(scenario: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("scenario", "reps"), [("independent", 600), ("clustered", 1000), ("flaky", 600)]
+    ("scenario", "reps"),
+    [("independent", 600), ("clustered", 1000), ("unbalanced", 600), ("flaky", 600)],
 )
 def test_intervals_cover_the_true_change_and_are_never_zero_width(scenario: str, reps: int) -> None:
     r = sim.simulate_coverage(scenario, reps, seed=505, alpha=ALPHA)

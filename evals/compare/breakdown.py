@@ -55,10 +55,15 @@ class GroupChange:
     rate_b: float
     score_a: float
     score_b: float
-    rate: Interval
-    score: Interval
-    rate_p_holm: float
-    score_p_holm: float
+    rate: Interval | None  # None: no test is possible (the category is one cluster)
+    score: Interval | None
+    rate_p_holm: float | None
+    score_p_holm: float | None
+    n_clusters: int | None = None  # clusters within the category, when the suite has keys
+
+    @property
+    def testable(self) -> bool:
+        return self.rate is not None
 
 
 @dataclass
@@ -68,6 +73,7 @@ class ClusterInfo:
     n_cases: int
     n_keyed: int  # cases with a cluster key (the `cluster` field of their rows)
     n_clusters: int  # distinct keys, each key-less case counting as its own cluster
+    n_sharing: int = 0  # key-less cases that retrieved a document another key-less case did
 
     @property
     def used(self) -> bool:
@@ -103,7 +109,7 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
     ([pass, fail, error] per check). A check that errored is counted, never scored."""
     seen: dict[str, list[int]] = {}
     for row in rows:
-        if row["status"] == "error":
+        if row["status"] in ("error", "review"):
             continue
         checks = row.get("checks")
         for name, res in checks.items() if isinstance(checks, dict) else ():
@@ -120,7 +126,7 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
                 else:
                     both[0] += passed
                     both[1] += 1
-            elif status == "error":
+            elif status in ("error", "review"):  # not scored: counted with the errors
                 counts[2] += 1
     return {name: k / n for name, (k, n) in seen.items()}
 
@@ -182,10 +188,14 @@ def category_changes(
     """Each category's paired change in pass rate and mean score, Holm over the table.
 
     `rates` and `scores` are the same cases scored in both runs, in the same order. Empty
-    when no case has a category; cases without one form the group "(none)".
+    when no case has a category; cases without one form the group "(none)". When the cases
+    carry cluster keys, a category is tested with its own clusters; a category of fewer than
+    two clusters (one source document, say) has no test: its cases are one piece of
+    evidence, and counting them as many is what made one document look "regressed".
     """
     if not any(c.category is not None for c in rates):
         return []
+    clustered = any(c.cluster is not None for c in rates)
     groups: dict[str, list[int]] = {}
     for i, c in enumerate(rates):
         groups.setdefault(c.category if c.category is not None else "(none)", []).append(i)
@@ -194,8 +204,10 @@ def category_changes(
         r = [rates[i] for i in idx]
         s = [scores[i] for i in idx]
         keys = [c.cluster for c in r]
+        n_clusters = len({g for g in keys if g is not None}) + keys.count(None)
         ra, rb = [float(c.a) for c in r], [float(c.b) for c in r]  # type: ignore[arg-type]
         sa, sb = [float(c.a) for c in s], [float(c.b) for c in s]  # type: ignore[arg-type]
+        testable = not clustered or n_clusters >= 2
         out.append(
             GroupChange(
                 name=name,
@@ -204,23 +216,42 @@ def category_changes(
                 rate_b=mean(rb),
                 score_a=mean(sa),
                 score_b=mean(sb),
-                rate=_interval(ra, rb, keys, alpha),
-                score=_interval(sa, sb, keys, alpha),
-                rate_p_holm=1.0,
-                score_p_holm=1.0,
+                rate=_interval(ra, rb, keys, alpha) if testable else None,
+                score=_interval(sa, sb, keys, alpha) if testable else None,
+                rate_p_holm=None,
+                score_p_holm=None,
+                n_clusters=n_clusters if clustered else None,
             )
         )
-    ps = [g.rate.p_value or 1.0 for g in out] + [g.score.p_value or 1.0 for g in out]
+    tested = [g for g in out if g.rate is not None and g.score is not None]
+    ps = [g.rate.p_value or 1.0 for g in tested] + [g.score.p_value or 1.0 for g in tested]  # type: ignore[union-attr]
     adjusted = holm(ps)
-    for i, g in enumerate(out):
-        g.rate_p_holm, g.score_p_holm = adjusted[i], adjusted[len(out) + i]
+    for i, g in enumerate(tested):
+        g.rate_p_holm, g.score_p_holm = adjusted[i], adjusted[len(tested) + i]
     return out
 
 
-def cluster_info(clusters: Sequence[str | None]) -> ClusterInfo:
-    """How many of the paired cases carry a cluster key, and how many clusters there are."""
+def cluster_info(
+    clusters: Sequence[str | None], sources: Sequence[Sequence[str]] | None = None
+) -> ClusterInfo:
+    """How many of the paired cases carry a cluster key, and how many clusters there are.
+
+    `sources` (each case's retrieved refs, `doc#section`) finds key-less cases that share a
+    document: those may move together although nothing says so to the gate.
+    """
     keyed = [g for g in clusters if g is not None]
-    return ClusterInfo(len(clusters), len(keyed), len(set(keyed)) + len(clusters) - len(keyed))
+    seen: dict[str, set[int]] = {}
+    for i, (g, refs) in enumerate(zip(clusters, sources or [[]] * len(clusters), strict=True)):
+        if g is None:
+            for ref in refs:
+                seen.setdefault(str(ref).split("#", 1)[0], set()).add(i)
+    sharing = set().union(*(ids for ids in seen.values() if len(ids) > 1))
+    return ClusterInfo(
+        len(clusters),
+        len(keyed),
+        len(set(keyed)) + len(clusters) - len(keyed),
+        len(sharing),
+    )
 
 
 def epoch_info(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, settings
@@ -18,7 +19,27 @@ from evals.compare.pairing import (
 from evals.compare.render import RENDERERS
 from evals.compare.safe import one_line
 from evals.errors import InputError
-from evals.run.files import RunFile, read_run, resolve_run
+from evals.run.files import OutputError, RunFile, read_run, resolve_run
+
+
+def guard_internal(command: str, body: Callable[[], int]) -> int:
+    """Run a command body; a bug of its own becomes one line and exit 3, never a traceback.
+
+    Exit 1 means "B is worse" to CI, so an unexpected exception must not end with it (as an
+    uncaught one would): the gate could not decide, which is exit 3. Bad input (exit 2),
+    unwritable output and Ctrl-C keep their own handling.
+    """
+    try:
+        return body()
+    except (InputError, OutputError, KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as exc:  # the point is to catch what nobody foresaw
+        print(
+            f"{command}: internal error, no verdict ({type(exc).__name__}: "
+            f"{one_line(str(exc), 200)}); please report it with the two run files",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
 
 
 def read_pair(path_a: Path, path_b: Path) -> tuple[RunFile, RunFile]:
@@ -70,9 +91,24 @@ def cmd_diff(
 ) -> int:
     """Compare run A (default: the baseline) with run B (default: the newest run).
 
-    Exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE (errors decide it, or nothing could be shown), 2
-    when nothing at all was compared or the input is bad.
+    Exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE (errors decide it, or nothing could be shown, or the
+    command itself failed), 2 when nothing at all was compared or the input is bad.
     """
+    return guard_internal(
+        "invoke diff", lambda: _diff(a, b, fmt, show_all, fail_on, alpha, out, margin)
+    )
+
+
+def _diff(
+    a: str | None,
+    b: str | None,
+    fmt: str,
+    show_all: bool,
+    fail_on: str,
+    alpha: float | str,
+    out: str | None,
+    margin: float | str,
+) -> int:
     if fmt not in RENDERERS:
         raise InputError(f"--format must be one of {', '.join(RENDERERS)}, not {fmt!r}")
     alpha, margin = _number("--alpha", alpha), _number("--margin", margin)

@@ -20,9 +20,11 @@ from evals.compare.intervals import TIE_TOLERANCE, mean, sample_var
 class CaseOutcome:
     """One case in both runs for one figure: its pass rate (or score) over scored epochs.
 
-    `a` / `b` are None when every epoch of that run errored. `a_worst` / `b_worst` are the
-    worst-case reading for B when some epoch errored: A's errored epochs read as passes
-    (ceiling), B's as fails (floor); None when that run had no errored epoch.
+    `a` / `b` are None when every epoch of that run errored (or the case is missing from
+    B: `missing`). `a_worst` / `b_worst` are the worst-case reading for B when some epoch
+    errored: A's errored epochs read as passes (ceiling), B's as fails (floor); `a_best` /
+    `b_best` the other end (A's as fails, B's as passes); None when that run had no errored
+    epoch. Between them lies every value the errored epochs could have given.
     """
 
     id: str
@@ -33,6 +35,9 @@ class CaseOutcome:
     flaky: bool = False  # its outcome varied within a run (or it is known to be flaky)
     a_worst: float | None = None
     b_worst: float | None = None
+    a_best: float | None = None
+    b_best: float | None = None
+    missing: bool = False  # in run A, absent from run B (a killed or stopped run)
 
     @property
     def has_error(self) -> bool:
@@ -68,11 +73,13 @@ def case_from_epochs(
     sb = [x for x in b_epochs if x is not None]
     if flaky is None:
         flaky = varies(sa) or varies(sb)
-    a_worst = b_worst = None
+    a_worst = b_worst = a_best = b_best = None
     if len(sa) < len(a_epochs):
         a_worst = mean([ceiling if x is None else x for x in a_epochs])
+        a_best = mean([floor if x is None else x for x in a_epochs])
     if len(sb) < len(b_epochs):
         b_worst = mean([floor if x is None else x for x in b_epochs])
+        b_best = mean([ceiling if x is None else x for x in b_epochs])
     return CaseOutcome(
         case_id,
         mean(sa) if sa else None,
@@ -82,6 +89,8 @@ def case_from_epochs(
         flaky,
         a_worst,
         b_worst,
+        a_best,
+        b_best,
     )
 
 

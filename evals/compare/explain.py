@@ -122,10 +122,23 @@ def power_lines(cmp: Comparison) -> list[str]:
                     "add cases or epochs."
                 )
         n, test = d.main.n_paired, _test_name(f)
-        if f.mde_kind == "none":
+        drop = fmt_change(f.max_drop or 0.0, f.name).lstrip("+-")
+        if f.mde_kind == "none" and mc is not None:
             out.append(
                 f"{prefix}No change in {f.name} is detectable at this n: with {n} paired "
                 f"case(s) the {test} cannot reach {f.level:.3g} even if every case broke."
+            )
+        elif f.mde_kind == "none":
+            out.append(
+                f"{prefix}No change in {f.name} is detectable at this n: with the noise seen, "
+                f"the {test} cannot reach {f.level:.3g} even if every case dropped by {drop}; "
+                "no drop this size can be detected."
+            )
+        elif f.mde_kind == "beyond":
+            out.append(
+                f"{prefix}No drop in {f.name} can be detected with {d.power:.0%} power: with "
+                f"{n} paired cases{where} the {test} at {f.level:.3g} would need a drop larger "
+                f"than {drop}, the most any change can be."
             )
         elif f.mde_kind == "unknown":
             out.append(
@@ -146,9 +159,11 @@ def _test_name(f: Figure) -> str:
     ci = f.interval
     if ci.mcnemar is not None:
         return "exact McNemar test"
+    if ci.df is None:  # no variation to estimate the noise from: a score interval instead
+        return f"test ({ci.method})"
     if ci.n_clusters:
-        return f"cluster-robust t test ({ci.n_clusters} clusters, {ci.df:g} df)"
-    return f"paired t test ({ci.df:g} df)" if ci.df is not None else "test"
+        return f"cluster-robust t test ({ci.n_clusters} clusters, {ci.df:.3g} df)"
+    return f"paired t test ({ci.df:.3g} df)"
 
 
 def cluster_line(cmp: Comparison) -> str:
@@ -159,10 +174,18 @@ def cluster_line(cmp: Comparison) -> str:
         "source when the run is made)"
     )
     if not c.n_keyed:
-        return (
+        line = (
             "Clusters: none (no paired case has a `cluster` key or an expected source), so "
             "cases count as independent."
         )
+        if c.n_sharing:
+            line += (
+                f" But {c.n_sharing} case(s) retrieved a document another case did: if cases "
+                "that share a source move together, a test that counts them as independent "
+                "fails more often than alpha says (11.7% at 0.05 in a simulation). Give them "
+                "a `cluster` field (or expected `sources`)."
+            )
+        return line
     alone = c.n_cases - c.n_keyed
     lone = f"; {alone} case(s) with neither count as their own cluster" if alone else ""
     if not c.used:
@@ -171,12 +194,15 @@ def cluster_line(cmp: Comparison) -> str:
     if not robust:
         return (
             f"Clusters: {c.n_clusters} from {source}{lone}. No change varied, so there is no "
-            "cluster-to-cluster noise to estimate: the intervals fall back to Newcombe's, "
+            "cluster-to-cluster noise to estimate: the intervals fall back to score intervals, "
             "with cases as independent."
         )
+    df = robust[0].interval.df or 0.0
     return (
         f"Clusters: {c.n_clusters} from {source}{lone}. Intervals, tests and detectable "
-        f"changes are cluster-robust with G - 1 = {c.n_clusters - 1} degrees of freedom."
+        f"changes are cluster-robust (CR2 standard error, Bell-McCaffrey degrees of freedom: "
+        f"{df:.3g} here; G - 1 = {c.n_clusters - 1} would need equal clusters), so a few "
+        "large clusters weigh as the little evidence they are."
     )
 
 
@@ -223,25 +249,55 @@ def _reading_text(r: Reading) -> str:
     return f"{r.name}: {r.verdict} over {r.n_paired} case(s)" + (f" ({figures})" if figures else "")
 
 
+def _review(n: int) -> str:
+    return f", {n} review" if n else ""
+
+
 def error_lines(cmp: Comparison) -> list[str]:
-    """How errored attempts were read, with the verdict of each reading."""
+    """How errored, undecided and missing attempts were read, and how far they move things."""
     d = cmp.decision
+    a, b = cmp.a, cmp.b
     out = [
-        f"Error rows: A {cmp.a.n_error_rows} of {cmp.a.n_rows}, B {cmp.b.n_error_rows} of "
-        f"{cmp.b.n_rows}; errored attempts are never scored."
+        f"Error rows: A {a.n_error_rows} of {a.n_rows}{_review(a.n_review_rows)}, B "
+        f"{b.n_error_rows} of {b.n_rows}{_review(b.n_review_rows)}; errored attempts (and "
+        "review rows, which a check could not decide) are never scored."
     ]
-    if WORST in d.readings:
+    if cmp.only_a:
         out.append(
-            f"{d.n_errored} case(s) have errored attempts, so the gate decided twice: "
-            f"{_reading_text(d.readings[LEFT_OUT])}; {_reading_text(d.readings[WORST])} "
-            "(an errored attempt counts as a fail in B and a pass in A)."
+            f"{len(cmp.only_a)} case(s) of A are missing from B: the gate reads each like an "
+            "error in B (it could have gone either way), never as nothing."
         )
+    if WORST in d.readings:
+        missing = f" ({d.n_missing} missing from B)" if d.n_missing else ""
+        out.append(
+            f"{d.n_errored} case(s){missing} have unknown outcomes, so the gate decided twice: "
+            f"{_reading_text(d.readings[LEFT_OUT])}; {_reading_text(d.readings[WORST])} "
+            "(each unknown outcome at its least favourable value for the test: a fail in B "
+            "and a pass in A for the exact test, whatever minimises p for a t test)."
+        )
+        for f in d.readings[LEFT_OUT].figures:
+            lo, hi = d.spread.get(f.name, (None, None))
+            if lo is None or hi is None:
+                continue
+            out.append(
+                f"How far the unknown outcomes can move {f.name} B - A: from "
+                f"{fmt_change(lo, f.name)} (all against B) to {fmt_change(hi, f.name)} (all "
+                f"for B); {fmt_change(f.interval.estimate, f.name)} with them left out."
+            )
     return out
 
 
 def stats_lines(cmp: Comparison) -> list[str]:
     """Every sentence under the figures, in the order the reports show them."""
     out = power_lines(cmp) + [cluster_line(cmp)] + epoch_lines(cmp) + error_lines(cmp)
+    untested = [g.name for g in cmp.categories if not g.testable]
+    if untested:
+        names = ", ".join(untested[:5]) + (", …" if len(untested) > 5 else "")
+        out.append(
+            f"Categories: {len(untested)} of {len(cmp.categories)} hold fewer than two "
+            f"clusters ({names}): no per-category test is possible there, since one cluster's "
+            "cases move together and count as one piece of evidence."
+        )
     s = cmp.stats
     if s.n_paired:
         out.append(
@@ -250,8 +306,9 @@ def stats_lines(cmp: Comparison) -> list[str]:
         )
     for side, info in (("A", cmp.a), ("B", cmp.b)):
         if not info.complete:
+            what = "read like errors in B" if side == "B" else "not compared"
             out.append(
-                f"Run {side} is incomplete (no completed summary): its missing cases are one-sided."
+                f"Run {side} is incomplete (no completed summary): the cases it lacks are {what}."
             )
         out.extend(f"Run {side}: {w}" for w in info.warnings)
     if cmp.deprecated:

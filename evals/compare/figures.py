@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evals.compare.distributions import t_cdf
 from evals.compare.epochs import CaseOutcome
 from evals.compare.intervals import TIE_TOLERANCE, Interval, effect_interval
-from evals.compare.power import mde_exact, mde_t, min_discordant_for, reaches, smallest_p
+from evals.compare.power import mde_exact, mde_t, reaches, smallest_p
 
 
 @dataclass(frozen=True)
@@ -23,11 +24,15 @@ class Figure:
     p_value: float  # one-sided, that B is worse
     p_adjusted: float | None  # Holm over the gated figures; None for one not gated on
     level: float  # the raw p must reach this to fail the gate (alpha / number of figures)
-    smallest_p: float | None  # exact test: the smallest p this many discordant pairs allow
+    smallest_p: float | None  # exact test: the smallest p this many discordant pairs allow;
+    # t test: the p of the largest drop still possible, with the noise seen
     mde: float | None  # smallest drop detected with `power` at `level`; None: see mde_kind
-    mde_kind: str  # "exact", "t", "none" (no n could), "unknown" (no noise estimate)
+    mde_kind: str  # "exact", "t", "none" (no drop could be significant), "beyond" (80% power
+    # needs a drop of more than 100 points), "unknown" (no noise estimate)
     noninferiority: str  # noninferior | inferior | undetermined, against the margin
     follows: str | None = None  # not gated on: its changes are a multiple of this figure's
+    smallest_p_at_n: float | None = None  # the smallest p any outcome could give at this n
+    max_drop: float | None = None  # the largest drop possible: the whole range, 1 (100 points)
 
     @property
     def gated(self) -> bool:
@@ -37,6 +42,11 @@ class Figure:
     def reachable(self) -> bool:
         """Whether any result with this many discordant pairs could reach the level."""
         return self.smallest_p is None or reaches(self.smallest_p, self.level)
+
+    @property
+    def can_fail(self) -> bool:
+        """Whether any outcome at all (every case dropping by 100 points) could reach the level."""
+        return self.smallest_p_at_n is None or reaches(self.smallest_p_at_n, self.level)
 
 
 def noninferiority(lower_bound: float, margin: float, upper_bound: float | None = None) -> str:
@@ -92,14 +102,23 @@ def figure(
     clustered = use_clusters and any(c.cluster is not None for c in cases)
     ci = effect_interval(a, b, [c.cluster for c in cases] if clustered else None, alpha)
     n, mc = len(cases), ci.mcnemar
-    mde, kind = None, "unknown"
+    # Values lie in [0, 1]: no change can exceed 100 points (1 on the score scale), so the
+    # strongest evidence any outcome could give is every case dropping by that much.
+    max_drop = 1.0
+    mde, kind, at_n, smallest = None, "unknown", None, None
     if mc is not None:
-        kind = "exact" if n >= min_discordant_for(level) else "none"
+        smallest = smallest_p(mc.n_discordant)
+        at_n = smallest_p(n)  # every case broke
+        kind = "exact" if reaches(at_n, level) else "none"
         if compute_mde and kind == "exact":
             mde = mde_exact(n, mc.n_discordant / n, level, power)
     elif ci.se is not None and ci.df is not None:
-        kind = "t"
-        mde = mde_t(ci.se, ci.df, level, power) if compute_mde else None
+        # With the noise seen, the strongest evidence possible is a drop of the whole range.
+        at_n = smallest = t_cdf(-max_drop / ci.se, ci.df)
+        kind = "t" if reaches(at_n, level) else "none"
+        mde = mde_t(ci.se, ci.df, level, power) if compute_mde and kind == "t" else None
+    if mde is not None and mde > max_drop:
+        mde, kind = None, "beyond"
     p = ci.p_value if ci.p_value is not None else 1.0
     return Figure(
         name=name,
@@ -107,10 +126,12 @@ def figure(
         p_value=p,
         p_adjusted=p,
         level=level,
-        smallest_p=smallest_p(mc.n_discordant) if mc is not None else None,
+        smallest_p=smallest,
         mde=mde,
         mde_kind=kind,
         noninferiority=noninferiority(ci.low, margin, ci.high),
+        smallest_p_at_n=at_n,
+        max_drop=max_drop,
     )
 
 

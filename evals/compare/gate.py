@@ -13,9 +13,12 @@ test that B is worse, in one of four modes:
 * strict: FAIL on any case that went down and is not known to be flaky.
 * never: always PASS; the figures are for reading.
 
-Errors never make the gate greener: with errored attempts the gate decides twice, once
-with them left out and once with each errored attempt counted against B (a fail in B, a
-pass in A), and says INCONCLUSIVE when the two readings disagree.
+Errors never make the gate greener: with errored attempts (or cases of A missing from B)
+the gate decides twice, once with them left out and once with each unknown outcome at its
+least favourable value for the test in use (for the exact McNemar test a fail in B and a
+pass in A; for a t test the values that minimise its p, which are not always the extremes),
+and says INCONCLUSIVE when the two readings disagree. A figure whose test could not fire
+even if every case dropped by 100 points says INCONCLUSIVE, never PASS.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from evals.compare.epochs import CaseOutcome
 from evals.compare.figures import Figure, figure, same_signal, shown
 from evals.compare.intervals import TIE_TOLERANCE, holm
 from evals.compare.power import reaches
+from evals.compare.worst import bounds, least_favourable_cases
 
 MODES = ("significant", "noninferior", "strict", "never")
 ALIASES = {"regression": "strict"}  # the old name of the strict mode, still accepted
@@ -63,6 +67,8 @@ class Decision:
     power: float
     readings: dict[str, Reading]  # LEFT_OUT always; WORST too when some attempt errored
     n_errored: int = 0  # cases whose figures depend on how errors are read
+    n_missing: int = 0  # of those, cases of run A missing from run B
+    spread: dict[str, tuple[float, float]] = field(default_factory=dict)  # lowest, highest B - A
 
     @property
     def main(self) -> Reading:
@@ -184,6 +190,20 @@ def _decide_reading(
                 f"smallest p the exact test can give is {f.smallest_p:.3g} > {f.level:.3g}: "
                 "no result at this n could be significant; add cases or epochs"
             )
+            if ci.mcnemar is None:
+                why = (
+                    f"B looks worse in {f.name} ({shown(ci, f.name)}) but with the noise seen not "
+                    f"even a drop of 100 points could reach {f.level:.3g}: no result at this n "
+                    "could be significant; add cases, clusters or epochs"
+                )
+            return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
+    for f in gate_figures:
+        if not f.can_fail:
+            why = (
+                f"the test of {f.name} could not fail at this n whatever happened (not even if "
+                f"every case dropped by 100 points: smallest p {f.smallest_p_at_n:.3g} > "
+                f"{f.level:.3g}), so a pass would say nothing; add cases, clusters or epochs"
+            )
             return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
     best = min(gate_figures, key=lambda f: f.p_value)
     why = (
@@ -196,7 +216,7 @@ def _decide_reading(
 def _reading(
     endpoints: Mapping[str, Sequence[CaseOutcome]], worst: bool, floor: float, ceiling: float
 ) -> dict[str, list[CaseOutcome]]:
-    """Each figure's cases under one reading of the errors."""
+    """Each figure's cases under one reading of the errors (worst: the plain extremes)."""
     out: dict[str, list[CaseOutcome]] = {}
     for key, cases in endpoints.items():
         if not worst:
@@ -204,17 +224,71 @@ def _reading(
             continue
         out[key] = [
             c
-            if c.a is not None and c.b is not None and c.a_worst is None and c.b_worst is None
+            if not c.has_error
             else dataclasses.replace(
                 c,
                 a=c.a_worst if c.a_worst is not None else ceiling if c.a is None else c.a,
                 b=c.b_worst if c.b_worst is not None else floor if c.b is None else c.b,
                 a_worst=None,
                 b_worst=None,
+                a_best=None,
+                b_best=None,
             )
             for c in cases
             if c.a is not None or c.b is not None  # errored in both: nothing known, left out
         ]
+    return out
+
+
+_SEVERITY = {"PASS": 0, "INCONCLUSIVE": 1, "FAIL": 2}
+
+
+def _worst_reading(
+    endpoints: Mapping[str, Sequence[CaseOutcome]],
+    floor: float,
+    ceiling: float,
+    args: tuple[str, float, float, float, bool, bool],
+) -> Reading:
+    """The reading with every unknown outcome at its least favourable value for the test.
+
+    The plain extremes are least favourable for the exact McNemar test and for strict; a t
+    test is also read at the values that minimise its p (evals.compare.worst), and the worse
+    of the two verdicts is kept.
+    """
+    mode, alpha, use_clusters = args[0], args[1], args[5]
+    plain = _decide_reading(WORST, _reading(endpoints, True, floor, ceiling), *args)
+    if mode not in ("significant", "noninferior"):
+        return plain
+    # The level each figure is tested at: alpha split over the figures (the most any figure
+    # gets when both are gated), or the two-sided interval's tail for noninferiority.
+    tail = alpha / len(endpoints) if mode == "significant" else alpha / 2
+    searched = {
+        key: least_favourable_cases(cases, tail, use_clusters, floor, ceiling)
+        for key, cases in endpoints.items()
+    }
+    if all(v is None for v in searched.values()):
+        return plain
+    plain_cases = _reading(endpoints, True, floor, ceiling)
+    cases = {k: v if v is not None else plain_cases[k] for k, v in searched.items()}
+    other = _decide_reading(WORST, cases, *args)
+    return other if _SEVERITY[other.verdict] > _SEVERITY[plain.verdict] else plain
+
+
+def _spread(
+    endpoints: Mapping[str, Sequence[CaseOutcome]], floor: float, ceiling: float
+) -> dict[str, tuple[float, float]]:
+    """Each figure's lowest and highest possible B - A over every outcome of the unknowns."""
+    out = {}
+    for key, cases in endpoints.items():
+        known = [c for c in cases if c.a is not None or c.b is not None]
+        if not known:
+            continue
+        lo = hi = 0.0
+        for c in known:
+            a_lo, a_hi, b_lo, b_hi = bounds(c, floor, ceiling)
+            lo += b_lo - a_hi
+            hi += b_hi - a_lo
+        out[key] = (lo / len(known), hi / len(known))
     return out
 
 
@@ -234,8 +308,9 @@ def decide(
 
     `endpoints` maps each figure's name ("pass rate", "mean score") to the same cases in
     the same order; a plain sequence is the pass rate alone. Values lie in [floor,
-    ceiling]; a case errored in B (scored in A) is read at `floor` in B in the worst-case
-    reading, one errored in A at `ceiling` in A; cases errored in both are left out.
+    ceiling]; a case errored in B (scored in A) or missing from B is read in the worst-case
+    reading at its least favourable value for the test (`floor` in B, `ceiling` in A for the
+    exact test); cases errored in both are left out.
     """
     mode = ALIASES.get(mode, mode)
     if mode not in MODES:
@@ -247,12 +322,8 @@ def decide(
     if not isinstance(endpoints, Mapping):
         endpoints = {"pass rate": list(endpoints)}
     args = (mode, alpha, margin, power, compute_mde, use_clusters)
-    errored = {
-        c.id
-        for cases in endpoints.values()
-        for c in cases
-        if c.a is None or c.b is None or c.a_worst is not None or c.b_worst is not None
-    }
+    errored = {c.id for cases in endpoints.values() for c in cases if c.has_error}
+    missing = {c.id for cases in endpoints.values() for c in cases if c.missing}
     left_out = _decide_reading(LEFT_OUT, _reading(endpoints, False, floor, ceiling), *args)
     common = {"mode": mode, "alpha": alpha, "margin": margin, "power": power}
     if not errored:
@@ -264,13 +335,16 @@ def decide(
             readings={LEFT_OUT: left_out},
             **common,
         )
-    worst = _decide_reading(WORST, _reading(endpoints, True, floor, ceiling), *args)
+    worst = _worst_reading(endpoints, floor, ceiling, args)
     k = len(errored)
     readings = {LEFT_OUT: left_out, WORST: worst}
+    common |= {"n_errored": k, "n_missing": len(missing)}
+    common["spread"] = _spread(endpoints, floor, ceiling)
+    what = f"{k} case(s)" + (f", {len(missing)} of them missing from B," if missing else "")
     if worst.verdict == left_out.verdict:
         reason = (
             f"{worst.reason}, with errors counted against B ({left_out.verdict} too with the "
-            f"{k} case(s) with errors left out)"
+            f"{what} with errors left out)"
         )
         return Decision(
             worst.verdict,
@@ -278,16 +352,15 @@ def decide(
             test=worst.test,
             reason=reason,
             readings=readings,
-            n_errored=k,
             **common,
         )
     return Decision(
         "INCONCLUSIVE",
         EXIT_CODES["INCONCLUSIVE"],
         test=worst.test,
-        reason=f"errors decide it: {worst.verdict} with the errored attempts of {k} case(s) "
-        f"counted against B, {left_out.verdict} with them left out",
+        reason=f"errors{' and missing rows' if missing else ''} decide it: {worst.verdict} "
+        f"with the unknown outcomes of {what} "
+        f"at their least favourable for B, {left_out.verdict} with them left out",
         readings=readings,
-        n_errored=k,
         **common,
     )

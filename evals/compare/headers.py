@@ -31,6 +31,7 @@ class RunInfo:
     truncated: bool
     n_rows: int
     n_error_rows: int
+    n_review_rows: int  # rows a check left undecided; read like errors, counted apart
     epochs: int
     warnings: list[str]
 
@@ -62,6 +63,7 @@ def run_info(run: RunFile) -> RunInfo:
         truncated=run.truncated,
         n_rows=len(run.rows),
         n_error_rows=sum(1 for r in run.rows if r.get("status") == "error"),
+        n_review_rows=sum(1 for r in run.rows if r.get("status") == "review"),
         epochs=epochs,
         warnings=list(run.warnings),
     )

@@ -54,6 +54,9 @@ def figure_data(f: Figure) -> dict[str, Any]:
         "mde": f.mde,
         "mde_kind": f.mde_kind,
         "noninferiority": f.noninferiority,
+        "smallest_p_at_n": f.smallest_p_at_n,
+        "can_fail": f.can_fail,
+        "max_drop": f.max_drop,
         "gated": f.gated,
         "follows": f.follows,
     }
@@ -122,6 +125,8 @@ def comparison_data(cmp: Comparison, show_all: bool = True) -> dict[str, Any]:
             "margin": d.margin,
             "power": d.power,
             "n_errored": d.n_errored,
+            "n_missing": d.n_missing,
+            "spread": {k: {"low": lo, "high": hi} for k, (lo, hi) in d.spread.items()},
         },
         "readings": {name: reading_data(r) for name, r in d.readings.items()},
         "cases": [
@@ -153,6 +158,8 @@ def comparison_data(cmp: Comparison, show_all: bool = True) -> dict[str, Any]:
                 "score": interval_data(g.score),
                 "rate_p_holm": g.rate_p_holm,
                 "score_p_holm": g.score_p_holm,
+                "n_clusters": g.n_clusters,
+                "testable": g.testable,
             }
             for g in cmp.categories
         ],

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from evals.compare.breakdown import (
@@ -16,48 +17,28 @@ from evals.compare.breakdown import (
     cluster_info,
     epoch_info,
 )
-from evals.compare.epochs import CaseOutcome, case_from_epochs, varies
+from evals.compare.epochs import CaseOutcome, case_from_epochs
 from evals.compare.gate import ALIASES, MODES, Decision, decide
 from evals.compare.headers import HeaderField, RunInfo, check_pairable, header_fields, run_info
 from evals.compare.intervals import TIE_TOLERANCE, mean
 from evals.compare.safe import shown_case_id
-from evals.errors import InputError, Problem
+from evals.compare.sides import (
+    SideCase,
+    by_case,
+    classify,
+    row_problems,
+    side_case,
+)
+from evals.errors import InputError
 from evals.run.files import RunFile
 
 FAIL_ON = (*MODES, *ALIASES)
 DEFAULT_FAIL_ON = "significant"
 DEFAULT_MARGIN = 0.05
 CHANGE_ORDER = {"broken": 0, "DOWN": 1, "fixed": 2, "up": 3, "same": 4}
-STATUSES = ("pass", "fail", "error")
 TOL = TIE_TOLERANCE
 RATE, SCORE = "pass rate", "mean score"
-
-
-@dataclass
-class SideCase:
-    """One case in one run, over its epochs: error epochs are counted, never scored."""
-
-    n_epochs: int
-    n_scored: int
-    n_pass: int
-    score: float | None
-    failed_checks: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    passes: list[float | None] = field(default_factory=list)  # per epoch; None: it errored
-    scores: list[float | None] = field(default_factory=list)
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.n_pass / self.n_scored if self.n_scored else None
-
-    @property
-    def flaky(self) -> bool:
-        """Its outcome (pass/fail or score) varied between the attempts of this run."""
-        if self.n_scored < 2:
-            return False
-        return varies([p for p in self.passes if p is not None]) or varies(
-            [s for s in self.scores if s is not None]
-        )
+MISSING_WHY = "only in A (missing from B: read both ways by the gate, like an error in B)"
 
 
 @dataclass
@@ -151,88 +132,18 @@ class Comparison:
         return None
 
 
-def row_problems(run: RunFile) -> list[Problem]:
-    """Rows the pairing cannot read, each named by its position among the case rows."""
-    out = []
-    for i, row in enumerate(run.rows, 1):
-        where = f"case row {i}"
-        if not isinstance(row.get("case"), str) or not row["case"]:
-            out.append(Problem(str(run.path), where, "missing case id"))
-        elif row.get("status") not in STATUSES:
-            out.append(
-                Problem(
-                    str(run.path), where, f"status {row.get('status')!r} is not pass|fail|error"
-                )
-            )
-        elif not isinstance(row.get("case_sha"), str):
-            out.append(Problem(str(run.path), where, "missing case_sha"))
-        elif not isinstance(row.get("epoch", 0), int | None):
-            out.append(Problem(str(run.path), where, f"epoch {row['epoch']!r} is not an integer"))
-        elif row["status"] != "error" and not isinstance(row.get("score"), int | float):
-            out.append(Problem(str(run.path), where, "a pass/fail row needs a numeric score"))
-        elif row["status"] != "error" and not 0 <= row["score"] <= 1:
-            out.append(Problem(str(run.path), where, f"score {row['score']!r} is not in [0, 1]"))
-    return out
-
-
-def _by_case(run: RunFile) -> dict[str, list[dict[str, Any]]]:
-    """Rows grouped by case id; a repeated (case, epoch) keeps its last row (a resumed run)."""
-    latest: dict[tuple[str, int], dict[str, Any]] = {}
-    for row in run.rows:
-        latest[(row["case"], int(row.get("epoch") or 0))] = row
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (case_id, _), row in latest.items():
-        out[case_id].append(row)
-    return out
-
-
-def side_case(rows: list[dict[str, Any]]) -> SideCase:
-    """One case's rows in one run, over its epochs."""
-    if len(rows) == 1:  # the common case, kept fast for large runs
-        r = rows[0]
-        if r["status"] == "error":
-            return SideCase(1, 0, 0, None, [], [str(r.get("error") or "error")], [None], [None])
-        failed_one = list(r.get("failed_checks") or [])
-        passed, score = float(r["status"] == "pass"), float(r["score"])
-        return SideCase(1, 1, int(passed), score, failed_one, [], [passed], [score])
-    scored = [r for r in rows if r["status"] != "error"]
-    failed: Counter[str] = Counter()
-    for r in scored:
-        failed.update(r.get("failed_checks") or [])
-    return SideCase(
-        n_epochs=len(rows),
-        n_scored=len(scored),
-        n_pass=sum(1 for r in scored if r["status"] == "pass"),
-        score=mean([float(r["score"]) for r in scored]) if scored else None,
-        failed_checks=[name for name, _ in failed.most_common()],
-        errors=sorted({str(r.get("error") or "error") for r in rows if r["status"] == "error"}),
-        passes=[None if r["status"] == "error" else float(r["status"] == "pass") for r in rows],
-        scores=[None if r["status"] == "error" else float(r["score"]) for r in rows],
-    )
-
-
-def classify(a: SideCase, b: SideCase) -> str:
-    """By pass rate first (broken: it passes less often in B, fixed: more often), then by
-    mean score (DOWN, up), else same. With one epoch broken is pass -> fail."""
-    rate = (b.pass_rate or 0.0) - (a.pass_rate or 0.0)
-    if rate < -TOL:
-        return "broken"
-    if rate > TOL:
-        return "fixed"
-    score = (b.score or 0.0) - (a.score or 0.0)
-    if score < -TOL:
-        return "DOWN"
-    if score > TOL:
-        return "up"
-    return "same"
-
-
 def _first(rows: list[dict[str, Any]], key: str) -> Any:
     for r in rows:
         value = r.get(key)
         if value is not None:
             return value
     return None
+
+
+def _refs(rows: list[dict[str, Any]]) -> list[str]:
+    """The refs a case's rows retrieved (strings only: a run file is input)."""
+    refs = _first(rows, "retrieved")
+    return [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
 
 
 def _text(value: Any) -> str | None:
@@ -306,7 +217,7 @@ def compare_runs(
     problems = row_problems(a) + (row_problems(b) if b.path != a.path else [])
     if problems:
         raise InputError(problems)
-    rows_a, rows_b = _by_case(a), _by_case(b)
+    rows_a, rows_b = by_case(a), by_case(b)
     if rows_a and rows_b and not set(rows_a) & set(rows_b):
         raise InputError(f"no case in common between {a.path} and {b.path}: not runs of one suite")
     cases: list[CaseDiff] = []
@@ -347,15 +258,25 @@ def compare_runs(
         scores.append(score)
         pairs.append((ra, rb))
     only = [
-        [
-            Unpaired(i, str(_first(rows[i], "question") or ""), f"only in {side}")
-            for i in sorted(ids)
-        ]
-        for side, rows, ids in (
-            ("A", rows_a, set(rows_a) - set(rows_b)),
-            ("B", rows_b, set(rows_b) - set(rows_a)),
+        [Unpaired(i, str(_first(rows[i], "question") or ""), why) for i in sorted(ids)]
+        for why, rows, ids in (
+            (MISSING_WHY, rows_a, set(rows_a) - set(rows_b)),
+            ("only in B", rows_b, set(rows_b) - set(rows_a)),
         )
     ]
+    for u in only[0]:
+        # A case B never ran (a killed run, a spent budget, a dropped case) could have gone
+        # either way: the gate reads it like an error in B, never as nothing.
+        ra = rows_a[u.id]
+        sa = side_case(ra)
+        if not sa.n_scored:
+            continue  # errored in A and absent from B: nothing known either side
+        nothing = [None] * len(sa.passes)
+        sb = SideCase(len(nothing), 0, 0, None, [], ["missing from B"], nothing, list(nothing))
+        cluster, category = _text(_first(ra, "cluster")), _text(_first(ra, "category"))
+        rate, score = _outcomes(shown_case_id(u.id), sa, sb, cluster, category)
+        rates.append(dataclasses.replace(rate, missing=True))
+        scores.append(dataclasses.replace(score, missing=True))
     decision = decide(
         {RATE: rates, SCORE: scores}, fail_on, alpha=alpha, margin=margin, power=power
     )
@@ -375,7 +296,7 @@ def compare_runs(
         categories=category_changes(*scored, alpha),
         stats=paired_stats(cases, alpha, power, margin),
         decision=decision,
-        clusters=cluster_info([c.cluster for c in cases]),
+        clusters=cluster_info([c.cluster for c in cases], [_refs(ra) for ra, _ in pairs]),
         epochs=epoch_info(
             [c.shown_id for c in cases],
             [c.a.passes for c in cases],

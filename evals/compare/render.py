@@ -133,12 +133,19 @@ def check_cells(r: CheckChange) -> list[str]:
 
 
 def group_cells(g: GroupChange) -> list[str]:
+    rates = f"{pct(g.rate_a)} → {pct(g.rate_b)}"
+    scores = f"{g.score_a:.3f} → {g.score_b:.3f}"
+    if g.rate is None or g.score is None:
+        # One cluster: its cases are one piece of evidence, so there is nothing to test.
+        why = f"no test: {g.n_clusters or 1} cluster"
+        return [str(g.n), rates, f"{fmt_pts(g.rate_b - g.rate_a)}, {why}", "n/a", scores,
+                f"{g.score_b - g.score_a:+.3f}, {why}", "n/a"]  # fmt: skip
     return [
         str(g.n),
-        f"{pct(g.rate_a)} → {pct(g.rate_b)}",
+        rates,
         f"{fmt_pts(g.rate.estimate)}, {fmt_ci(g.rate)}",
         fmt_p(g.rate_p_holm),
-        f"{g.score_a:.3f} → {g.score_b:.3f}",
+        scores,
         f"{g.score.estimate:+.3f}, {fmt_ci(g.score, points=False)}",
         fmt_p(g.score_p_holm),
     ]

@@ -238,14 +238,19 @@ def cmd_report(
             raise InputError("a comparison report needs --html FILE (`invoke diff` prints one)")
         if review:
             raise InputError("--review reads one run: use `invoke report RUN --review`")
+        from evals.compare.command import guard_internal
         from evals.report.compare_html import render_compare_html
 
         path_a = resolve_run(a or run or "baseline", runs_dir)
         path_b = resolve_run(b, runs_dir)
-        if not write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b))):
-            return EXIT_ERROR
-        console.print(Text(f"comparison report written: {html}"))
-        return EXIT_OK
+
+        def compare() -> int:
+            if not write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b))):
+                return EXIT_ERROR
+            console.print(Text(f"comparison report written: {html}"))
+            return EXIT_OK
+
+        return guard_internal("invoke report", compare)
     rep = build_report(read_run(resolve_run(run or "latest", runs_dir)))
     print_report(rep, console)
     if review:

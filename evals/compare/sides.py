@@ -1,0 +1,135 @@
+"""One case in one run, over its epochs: reading rows, what was scored, what changed.
+
+Rows whose status is `error` (the attempt failed) or `review` (a check could not decide
+and a person has not yet) are counted, never scored; the gate reads them both ways.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from evals.compare.epochs import varies
+from evals.compare.intervals import TIE_TOLERANCE, mean
+from evals.errors import Problem
+from evals.run.files import RunFile
+
+TOL = TIE_TOLERANCE
+
+STATUSES = ("pass", "fail", "error", "review")
+# Rows the gate cannot score: an error, or a check that could not decide (`review`, until a
+# person does). Both are read both ways by the gate, never as a pass or a fail.
+UNSCORED = ("error", "review")
+
+
+@dataclass
+class SideCase:
+    """One case in one run, over its epochs: error epochs are counted, never scored."""
+
+    n_epochs: int
+    n_scored: int
+    n_pass: int
+    score: float | None
+    failed_checks: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # why attempts were not scored
+    passes: list[float | None] = field(default_factory=list)  # per epoch; None: it errored
+    scores: list[float | None] = field(default_factory=list)
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.n_pass / self.n_scored if self.n_scored else None
+
+    @property
+    def flaky(self) -> bool:
+        """Its outcome (pass/fail or score) varied between the attempts of this run."""
+        if self.n_scored < 2:
+            return False
+        return varies([p for p in self.passes if p is not None]) or varies(
+            [s for s in self.scores if s is not None]
+        )
+
+
+def row_problems(run: RunFile) -> list[Problem]:
+    """Rows the pairing cannot read, each named by its position among the case rows."""
+    out = []
+    for i, row in enumerate(run.rows, 1):
+        where = f"case row {i}"
+        if not isinstance(row.get("case"), str) or not row["case"]:
+            out.append(Problem(str(run.path), where, "missing case id"))
+        elif row.get("status") not in STATUSES:
+            out.append(
+                Problem(
+                    str(run.path),
+                    where,
+                    f"status {row.get('status')!r} is not pass|fail|error|review",
+                )
+            )
+        elif not isinstance(row.get("case_sha"), str):
+            out.append(Problem(str(run.path), where, "missing case_sha"))
+        elif not isinstance(row.get("epoch", 0), int | None):
+            out.append(Problem(str(run.path), where, f"epoch {row['epoch']!r} is not an integer"))
+        elif row["status"] not in UNSCORED and not isinstance(row.get("score"), int | float):
+            out.append(Problem(str(run.path), where, "a pass/fail row needs a numeric score"))
+        elif row["status"] not in UNSCORED and not 0 <= row["score"] <= 1:
+            out.append(Problem(str(run.path), where, f"score {row['score']!r} is not in [0, 1]"))
+    return out
+
+
+def by_case(run: RunFile) -> dict[str, list[dict[str, Any]]]:
+    """Rows grouped by case id; a repeated (case, epoch) keeps its last row (a resumed run)."""
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in run.rows:
+        latest[(row["case"], int(row.get("epoch") or 0))] = row
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for (case_id, _), row in latest.items():
+        out[case_id].append(row)
+    return out
+
+
+def side_case(rows: list[dict[str, Any]]) -> SideCase:
+    """One case's rows in one run, over its epochs."""
+    if len(rows) == 1:  # the common case, kept fast for large runs
+        r = rows[0]
+        if r["status"] in UNSCORED:
+            return SideCase(1, 0, 0, None, [], [_why(r)], [None], [None])
+        failed_one = list(r.get("failed_checks") or [])
+        passed, score = float(r["status"] == "pass"), float(r["score"])
+        return SideCase(1, 1, int(passed), score, failed_one, [], [passed], [score])
+    scored = [r for r in rows if r["status"] not in UNSCORED]
+    failed: Counter[str] = Counter()
+    for r in scored:
+        failed.update(r.get("failed_checks") or [])
+    return SideCase(
+        n_epochs=len(rows),
+        n_scored=len(scored),
+        n_pass=sum(1 for r in scored if r["status"] == "pass"),
+        score=mean([float(r["score"]) for r in scored]) if scored else None,
+        failed_checks=[name for name, _ in failed.most_common()],
+        errors=sorted({_why(r) for r in rows if r["status"] in UNSCORED}),
+        passes=[None if r["status"] in UNSCORED else float(r["status"] == "pass") for r in rows],
+        scores=[None if r["status"] in UNSCORED else float(r["score"]) for r in rows],
+    )
+
+
+def _why(row: dict[str, Any]) -> str:
+    """Why a row was not scored: its error, or that a check left it for review."""
+    if row["status"] == "review":
+        return "review: " + str(row.get("error") or "a check could not decide")
+    return str(row.get("error") or "error")
+
+
+def classify(a: SideCase, b: SideCase) -> str:
+    """By pass rate first (broken: it passes less often in B, fixed: more often), then by
+    mean score (DOWN, up), else same. With one epoch broken is pass -> fail."""
+    rate = (b.pass_rate or 0.0) - (a.pass_rate or 0.0)
+    if rate < -TOL:
+        return "broken"
+    if rate > TOL:
+        return "fixed"
+    score = (b.score or 0.0) - (a.score or 0.0)
+    if score < -TOL:
+        return "DOWN"
+    if score > TOL:
+        return "up"
+    return "same"
