@@ -6,10 +6,11 @@ passage: a real suite check returning `undecided(...)`, graded by the real run c
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
-from casekit import good_case, invoke, make_project, write_case
+from casekit import good_case, invoke, make_project
 
 MODEL = "acme/bot@2026-10-01"
 REASON = "'only on' names a scope no passage binds the price to"
@@ -59,7 +60,9 @@ def answers_for(tmp: Path, answers: dict[str, str], name: str = "answers.jsonl")
 ANSWERS = {"price-fail": FAIL_ANSWER, "price-pass": PASS_ANSWER, "price-review": REVIEW_ANSWER}
 
 
-def run_review(tmp: Path, answers: dict[str, str] | None = None, *more: str):  # type: ignore[no-untyped-def]
+def run_review(
+    tmp: Path, answers: dict[str, str] | None = None, *more: str
+) -> subprocess.CompletedProcess[str]:
     """`invoke run --answers` on the review suite: the finished process."""
     path = answers_for(tmp, answers if answers is not None else ANSWERS)
     return invoke(tmp, "run", "--answers", str(path), "--model", MODEL, *more)
@@ -68,6 +71,3 @@ def run_review(tmp: Path, answers: dict[str, str] | None = None, *more: str):  #
 def run_file(tmp: Path) -> Path:
     """The newest run file of the project."""
     return sorted((tmp / "runs").glob("*.jsonl"))[-1]
-
-
-__all__ = ["write_case"]

@@ -41,7 +41,6 @@ _KEEP = (
     "status",
     "score",
     "failed_checks",
-    "review_checks",
     "category",
     "abstained",
     "latency_ms",
@@ -85,6 +84,8 @@ def make_row_filter(pile: Pile) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
     def strip(row: dict[str, Any]) -> dict[str, Any]:
         out = {k: row.get(k) for k in _KEEP}
+        if "review_checks" in row:  # check names only; a provider failure's row has none
+            out["review_checks"] = row["review_checks"]
         out["case"] = pile.keys.opaque(pile.pile_id, "id\0" + row["case"])[:24]
         out["case_sha"] = pile.keys.opaque(pile.pile_id, "sha\0" + row["case_sha"])
         # Check details can quote the answer or the expected phrases: only verdicts stay.
