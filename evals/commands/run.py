@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evals.calibrate.labelled import precedents, read_labelled
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
 from evals.commands.options import (
@@ -35,10 +36,13 @@ from evals.run.batch import execute_batch
 from evals.run.console import print_summary
 from evals.run.files import resolve_run
 from evals.run.plan import RunPlan, RunResult
+from evals.run.precedents import Precedents
 from evals.run.progress import RunProgress
 from evals.run.resume import check_resumable, open_for_resume, selection
 from evals.run.runner import execute, exit_code
 from evals.seal.runs import open_sealed, run_sealed
+from evals.suite.case import Case
+from evals.suite.folder import Suite
 
 
 def _run_one(plan: RunPlan) -> RunResult:
@@ -144,6 +148,16 @@ def worst(codes: list[int]) -> int:
     return EXIT_OK
 
 
+def suite_precedents(suite: Suite, cases: list[Case]) -> Precedents:
+    """The suite's labels that decide answers to its cases as they are now.
+
+    A broken labelled file is bad input: a label decides verdicts, so it is never skipped."""
+    items, problems = read_labelled(suite, {p.stem for p in suite.case_files()})
+    if problems:
+        raise InputError(problems)
+    return precedents(items, cases)[0]
+
+
 def cmd_run(opts: RunOptions) -> int:
     models = list(opts.models) or ([opts.model] if opts.model else [])
     if opts.sealed:
@@ -182,6 +196,7 @@ def cmd_run(opts: RunOptions) -> int:
     batches = [batch_settings(p, cfg) if opts.batch else None for p in providers]
     # Every judge is made before any run starts, so bad judge settings cost no requests.
     graders = [grader_for(opts.judge, suite, cfg, not opts.no_cache) for _ in providers]
+    labels = suite_precedents(suite, every_case)
     codes = []
     for provider, grader, batch in zip(providers, graders, batches, strict=True):
         if len(providers) > 1:
@@ -203,6 +218,7 @@ def cmd_run(opts: RunOptions) -> int:
             max_cost=opts.max_cost,
             batch=batch,
             left_out=left_out,
+            precedents=labels,
         )
         codes.append(exit_code(_run_one(plan).summary))
     code = worst(codes)
@@ -300,6 +316,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         resume=resumed,
         batch=batch,
         left_out=left_out,
+        precedents=suite_precedents(suite, load_cases(suite)[0]),
     )
     return exit_code(_run_one(plan).summary)
 
