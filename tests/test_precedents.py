@@ -75,7 +75,11 @@ def rows_by_case(path: Path) -> dict[str, dict[str, Any]]:
 def test_a_labelled_answer_takes_the_persons_verdict_and_keeps_every_checks_own_result(
     project: Path,
 ) -> None:
-    path = run_replay(project, MODEL, project / "a.jsonl", "again")
+    out = invoke(project, "run", "--model", MODEL, "--answers", str(project / "a.jsonl"))
+    assert out.returncode == 1, out.stderr  # the person's fail decides the exit code too
+    # Failed by the label alone: no empty "failed:" list of checks.
+    assert "FAIL  price-pro  decided by a label (ana, 2026-12-01T10:00:00Z)" in out.stdout
+    (path,) = (project / "runs").glob("*.jsonl")
     rows = rows_by_case(path)
     night, price = rows["night-shift"], rows["price-pro"]
     assert night["status"] == "pass" and night["score"] == 1.0

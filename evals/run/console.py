@@ -20,7 +20,7 @@ def case_line(row: dict[str, Any]) -> str:
     line = f"{LABEL[row['status']]} {row['case']}"
     if row.get("epoch"):
         line += f" (epoch {row['epoch']})"
-    if row["status"] == "fail":
+    if row["status"] == "fail" and (row.get("failed_checks") or "precedent" not in row):
         line += "  failed: " + ", ".join(row.get("failed_checks") or [])
     elif row["status"] == "error":
         line += f"  {printable(str(row.get('error')), one_line=True)}"
