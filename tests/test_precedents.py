@@ -120,6 +120,8 @@ def test_the_terminal_show_and_both_html_reports_say_who_decided_and_when(projec
         in shown.stdout
     )
     assert "why: read by a person: pass" in shown.stdout
+    report = invoke(project, "report", str(a))
+    assert "decided by a label: 2 case(s) (1 pass, 1 fail)" in report.stdout
     html = project / "a.html"
     assert invoke(project, "report", str(a), "--html", str(html)).returncode == 0
     page = html.read_text("utf-8")
