@@ -226,6 +226,53 @@ def report(c, run=None, html=None, review=False, a=None, b=None):
 
 
 @task(
+    klass=ReportTask,
+    positional=["run"],
+    help={
+        "run": "run file: a path, a run id, 'latest' (default) or 'baseline'",
+        "suite": "suite folder whose labelled/ gets the labels (default: the run's suite)",
+        "port": "port on 127.0.0.1 (default 8765; 0: any free port)",
+        "no_browser": "print the page's address instead of opening a browser",
+        "sample": "passing answers drawn as spot checks after the review rows and failures "
+        "(default 5)",
+        "seed": "seed of the spot-check sample (default 0: the same run gives the same sample)",
+        "by": "who labels (default: git's user.name, else the login name)",
+    },
+)
+def label(c, run=None, suite=None, port=8765, no_browser=False, sample=5, seed=0, by=None):
+    """Label a run's answers right or wrong on a local page; labels go to the suite's labelled/.
+
+    The page (served on 127.0.0.1 only, nothing fetched from elsewhere) shows one answer at a
+    time: rows the checks could not decide (review) first, then failures, then --sample passes
+    as spot checks. Each shows the ticket and earlier turns, the answer with every citation
+    linked to its passage and every figure marked as the checks read it, the passages, each
+    check's verdict and detail, and the judge's verdict.
+
+    Keys: r right, w wrong, s skip, u undo the last step (a label is removed from the file),
+    e write a reason (Esc returns to the keys). Each label is appended to
+    labelled/<run id>.jsonl the moment it is given, as
+    {case, answer, label, why, case_sha, answer_sha, run, by, at, cited, retrieved}. Answers
+    already labelled are not asked again. A labelled answer decides later runs that meet it
+    for the same case content (docs/labelling.md). Ctrl-C stops the server.
+    """
+    from evals.label.command import cmd_label
+
+    _done(
+        guarded(
+            lambda: cmd_label(
+                run or None,
+                suite_dir=suite,
+                port=port,
+                no_browser=no_browser,
+                sample=sample,
+                seed=seed,
+                by=by,
+            )
+        )
+    )
+
+
+@task(
     positional=["case"],
     help={
         "case": "the case id",

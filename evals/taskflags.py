@@ -118,6 +118,8 @@ FLAG_TYPES: dict[str, ValueType] = {
     "retries": WHOLE,
     "budget": WHOLE,
     "seed": WHOLE,
+    "port": WHOLE,
+    "sample": WHOLE,
     "max_cost": NUMBER,
     "timeout": NUMBER,
     "alpha": NUMBER,

@@ -33,6 +33,7 @@ LAYERS: dict[str, float] = {
     "evals.review": 7,
     "evals.interchange": 7,
     "evals.report": 8,
+    "evals.label": 8.5,
     "evals.commands": 9,
 }
 

@@ -26,7 +26,7 @@ def all_tasks() -> list[str]:
 
 
 TASKS = [
-    "baseline", "calibrate", "diff", "export", "fmt", "import", "init", "install-hooks",
+    "baseline", "calibrate", "diff", "export", "fmt", "import", "init", "install-hooks", "label",
     "merge", "mutate", "new", "report", "review", "run", "seal", "show", "unseal", "validate",
 ]  # fmt: skip
 
@@ -75,6 +75,8 @@ def test_every_task_refuses_an_unknown_flag_with_one_line(task: str) -> None:
         (["seal", "--budget", "ten"], "seal: --budget 'ten': expected a whole number"),
         (["seal", "--fraction", "0.2", "--seed", "x"], "seal: --seed 'x': expected a whole number"),
         (["seal", "--fraction", "a fifth"], "seal: --fraction 'a fifth': expected a number"),
+        (["label", "--port", "http"], "label: --port 'http': expected a whole number"),
+        (["label", "--sample", "all"], "label: --sample 'all': expected a whole number"),
     ],
 )
 def test_a_value_of_the_wrong_type_is_one_line_and_exit_2(argv: list[str], line: str) -> None:
@@ -126,7 +128,7 @@ def test_help_says_what_each_flag_takes() -> None:
 
 
 POSITIONAL = {"import": {"file"}, "init": {"dir"}, "new": {"id"}, "show": {"case"},
-              "report": {"run"}, "merge": {"files"}, "baseline": {"run"}}  # fmt: skip
+              "report": {"run"}, "label": {"run"}, "merge": {"files"}, "baseline": {"run"}}  # fmt: skip
 
 
 def test_docs_tasks_names_every_task_and_every_flag() -> None:

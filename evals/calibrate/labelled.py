@@ -9,6 +9,7 @@ from typing import Any
 
 from evals.errors import Problem
 from evals.reply import Claim, Reply
+from evals.run.precedents import Precedent, Precedents, answer_sha, normalise_answer
 from evals.suite.case import Case, parse_json_value
 from evals.suite.folder import Suite
 from evals.suite.schemas import schema_problems
@@ -32,6 +33,11 @@ class Labelled:
     style: str | None = None
     #: A person's claim-by-claim annotation of the answer (for `claim_support`).
     claims: list[Claim] | None = None
+    #: The case's content sha when labelled: set, the label is a precedent for that content.
+    case_sha: str | None = None
+    run: str | None = None
+    by: str | None = None
+    at: str | None = None
 
     def reply(self) -> Reply:
         """The answer as a system's reply, with the refs it reported (None: not reported)."""
@@ -112,8 +118,14 @@ def read_labelled(suite: Suite, case_ids: Collection[str]) -> tuple[list[Labelle
             cid = rec.get("case") if isinstance(rec, dict) else None
             if isinstance(cid, str) and cid not in known:
                 found.append(Problem(where, "/case", f"unknown case {cid!r}: not in cases/"))
+            if rec is not None and not found and "answer_sha" in rec:
+                # A sha that no longer matches means the answer was edited after labelling.
+                sha = answer_sha(rec["answer"])
+                if rec["answer_sha"] != sha:
+                    msg = f"does not match the answer (its sha is {sha}): was the answer edited?"
+                    found.append(Problem(where, "/answer_sha", msg))
             if rec is not None and not found:
-                key = (rec["case"], " ".join(rec["answer"].split()))
+                key = (rec["case"], normalise_answer(rec["answer"]))
                 if key in seen:
                     first, label = seen[key]
                     both = "" if label == rec["label"] else f" (there as {label!r})"
@@ -149,4 +161,26 @@ def _item(rec: dict[str, Any], source: str) -> Labelled:
         rec.get("abstained"),
         rec.get("style"),
         rec.get("claims"),
+        rec.get("case_sha"),
+        rec.get("run"),
+        rec.get("by"),
+        rec.get("at"),
     )
+
+
+def precedents(items: list[Labelled], cases: list[Case]) -> tuple[Precedents, list[Labelled]]:
+    """The labels that decide answers to the cases as they are now, and the stale ones: labels
+    given to a case's earlier content (the case was edited since), which decide nothing."""
+    shas = {c.id: c.sha for c in cases}
+    index: dict[tuple[str, str], Precedent] = {}
+    stale: list[Labelled] = []
+    for item in items:
+        if item.case_sha is None:
+            continue  # a label written by hand without the case's sha only calibrates
+        if item.case_sha != shas.get(item.case):
+            stale.append(item)
+            continue
+        index[(item.case_sha, answer_sha(item.answer))] = Precedent(
+            item.label, item.by, item.at, item.why, item.source, item.run
+        )
+    return index, stale

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evals.calibrate.labelled import precedents, read_labelled
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
 from evals.commands.options import (
@@ -35,10 +36,13 @@ from evals.run.batch import execute_batch
 from evals.run.console import print_summary, review_reasons
 from evals.run.files import resolve_run
 from evals.run.plan import RunPlan, RunResult
+from evals.run.precedents import Precedents
 from evals.run.progress import RunProgress
 from evals.run.resume import check_resumable, open_for_resume, selection
 from evals.run.runner import execute, exit_code
 from evals.seal.runs import open_sealed, run_sealed
+from evals.suite.case import Case
+from evals.suite.folder import Suite
 
 
 def _run_one(plan: RunPlan) -> RunResult:
@@ -156,6 +160,22 @@ def worst(codes: list[int]) -> int:
     return EXIT_OK
 
 
+def suite_precedents(suite: Suite, cases: list[Case]) -> Precedents:
+    """The suite's labels that decide answers to its cases as they are now.
+
+    A line with a problem decides nothing, and the run says so: refusing to run would block
+    every run of a suite whose labels name cases since sealed or removed."""
+    items, problems = read_labelled(suite, {p.stem for p in suite.case_files()})
+    if problems:
+        print(
+            f"warning: {len(problems)} problem(s) in {suite.path / 'labelled'}: those lines "
+            "decide no verdict (`invoke validate` lists them)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return precedents(items, cases)[0]
+
+
 def cmd_run(opts: RunOptions) -> int:
     models = list(opts.models) or ([opts.model] if opts.model else [])
     if opts.sealed:
@@ -194,6 +214,7 @@ def cmd_run(opts: RunOptions) -> int:
     batches = [batch_settings(p, cfg) if opts.batch else None for p in providers]
     # Every judge is made before any run starts, so bad judge settings cost no requests.
     graders = [grader_for(opts.judge, suite, cfg, not opts.no_cache) for _ in providers]
+    labels = suite_precedents(suite, every_case)
     codes = []
     for provider, grader, batch in zip(providers, graders, batches, strict=True):
         if len(providers) > 1:
@@ -215,6 +236,7 @@ def cmd_run(opts: RunOptions) -> int:
             max_cost=opts.max_cost,
             batch=batch,
             left_out=left_out,
+            precedents=labels,
         )
         codes.append(exit_code(_run_one(plan).summary))
     code = worst(codes)
@@ -312,6 +334,7 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         resume=resumed,
         batch=batch,
         left_out=left_out,
+        precedents=suite_precedents(suite, load_cases(suite)[0]),
     )
     return exit_code(_run_one(plan).summary)
 

@@ -7,7 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from evals.calibrate.labelled import labelled_files, read_labelled
+from evals.calibrate.labelled import labelled_files, precedents, read_labelled
 from evals.checks.lint import brittle
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
@@ -57,13 +57,23 @@ def cmd_validate(suite_dir: str | None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    warnings = [w for case in load_cases(suite, strict=False)[0] for w in brittle(case)]
+    cases = load_cases(suite, strict=False)[0]
+    warnings = [w for case in cases for w in brittle(case)]
     for w in warnings:
         print(w, file=sys.stderr)
+    stale = precedents(read_labelled(suite, {c.id for c in cases})[0], cases)[1]
+    for item in stale:
+        print(
+            f"{suite.path / item.source}: stale label: case {item.case!r} was edited after "
+            f"it was labelled ({item.label}, by {item.by or 'unknown'}, {item.at or 'undated'}); "
+            "it no longer decides runs: label the answer again or remove the line",
+            file=sys.stderr,
+        )
     labelled = labelled_files(suite)
     more = f" and {len(labelled)} labelled answer file(s)" if labelled else ""
     brittle_note = f"; {len(warnings)} brittle expectation(s) warned about" if warnings else ""
-    print(f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}")
+    stale_note = f"; {len(stale)} stale label(s) listed" if stale else ""
+    print(f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}{stale_note}")
     return EXIT_OK
 
 

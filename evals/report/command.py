@@ -18,6 +18,7 @@ from evals.providers.masking import printable
 from evals.report.data import RunReport, band, build_report, review_names, weakest_first
 from evals.run.console import counts_text
 from evals.run.files import OutputError, read_run, resolve_run, write_whole
+from evals.run.precedents import label_counts, label_counts_line
 from evals.run.summary import judge_spend_lines, not_graded_line
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
@@ -114,6 +115,8 @@ def print_report(rep: RunReport, console: Console) -> None:
         console.print(Text(f"{len(rep.flagged)} row(s) flagged needs_review (see --review)"))
     if s.get("not_graded") and not rep.sealed:
         console.print(Text(not_graded_line(s["not_graded"])))
+    if labels := label_counts(rep.rows):
+        console.print(Text(label_counts_line(labels)))
     console.print(
         Text(f"cost: {fmt_cost(s.get('cost_usd'))}; tokens: {fmt_tokens(s.get('tokens'))}")
     )

@@ -32,6 +32,7 @@ from evals.numfmt import fmt_num, pct
 from evals.report.data import is_sealed, review_names
 from evals.report.page import Pair, esc, json_script, kv_table, page, paired_chart
 from evals.run.files import RunFile
+from evals.run.precedents import decided_by
 
 # Words, whole citations, single punctuation marks and runs of whitespace.
 _TOKEN = re.compile(r"\[[^\]\s]*\]|\w+|[^\w\s]|\s+")
@@ -229,6 +230,8 @@ def side_html(label: str, row: dict[str, Any], marked: str, failed: list[str]) -
         for n in review_names(row)
     )
     chk = chk or "all checks pass"
+    if isinstance(row.get("precedent"), dict):
+        chk += f' · <span class="tag precedent">{esc(decided_by(row["precedent"]))}</span>'
     return (
         f'<div class="side"><div class="side-head"><b>{label}</b> · '
         f'<span class="pill {esc(row.get("status"))}">{esc(row.get("status"))}</span> score '

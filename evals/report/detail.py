@@ -9,6 +9,7 @@ from evals.numfmt import fmt_ms, fmt_num
 from evals.report.data import Passages, RunReport, citation_spans, passages_for, row_label
 from evals.report.page import esc, kv_table
 from evals.run.console import review_reasons
+from evals.run.precedents import decided_by
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
 
@@ -65,6 +66,18 @@ def judge_html(row: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def precedent_html(row: dict[str, Any]) -> str:
+    """`decided by a label (who, when)` with the label's reason and the checks' own verdict."""
+    p = row.get("precedent")
+    if not isinstance(p, dict):
+        return ""
+    return (
+        f'<p class="flag precedent">{esc(decided_by(p))}: labelled <b>{esc(p.get("label"))}</b>; '
+        f"the checks alone said <b>{esc(p.get('checks_status'))}</b> "
+        f'<span class="dim">({esc(p.get("source"))})</span><br>why: {esc(p.get("why"))}</p>'
+    )
+
+
 def turns_html(messages: Any) -> str:
     """A conversation's earlier turns, oldest first, each marked customer or assistant."""
     if not isinstance(messages, list) or not messages:
@@ -103,6 +116,7 @@ def detail_html(i: int, row: dict[str, Any], rep: RunReport, suite: Path | None)
             f'<p class="flag review">in review: {esc(review_reasons(row))} '
             '<span class="dim">(not scored: a person, or the judge, decides)</span></p>'
         )
+    flag += precedent_html(row)
     checks = []
     for name, r in (row.get("checks") or {}).items():
         st = str(r.get("status"))

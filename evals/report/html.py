@@ -18,6 +18,7 @@ from evals.report.data import (
 )
 from evals.report.detail import detail_html
 from evals.report.page import bar_chart, esc, json_script, kv_table, page
+from evals.run.precedents import decided_by, label_counts
 
 # Cases in review sit beside errors: neither is scored, both need a person.
 STATUS_RANK = {"error": 0, "review": 1, "fail": 2, "pass": 3}
@@ -111,6 +112,10 @@ def top(rep: RunReport) -> str:
             ident="card-score",
         ),
     ]
+    labels = label_counts(rep.rows)
+    if labels:
+        sub = f"{labels['pass']} pass, {labels['fail']} fail; checks said otherwise on {labels['checks_disagreed']}"
+        cards.append(card("decided by a label", str(labels["n"]), sub, "warn", "card-labels"))
     if j is not None:
         cards.append(
             card(
@@ -286,6 +291,8 @@ def cases_section(rep: RunReport) -> str:
             if row.get("needs_review")
             else ""
         )
+        if isinstance(row.get("precedent"), dict):
+            flag += f' <span class="tag precedent" title="{esc(decided_by(row["precedent"]))}">label</span>'
         trs.append(
             f'<tr class="case-row {esc(st)}" tabindex="0" data-detail="detail-{i}" data-status="{esc(st)}"'
             f' data-category="{esc(row.get("category") or "(none)")}" data-failing="{esc(" ".join(failed + errored + undecided))}"'

@@ -19,6 +19,7 @@ from evals.errors import InputError
 from evals.report.data import citation_spans, is_sealed
 from evals.run.console import review_reasons
 from evals.run.files import RunFile, read_run, resolve_run
+from evals.run.precedents import decided_by
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
 STATUS_STYLE = {
@@ -95,6 +96,20 @@ def judge_lines(row: dict[str, Any]) -> list[Text]:
     ]
 
 
+def precedent_lines(row: dict[str, Any]) -> list[Text]:
+    """Who decided the case when a person's label did, and what the checks alone said."""
+    p = row.get("precedent")
+    if not isinstance(p, dict):
+        return []
+    return [
+        Text(plain(decided_by(p)), style="bold")
+        + Text(f": labelled {plain(p.get('label'))}; the checks alone said ")
+        + Text(plain(p.get("checks_status")))
+        + Text(f" ({plain(p.get('source'))})", style="dim"),
+        Text("why: ", style="bold") + Text(plain(p.get("why"))),
+    ]
+
+
 def cost_line(row: dict[str, Any]) -> Text:
     usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
     cost = row.get("cost_usd")
@@ -126,6 +141,8 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
             + Text(review_reasons(row))
             + Text(" (not scored: a person, or the judge, decides)", style="dim")
         )
+    for line in precedent_lines(row):
+        console.print(line)
     console.print(Text("question: ", style="bold") + Text(plain(row.get("question"))))
     answer = row.get("draft")
     console.print(

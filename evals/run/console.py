@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evals.providers.masking import printable
+from evals.run.precedents import decided_by, label_counts_line
 from evals.run.summary import coverage_line, judge_spend_lines, not_graded_line
 
 LABEL = {"pass": "PASS ", "fail": "FAIL ", "review": "REVIEW", "error": "ERROR"}
@@ -30,7 +31,7 @@ def case_line(row: dict[str, Any]) -> str:
     line = f"{LABEL[row['status']]} {row['case']}"
     if row.get("epoch"):
         line += f" (epoch {row['epoch']})"
-    if row["status"] == "fail":
+    if row["status"] == "fail" and (row.get("failed_checks") or "precedent" not in row):
         line += "  failed: " + ", ".join(row.get("failed_checks") or [])
         if row.get("review_checks"):
             # A failing check decides the case; the undecided ones are still worth knowing.
@@ -39,6 +40,8 @@ def case_line(row: dict[str, Any]) -> str:
         line += "  undecided: " + review_reasons(row)
     elif row["status"] == "error":
         line += f"  {printable(str(row.get('error')), one_line=True)}"
+    if isinstance(row.get("precedent"), dict):
+        line += f"  {printable(decided_by(row['precedent']), one_line=True)}"
     return line
 
 
@@ -114,6 +117,8 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
             console.print(
                 f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs", markup=False
             )
+    if summary.get("labels"):
+        console.print(label_counts_line(summary["labels"]), markup=False)
     if summary.get("judge"):
         console.print(coverage_line(summary["judge"]))
     if summary.get("not_graded"):

@@ -11,6 +11,7 @@ from evals.checks import CheckResult
 from evals.providers.base import Provider
 from evals.providers.batch import COMPLETION_WINDOW, ENDPOINT
 from evals.reply import Reply
+from evals.run.precedents import Precedents
 from evals.suite.case import Case
 from evals.suite.folder import Suite
 
@@ -102,6 +103,9 @@ class RunPlan:
     #: Selected cases not run because only a check this run does not grade (the judge,
     #: without --judge) would score them: named in the header and the summary.
     left_out: tuple[str, ...] = ()
+    #: People's labels of answers (the suite's `labelled/`): an answer a person labelled for
+    #: the same case content takes that verdict; its checks still run and are kept.
+    precedents: Precedents = field(default_factory=dict)
 
 
 @dataclass

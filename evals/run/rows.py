@@ -10,6 +10,7 @@ from evals.checks.grading import grade, not_graded, outcome, results_json
 from evals.providers.masking import printable
 from evals.reply import Reply
 from evals.run.plan import RunPlan
+from evals.run.precedents import find
 from evals.run.stamps import git_state, versions
 from evals.suite.case import Case
 from evals.suite.folder import suite_digest
@@ -141,9 +142,16 @@ def make_row(
     errors = [f"{n}: {r.detail}" for n, r in results.items() if r.status == "error"]
     if out.status == "error" and not errors:
         errors = ["no check produced a result"]
+    status, score = out.status, out.score
+    precedent = find(plan.precedents, case.sha, reply.answer)
+    if precedent is not None and out.status != "error":
+        # A person already labelled this answer to this case content: their verdict decides.
+        # A check that errored stays an error: a broken check is reported, never papered over.
+        row["precedent"] = precedent.to_json(out.status, out.score)
+        status, score = precedent.label, 1.0 if precedent.label == "pass" else 0.0
     row.update(
-        status=out.status,
-        score=out.score,
+        status=status,
+        score=score,
         checks=results_json(results),
         failed_checks=out.failed,
         review_checks=out.review,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from evals.run.precedents import label_counts
+
 _TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
 
 
@@ -183,6 +185,8 @@ def summarise(
         # How many cases the judge score covers; absent when no row was judged.
         "judge": judge_coverage(rows) if any(_judged(r) for r in rows) else None,
         "not_graded": not_graded(rows, left_out or []),
+        # Cases a person's label decided, counted apart from the checks' own verdicts.
+        "labels": label_counts(rows),
         "elapsed_s": round(elapsed_s, 3) if elapsed_s is not None else None,
     }
 

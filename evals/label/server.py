@@ -1,0 +1,146 @@
+"""The review page's web app (bottle) and the loopback server that serves it."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import bottle
+
+from evals.label.queue import Item, label_record
+from evals.label.store import LabelFile
+from evals.suite.schemas import schema_problems
+
+HOST = "127.0.0.1"
+
+
+@dataclass
+class Session:
+    """What one page serves and what it has written, newest last (what `u` undoes)."""
+
+    items: list[Item]
+    case_shas: dict[str, str]
+    run: str
+    by: str
+    file: LabelFile
+    page: str
+    token: str
+    written: list[tuple[int, str, str]] = field(default_factory=list)  # (item, line, why)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+
+
+def _fail(status: int, message: str) -> dict[str, Any]:
+    bottle.response.status = status
+    return {"error": message}
+
+
+def make_app(session: Session, port: Callable[[], int]) -> bottle.Bottle:
+    """The page at `/`; `POST /label` and `POST /undo` change the labelled file."""
+    app = bottle.Bottle()
+
+    def trusted() -> str | None:
+        """Why a request is refused: another Host (a rebinding page) or no session token
+        (another site's form: a custom header cannot be sent cross-site without CORS)."""
+        hosts = {f"{HOST}:{port()}", f"localhost:{port()}"}
+        if bottle.request.get_header("Host") not in hosts:
+            return "unknown host"
+        if bottle.request.method == "POST" and not secrets.compare_digest(
+            bottle.request.get_header("X-Label-Token") or "", session.token
+        ):
+            return "missing or wrong page token: reload the page"
+        return None
+
+    @app.get("/")
+    def index() -> str:
+        if why := trusted():
+            bottle.abort(403, why)
+        bottle.response.set_header("Cache-Control", "no-store")
+        return session.page
+
+    def body_index() -> tuple[int | None, dict[str, Any]]:
+        data = bottle.request.json  # None unless the body is sent as application/json
+        i = data.get("i") if isinstance(data, dict) else None
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(session.items):
+            return None, {}
+        return i, data
+
+    @app.post("/label")
+    def label() -> dict[str, Any]:
+        if why := trusted():
+            return _fail(403, why)
+        i, data = body_index()
+        verdict, reason = data.get("label"), data.get("why", "")
+        if i is None or verdict not in ("pass", "fail") or not isinstance(reason, str):
+            return _fail(400, 'expected {"i": item, "label": "pass"|"fail", "why": text}')
+        with session.lock:
+            if any(k == i for k, _, _ in session.written):
+                return _fail(409, "this answer is already labelled: undo first")
+            item = session.items[i]
+            rec = label_record(
+                item,
+                verdict,
+                reason,
+                case_sha=session.case_shas[item.case],
+                run=session.run,
+                by=session.by,
+                at=session.now(),
+            )
+            problems = schema_problems(rec, "labelled.schema.json", "label")
+            if problems:
+                return _fail(400, "; ".join(map(str, problems)))
+            try:
+                line, n = session.file.append(rec)
+            except OSError as exc:
+                return _fail(500, f"cannot write {session.file.path}: {exc.strerror or exc}")
+            session.written.append((i, line, rec["why"]))
+        return {"where": f"{session.file.path.name}:{n}", "label": verdict}
+
+    @app.post("/undo")
+    def undo() -> dict[str, Any]:
+        if why := trusted():
+            return _fail(403, why)
+        i, _ = body_index()
+        with session.lock:
+            if not session.written or session.written[-1][0] != i:
+                return _fail(409, "that is not the last label written by this page")
+            _, line, reason = session.written[-1]
+            try:
+                removed = session.file.remove(line)
+            except OSError as exc:
+                return _fail(500, f"cannot rewrite {session.file.path}: {exc.strerror or exc}")
+            if not removed:
+                return _fail(409, f"the line is no longer in {session.file.path}: nothing removed")
+            session.written.pop()
+        return {
+            "where": session.file.path.name,
+            "why": "" if reason == "no reason given" else reason,
+        }
+
+    return app
+
+
+class _Server(ThreadingMixIn, WSGIServer):
+    # A browser may open a connection and send nothing on it for a while: one thread per
+    # request keeps the page answering; daemon threads never hold the process open.
+    daemon_threads = True
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        pass
+
+
+def serve(session: Session, port: int) -> WSGIServer:
+    """A server for the session's app on 127.0.0.1:`port` (0: any free port), not yet serving."""
+    holder: list[WSGIServer] = []
+    app = make_app(session, lambda: holder[0].server_port)
+    server = make_server(HOST, port, app, server_class=_Server, handler_class=_Quiet)
+    holder.append(server)
+    return server

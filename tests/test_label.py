@@ -1,0 +1,278 @@
+"""`invoke label`: the queue, the labelled file, and the page's app over real HTTP on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from casekit import INVOKE, ROOT, invoke, make_project, read_jsonl, write_case
+from reportkit import cases, run_replay, write_answers
+
+from evals.label.queue import Item, build_queue
+from evals.label.server import Session, serve
+from evals.label.store import LabelFile
+from evals.run.precedents import answer_sha
+
+MODEL = "acme/support-bot@2026-10-01"
+
+
+def row(case: str, status: str, draft: str | None = "an answer", epoch: int = 0) -> dict[str, Any]:
+    return {"case": case, "status": status, "draft": draft, "epoch": epoch, "case_sha": "0" * 64}
+
+
+# -- the queue ---------------------------------------------------------------------------
+
+
+def test_the_queue_puts_review_rows_first_then_failures_then_a_seeded_sample_of_passes() -> None:
+    rows = [row(f"p{i}", "pass") for i in range(10)]
+    rows += [row("f1", "fail"), row("r1", "review"), row("e1", "error", None), row("f0", "fail")]
+    ids = {r["case"] for r in rows}
+    q = build_queue(rows, sample=3, seed=7, labelled=set(), case_ids=ids)
+    got = [(i.case, i.queued) for i in q.items]
+    assert got[:3] == [("r1", "review"), ("f0", "fail"), ("f1", "fail")]
+    assert [k for _, k in got[3:]] == ["pass"] * 3 and q.passes_not_sampled == 7
+    again = build_queue(list(reversed(rows)), sample=3, seed=7, labelled=set(), case_ids=ids)
+    assert [i.case for i in again.items] == [i.case for i in q.items]  # the seed decides
+    other = build_queue(rows, sample=3, seed=8, labelled=set(), case_ids=ids)
+    assert {i.case for i in other.items[3:]} != {i.case for i in q.items[3:]}
+    assert "e1" not in {i.case for i in q.items}  # an error has no verdict to check
+
+
+def test_an_answer_already_labelled_or_repeated_in_another_epoch_is_asked_once_or_never() -> None:
+    rows = [row("a", "fail", "Pro is 39 €."), row("a", "fail", "Pro is  39 €.", epoch=1)]
+    rows += [row("b", "fail", "B answer"), row("gone", "fail", "x")]
+    q = build_queue(rows, sample=0, seed=0, labelled={("b", "B answer")}, case_ids={"a", "b"})
+    assert [(i.case, i.row["epoch"]) for i in q.items] == [("a", 0)]
+    assert q.already_labelled == 1 and q.unknown_case == 1
+
+
+# -- the labelled file -------------------------------------------------------------------
+
+
+def test_a_label_is_a_whole_line_even_after_a_hand_edit_without_a_final_newline(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "labelled" / "run.jsonl"
+    path.parent.mkdir()
+    path.write_text('{"case": "a"}', "utf-8")
+    f = LabelFile(path)
+    line, n = f.append({"case": "b", "answer": "Ünïcode\u2028stays"})
+    assert n == 2
+    assert path.read_text("utf-8").split("\n") == ['{"case": "a"}', line.rstrip("\n"), ""]
+
+
+def test_undo_removes_only_its_own_line_and_keeps_lines_added_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    f = LabelFile(path)
+    first, _ = f.append({"case": "a"})
+    mine, _ = f.append({"case": "b"})
+    with path.open("a", encoding="utf-8") as h:
+        h.write('{"case": "by hand"}\n')
+    assert f.remove(mine)
+    assert path.read_text("utf-8") == first + '{"case": "by hand"}\n'
+    assert not f.remove(mine)  # gone already: nothing else is touched
+    assert path.read_text("utf-8") == first + '{"case": "by hand"}\n'
+    assert not list(tmp_path.glob(".*tmp"))
+
+
+# -- the app over HTTP --------------------------------------------------------------------
+
+
+def post(base: str, path: str, body: Any, token: str | None = None, host: str | None = None):
+    """A POST as the page's script sends it; (status, JSON reply)."""
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST")
+    req.add_header("Content-Type", "application/json")
+    if token is not None:
+        req.add_header("X-Label-Token", token)
+    if host is not None:
+        req.add_header("Host", host)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+class Page:
+    """The app served on a free loopback port in this process."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.server = serve(session, 0)
+        self.base = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def post(self, path: str, body: Any, token: str | None = None, host: str | None = None):
+        return post(self.base, path, body, token, host)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Page]:
+    items = [
+        Item(
+            row("a", "fail", "Pro is 39 € [doc:p]") | {"retrieved": ["p"], "cited": ["p"]}, "fail"
+        ),
+        Item(row("b", "pass", "Fine.") | {"abstained": False}, "pass"),
+    ]
+    session = Session(
+        items=items,
+        case_shas={"a": "a" * 64, "b": "b" * 64},
+        run="run-1",
+        by="ana",
+        file=LabelFile(tmp_path / "labelled" / "run-1.jsonl"),
+        page="<p>page</p>",
+        token="tok",
+    )
+    page = Page(session)
+    yield page
+    page.close()
+
+
+def test_a_label_is_written_at_once_in_the_labelled_format_and_undo_removes_it(app: Page) -> None:
+    status, out = app.post("/label", {"i": 0, "label": "fail", "why": " wrong\nprice "}, "tok")
+    assert status == 200 and out["where"] == "run-1.jsonl:1"
+    (rec,) = read_jsonl(app.session.file.path)
+    assert rec.pop("at").endswith("Z")
+    assert rec == {
+        "case": "a",
+        "answer": "Pro is 39 € [doc:p]",
+        "label": "fail",
+        "why": "wrong price",
+        "case_sha": "a" * 64,
+        "answer_sha": answer_sha("Pro is 39 € [doc:p]"),
+        "run": "run-1",
+        "by": "ana",
+        "cited": ["p"],
+        "retrieved": ["p"],
+    }
+    assert app.post("/label", {"i": 0, "label": "pass", "why": ""}, "tok")[0] == 409
+    status, out = app.post("/label", {"i": 1, "label": "pass", "why": ""}, "tok")
+    assert status == 200
+    assert read_jsonl(app.session.file.path)[1]["why"] == "no reason given"
+    assert read_jsonl(app.session.file.path)[1]["abstained"] is False
+    assert app.post("/undo", {"i": 0}, "tok")[0] == 409  # only the newest label is undone
+    assert app.post("/undo", {"i": 1}, "tok") == (200, {"where": "run-1.jsonl", "why": ""})
+    status, out = app.post("/undo", {"i": 0}, "tok")
+    assert status == 200 and out["why"] == "wrong price"
+    assert app.session.file.path.read_text("utf-8") == ""
+
+
+def test_writes_without_the_page_token_or_from_another_host_are_refused(app: Page) -> None:
+    assert app.post("/label", {"i": 0, "label": "fail", "why": ""})[0] == 403
+    assert app.post("/label", {"i": 0, "label": "fail", "why": ""}, "nope")[0] == 403
+    assert (
+        app.post("/label", {"i": 0, "label": "fail", "why": ""}, "tok", "evil.example:80")[0] == 403
+    )
+    assert app.post("/label", {"i": 5, "label": "fail", "why": ""}, "tok")[0] == 400
+    assert app.post("/label", {"i": 0, "label": "maybe", "why": ""}, "tok")[0] == 400
+    assert not app.session.file.path.exists()
+
+
+# -- the command, end to end ---------------------------------------------------------------
+
+
+class Served:
+    """`invoke label --no-browser --port 0` as a user starts it; its address read from stdout."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [INVOKE, "-r", str(ROOT), "label", "--no-browser", "--port", "0", *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"},
+        )
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(
+            target=lambda: [lines.put(x) for x in self.proc.stdout], daemon=True
+        ).start()
+        self.lines: list[str] = []
+        while True:
+            line = lines.get(timeout=120)
+            self.lines.append(line)
+            if line.startswith("label page: "):
+                self.url = line.split()[2]
+                break
+        self.more = lines
+
+    def stop(self) -> str:
+        self.proc.send_signal(2)  # Ctrl-C
+        self.proc.wait(timeout=60)
+        rest = []
+        while not self.more.empty():
+            rest.append(self.more.get())
+        return "".join(self.lines + rest)
+
+
+@pytest.fixture
+def labelled_run(tmp_path: Path) -> tuple[Path, Path]:
+    suite = make_project(tmp_path, [])
+    for c in cases():
+        if c["id"] in ("night-shift", "price-pro", "xss-note"):
+            write_case(suite, c)
+    answers = {
+        "night-shift": "The night surcharge applies from 21:45 on [doc:rules#night].",
+        "price-pro": "An extra Pro seat costs 45 € per seat and month [doc:pricing#plans].",
+        "xss-note": "Markup is shown as text [doc:sec#markup].",
+    }
+    path = write_answers(tmp_path / "answers.jsonl", answers)
+    return tmp_path, run_replay(tmp_path, MODEL, path, "first")
+
+
+def page_token(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as r:
+        html = r.read().decode("utf-8")
+    return html.split('<meta name="label-token" content="', 1)[1].split('"', 1)[0]
+
+
+def test_labels_given_on_the_page_decide_the_next_run_of_the_same_answers(
+    labelled_run: tuple[Path, Path],
+) -> None:
+    root, first = labelled_run
+    served = Served(root, "--by", "ana", "--sample", "0")
+    try:
+        assert "1 answer(s) to label" in served.lines[0]  # the one failure; no pass sampled
+        body = {"i": 0, "label": "pass", "why": "21:45 is fine"}
+        status, _ = post(served.url.rstrip("/"), "/label", body, page_token(served.url))
+        assert status == 200
+    finally:
+        out_text = served.stop()
+    assert served.proc.returncode == 0 and "1 label(s) written" in out_text
+    (rec,) = read_jsonl(root / "suite" / "labelled" / f"{first.stem}.jsonl")
+    assert rec["case"] == "night-shift" and rec["by"] == "ana" and rec["run"] == first.stem
+    assert invoke(root, "validate").returncode == 0
+    again = invoke(root, "run", "--model", MODEL, "--answers", str(root / "answers.jsonl"))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "decided by a label: 1 case(s) (1 pass, 0 fail)" in again.stdout
+    # Asked again, the labelled answer is not in the queue any more.
+    out = invoke(root, "label", "--no-browser", "--port", "0", "--sample", "0", "--run", first.stem)
+    assert out.returncode == 0 and "nothing to label" in out.stdout
+    assert "1 already labelled" in out.stdout
+
+
+def test_bad_flags_and_sealed_or_missing_runs_are_one_line_errors(
+    labelled_run: tuple[Path, Path],
+) -> None:
+    root, _ = labelled_run
+    for args, says in (
+        (("--port", "70000"), "--port: 70000 is not a port number"),
+        (("--sample", "-1"), "--sample: -1 is negative"),
+        (("--run", "nope"), "nope"),
+    ):
+        out = invoke(root, "label", "--no-browser", *args)
+        assert out.returncode == 2, out.stderr
+        assert says in out.stderr and "Traceback" not in out.stderr
