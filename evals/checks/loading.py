@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from evals.checks.base import REGISTRY
 from evals.checks.grading import EXTERNAL_CHECKS, checks_for
+from evals.checks.known_valid import KnownValid, file_key, rules_digest
 from evals.checks.values import parse_one
 from evals.errors import InputError, Problem
-from evals.suite.case import Case, read_json_file
+from evals.suite.case import Case, parse_json_text
 from evals.suite.folder import Suite, link_problem, load_suite_checks
 from evals.suite.patterns import pattern_problem
 from evals.suite.schemas import schema_problems
@@ -102,38 +104,50 @@ def _retrieved(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
 
 
-def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[Problem]]:
-    """Parse and validate every case file; returns the valid cases and all problems."""
+def load_cases(
+    suite: Suite, *, strict: bool = True, known: KnownValid | None = None
+) -> tuple[list[Case], list[Problem]]:
+    """Parse and validate every case file; returns the valid cases and all problems.
+
+    With `known`, a file whose bytes were found valid before under the same rules is taken
+    as it is (its content sha included), and every newly valid file is remembered."""
     problems: list[Problem] = []
     try:
         load_suite_checks(suite)
     except InputError as exc:
         problems += exc.problems
-    known = set(REGISTRY)
+    known_checks = set(REGISTRY)
     parsed: list[tuple[Path, Any, Case | None, list[Problem]]] = []
     if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
-    for path in suite.case_files():
+    files = _read_files(suite.case_files())
+    keys: dict[Path, str] = {}
+    if known is not None:
+        rules = rules_digest(suite, known_checks | EXTERNAL_CHECKS)
+        keys = {p: file_key(rules, p.name, raw) for p, raw in files if isinstance(raw, bytes)}
+        known.read(list(keys.values()))
+    for path, raw in files:
         # Every problem is kept with its file, so the report reads file by file.
-        linked = link_problem(path)
-        if linked:
-            parsed.append((path, None, None, [linked]))
+        if not isinstance(raw, bytes):
+            parsed.append((path, None, None, [raw]))
+            continue
+        sha = known.sha(keys[path]) if known is not None else None
+        if sha is not None:
+            # Exactly these bytes passed every check below: plain parsing is enough.
+            data = json.loads(raw)
+            parsed.append((path, data, Case(data, path, sha), []))
             continue
         try:
-            data = read_json_file(path)
+            data = parse_json_text(raw)
         except ValueError as exc:
             parsed.append((path, None, None, [Problem(str(path), "", str(exc))]))
-            continue
-        except OSError as exc:
-            reason = f"cannot read: {exc.strerror or exc}"
-            parsed.append((path, None, None, [Problem(str(path), "", reason)]))
             continue
         found = schema_problems(data, "case.schema.json", str(path))
         case = None
         if isinstance(data, dict):
             # Built once: its content hash is the costly part of loading a case.
             case = Case(data, path) if not found else None
-            found += case_problems(data, path, known, case)
+            found += case_problems(data, path, known_checks, case)
         parsed.append((path, data, case, found))
     # A duplicated id belongs to the file named after it; every other holder is the duplicate.
     holders: dict[str, list[Path]] = {}
@@ -149,6 +163,29 @@ def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[P
         problems += found
         if not found and case is not None:
             cases.append(case)
+            if known is not None and known.sha(keys[path]) is None:
+                known.remember(keys[path], case.sha)
+    if known is not None:
+        known.write()
     if strict and problems:
         raise InputError(problems)
     return cases, problems
+
+
+def _read_files(paths: list[Path]) -> list[tuple[Path, bytes | Problem]]:
+    """Each case file's bytes, or the problem that keeps it from being read."""
+    out: list[tuple[Path, bytes | Problem]] = []
+    for path in paths:
+        linked = link_problem(path)
+        if linked:
+            out.append((path, linked))
+            continue
+        try:
+            if path.is_dir():
+                raise ValueError("is a directory, not a case file")
+            out.append((path, path.read_bytes()))
+        except ValueError as exc:
+            out.append((path, Problem(str(path), "", str(exc))))
+        except OSError as exc:
+            out.append((path, Problem(str(path), "", f"cannot read: {exc.strerror or exc}")))
+    return out

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evals.checks.known_valid import KNOWN_VALID, KnownValid
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
 from evals.commands.options import (
@@ -163,7 +164,8 @@ def cmd_run(opts: RunOptions) -> int:
         "limit": opts.limit,
         "shard": {"index": shard[0], "count": shard[1]} if shard else None,
     }
-    every_case, _ = load_cases(suite)
+    # Unchanged case files already found valid load without validating them again.
+    every_case, _ = load_cases(suite, known=KnownValid(cfg.cache_path.parent / KNOWN_VALID))
     chosen = selected_cases(suite, sel, every_case)
     if not chosen:
         raise InputError("no case matches the selection (--case/--category/--limit/--shard)")
