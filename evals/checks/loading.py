@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from evals.checks.known_valid import KnownValid, file_key, rules_digest
 from evals.checks.values import parse_one
 from evals.errors import InputError, Problem
 from evals.suite.case import Case, parse_json_text
-from evals.suite.folder import Suite, link_problem, load_suite_checks
+from evals.suite.folder import LINK_REFUSED, Suite, load_suite_checks
 from evals.suite.patterns import pattern_problem
 from evals.suite.schemas import schema_problems
 
@@ -117,54 +119,35 @@ def load_cases(
     except InputError as exc:
         problems += exc.problems
     known_checks = set(REGISTRY)
-    parsed: list[tuple[Path, Any, Case | None, list[Problem]]] = []
     if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
     files = _read_files(suite.case_files())
-    keys: dict[Path, str] = {}
+    keys = [""] * len(files)
     if known is not None:
         rules = rules_digest(suite, known_checks | EXTERNAL_CHECKS)
-        keys = {p: file_key(rules, p.name, raw) for p, raw in files if isinstance(raw, bytes)}
-        known.read(list(keys.values()))
-    for path, raw in files:
-        # Every problem is kept with its file, so the report reads file by file.
-        if not isinstance(raw, bytes):
-            parsed.append((path, None, None, [raw]))
-            continue
-        sha = known.sha(keys[path]) if known is not None else None
-        if sha is not None:
-            # Exactly these bytes passed every check below: plain parsing is enough.
-            data = json.loads(raw)
-            parsed.append((path, data, Case(data, path, sha), []))
-            continue
-        try:
-            data = parse_json_text(raw)
-        except ValueError as exc:
-            parsed.append((path, None, None, [Problem(str(path), "", str(exc))]))
-            continue
-        found = schema_problems(data, "case.schema.json", str(path))
-        case = None
-        if isinstance(data, dict):
-            # Built once: its content hash is the costly part of loading a case.
-            case = Case(data, path) if not found else None
-            found += case_problems(data, path, known_checks, case)
-        parsed.append((path, data, case, found))
+        keys = [file_key(rules, p.name, r) if isinstance(r, bytes) else "" for p, r in files]
+        known.read([k for k in keys if k])
+    # Every problem is kept with its file, so the report reads file by file.
+    parsed = [
+        _parse(path, raw, known.sha(key) if known is not None else None, known_checks)
+        for (path, raw), key in zip(files, keys, strict=True)
+    ]
     # A duplicated id belongs to the file named after it; every other holder is the duplicate.
+    ids = [data.get("id") if isinstance(data, dict) else None for data, _, _ in parsed]
     holders: dict[str, list[Path]] = {}
-    for path, data, _, _ in parsed:
-        if isinstance(data, dict) and isinstance(data.get("id"), str):
-            holders.setdefault(data["id"], []).append(path)
+    for (path, _), cid in zip(files, ids, strict=True):
+        if isinstance(cid, str):
+            holders.setdefault(cid, []).append(path)
     cases: list[Case] = []
-    for path, data, case, found in parsed:
-        cid = data.get("id") if isinstance(data, dict) else None
-        others = [p for p in holders.get(cid, []) if p != path] if isinstance(cid, str) else []
-        if others and path.stem != cid:
-            found.append(Problem(str(path), "/id", f"duplicate id {cid!r} (also in {others[0]})"))
+    for (path, _), cid, key, (_, case, found) in zip(files, ids, keys, parsed, strict=True):
+        if isinstance(cid, str) and len(holders[cid]) > 1 and path.stem != cid:
+            other = next(p for p in holders[cid] if p != path)
+            found.append(Problem(str(path), "/id", f"duplicate id {cid!r} (also in {other})"))
         problems += found
         if not found and case is not None:
             cases.append(case)
-            if known is not None and known.sha(keys[path]) is None:
-                known.remember(keys[path], case.sha)
+            if known is not None and known.sha(key) is None:
+                known.remember(key, case.sha)
     if known is not None:
         known.write()
     if strict and problems:
@@ -172,20 +155,43 @@ def load_cases(
     return cases, problems
 
 
+def _parse(
+    path: Path, raw: bytes | Problem, sha: str | None, known_checks: set[str]
+) -> tuple[Any, Case | None, list[Problem]]:
+    """One case file's data, its Case when valid, and its problems (apart from duplicate ids).
+
+    `sha` is the content sha of exactly these bytes when they passed every check before."""
+    if not isinstance(raw, bytes):
+        return None, None, [raw]
+    if sha is not None:
+        data = json.loads(raw)  # the strict parse below accepted these bytes: plain is enough
+        return data, Case(data, path, sha), []
+    try:
+        data = parse_json_text(raw)
+    except ValueError as exc:
+        return None, None, [Problem(str(path), "", str(exc))]
+    found = schema_problems(data, "case.schema.json", str(path))
+    case = None
+    if isinstance(data, dict):
+        # Built once: its content hash is the costly part of loading a case.
+        case = Case(data, path) if not found else None
+        found += case_problems(data, path, known_checks, case)
+    return data, case, found
+
+
 def _read_files(paths: list[Path]) -> list[tuple[Path, bytes | Problem]]:
     """Each case file's bytes, or the problem that keeps it from being read."""
     out: list[tuple[Path, bytes | Problem]] = []
     for path in paths:
-        linked = link_problem(path)
-        if linked:
-            out.append((path, linked))
-            continue
         try:
-            if path.is_dir():
-                raise ValueError("is a directory, not a case file")
-            out.append((path, path.read_bytes()))
-        except ValueError as exc:
-            out.append((path, Problem(str(path), "", str(exc))))
+            # One lstat tells a link (never followed) and a folder from a file.
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                out.append((path, Problem(str(path), "", LINK_REFUSED)))
+            elif stat.S_ISDIR(mode):
+                out.append((path, Problem(str(path), "", "is a directory, not a case file")))
+            else:
+                out.append((path, path.read_bytes()))
         except OSError as exc:
             out.append((path, Problem(str(path), "", f"cannot read: {exc.strerror or exc}")))
     return out
