@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ else:
 heavy = ("openai", "jsonschema", "cryptography", "rich", "httpx", "httpx2", "pydantic")
 loaded = sorted({m.split(".")[0] for m in sys.modules} & set(heavy))
 with open(os.environ["PROBE_OUT"], "w") as f:
-    json.dump({"code": code, "loaded": loaded}, f)
+    json.dump({"code": code, "loaded": loaded, "no_pyc": sys.dont_write_bytecode}, f)
 """
 
 
@@ -46,12 +47,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def loaded_by(project: Path, *argv: str) -> tuple[int, set[str]]:
-    """The exit code of `invoke ARGV` in `project`, and the heavy modules it imported."""
+def probe(project: Path, *argv: str, env_extra: dict[str, str] | None = None) -> dict[str, Any]:
+    """`invoke ARGV` run in `project`: its exit code, the heavy modules it imported, and
+    whether it left bytecode unwritten."""
     out = project / "probe.json"
     env = {**os.environ, "PROBE_ROOT": str(ROOT), "PROBE_OUT": str(out)}
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "EVAL_SEAL_KEY"):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "EVAL_SEAL_KEY", "PYTHONDONTWRITEBYTECODE"):
         env.pop(name, None)
+    env.update(env_extra or {})
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
         cwd=project,
@@ -63,6 +66,12 @@ def loaded_by(project: Path, *argv: str) -> tuple[int, set[str]]:
     assert out.exists(), proc.stderr[-2000:]
     result = json.loads(out.read_text("utf-8"))
     out.unlink()
+    return result
+
+
+def loaded_by(project: Path, *argv: str) -> tuple[int, set[str]]:
+    """The exit code of `invoke ARGV` in `project`, and the heavy modules it imported."""
+    result = probe(project, *argv)
     return result["code"], set(result["loaded"])
 
 
@@ -123,3 +132,10 @@ def test_an_invalid_case_still_gets_the_full_report(project: Path, tmp_path: Pat
     assert "Traceback" not in proc.stdout + proc.stderr
     _, loaded = loaded_by(bad, "validate")
     assert "jsonschema" in loaded and "openai" not in loaded
+
+
+def test_commands_keep_pythons_bytecode_setting_instead_of_invokes(project: Path) -> None:
+    """invoke turns bytecode writing off; the package's modules would then be compiled from
+    source on every command. Python's own setting decides again."""
+    assert probe(project, "validate")["no_pyc"] is False
+    assert probe(project, "validate", env_extra={"PYTHONDONTWRITEBYTECODE": "1"})["no_pyc"] is True

@@ -32,14 +32,12 @@ from evals.commands.options import (
 from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
-from evals.run.batch import execute_batch
 from evals.run.console import print_summary
 from evals.run.files import resolve_run
 from evals.run.plan import RunPlan, RunResult
 from evals.run.progress import RunProgress
 from evals.run.resume import check_resumable, open_for_resume, selection
 from evals.run.runner import execute, exit_code
-from evals.seal.runs import open_sealed, run_sealed
 
 
 def _run_one(plan: RunPlan) -> RunResult:
@@ -62,6 +60,8 @@ def _run_one(plan: RunPlan) -> RunResult:
     written: list[Path] = []
     try:
         if plan.batch:
+            from evals.run.batch import execute_batch  # loaded for --batch runs only
+
             result = asyncio.run(
                 execute_batch(
                     plan, on_row=progress.row, on_note=progress.note, on_file=written.append
@@ -354,6 +354,8 @@ def cmd_run_sealed(opts: RunOptions) -> int:
             "--batch cannot be used with --sealed: the pile's cases would be stored in the "
             "provider's files"
         )
+    from evals.seal.runs import open_sealed, run_sealed  # loaded for --sealed runs only
+
     cfg = settings_for(opts)
     suite = suite_at(opts.suite)
     sealed = open_sealed(suite, opts.key_file, bool(opts.force), cfg.runs_path)
