@@ -84,12 +84,10 @@ def run_file(project: Path) -> Path:
     return files[-1]
 
 
-def test_the_offline_run_loads_neither_the_sdk_nor_jsonschema_nor_cryptography(
-    project: Path,
-) -> None:
+def test_the_offline_run_loads_no_heavy_module(project: Path) -> None:
     code, loaded = loaded_by(project, "run")
     assert code in (0, 1)  # the offline model fails some example cases for real reasons
-    assert not loaded & {"openai", "httpx", "httpx2", "pydantic", "jsonschema", "cryptography"}
+    assert not loaded
 
 
 def test_validate_loads_no_heavy_module(project: Path) -> None:

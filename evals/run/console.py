@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import Any, TextIO
 
 from evals.providers.masking import printable
 from evals.run.summary import coverage_line, judge_spend_lines, not_graded_line
@@ -39,53 +36,59 @@ def fmt_mean(rate: dict[str, Any]) -> str:
     return "n/a" if mean is None else f"{mean:.3f}"
 
 
-def print_summary(summary: dict[str, Any], path: str, console: Console | None = None) -> None:
-    """Per check and per category pass rates with n_scored/n_total, errors, and the file."""
-    console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
+def table_lines(title: str, columns: list[str], rows: list[list[str]]) -> list[str]:
+    """A titled text table: a heavy rule under the header, a bar between the columns."""
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
+
+    def line(cells: list[str], bar: str) -> str:
+        return " " + f" {bar} ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " "
+
+    rule = "╇".join("━" * (w + 2) for w in widths)
+    return [title, line(columns, "┃"), rule, *(line(r, "│") for r in rows)]
+
+
+def print_summary(summary: dict[str, Any], path: str, out: TextIO | None = None) -> None:
+    """Per check and per category pass rates with n_scored/n_total, errors, and the file.
+
+    Plain text, written as it is: a run prints this once, and loading a rich-text library
+    for it took longer than the printing."""
+    file = out or sys.stdout
+
+    def say(text: str) -> None:
+        print(text, file=file)
+
     c = summary["counts"]
-    table = Table(title="checks", show_edge=False)
-    for col in (
-        "check",
-        "pass rate (passed/scored of total)",
-        "mean score",
-        "fail",
-        "error",
-        "skip",
-    ):
-        table.add_column(col)
-    for name, r in summary["checks"].items():
-        table.add_row(
-            name, fmt_rate(r), fmt_mean(r), str(r["fail"]), str(r["error"]), str(r["skip"])
-        )
-    console.print(table)
-    cats = Table(title="categories (case pass rate)", show_edge=False)
-    for col in ("category", "pass rate (passed/scored of total)", "error"):
-        cats.add_column(col)
-    for name, r in summary["categories"].items():
-        cats.add_row(name, fmt_rate(r), str(r["error"]))
-    console.print(cats)
+    checks = [
+        [name, fmt_rate(r), fmt_mean(r), str(r["fail"]), str(r["error"]), str(r["skip"])]
+        for name, r in summary["checks"].items()
+    ]
+    columns = ["check", "pass rate (passed/scored of total)", "mean score", "fail", "error"]
+    for text in table_lines("checks", [*columns, "skip"], checks):
+        say(text)
+    cats = [[name, fmt_rate(r), str(r["error"])] for name, r in summary["categories"].items()]
+    columns = ["category", "pass rate (passed/scored of total)", "error"]
+    for text in table_lines("categories (case pass rate)", columns, cats):
+        say(text)
     mean = summary["score_mean"]
     mean_s = "n/a" if mean is None else f"{mean:.3f}"
-    console.print(
+    say(
         f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error, {c['total']} total; "
         f"mean score {mean_s} over {summary['n_scored']}/{summary['n_total']} scored"
     )
     ep = summary.get("epochs")
     if ep:
         flips = ep["flipping"]
-        console.print(
+        say(
             f"epochs: {ep['n']}; {len(flips)} of {len(ep['per_case'])} case(s) flip between "
             "pass and fail" + (":" if flips else "")
         )
         for cid in flips:
             r = ep["per_case"][cid]
-            console.print(
-                f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs", markup=False
-            )
+            say(f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs")
     if summary.get("judge"):
-        console.print(coverage_line(summary["judge"]))
+        say(coverage_line(summary["judge"]))
     if summary.get("not_graded"):
-        console.print(not_graded_line(summary["not_graded"]), markup=False)
+        say(not_graded_line(summary["not_graded"]))
     if summary.get("cost_usd") is not None or summary.get("tokens"):
         cost, spent = summary.get("cost_usd"), summary.get("spent_usd")
         no_usage = summary.get("n_no_usage") or 0
@@ -105,12 +108,12 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
         )
         if t and no_usage:
             tokens += f" (not counting {no_usage} answer(s) without usage)"
-        console.print(f"tokens: {tokens}; cost: {money}", markup=False)
+        say(f"tokens: {tokens}; cost: {money}")
     for line in judge_spend_lines(summary):
-        console.print(line, markup=False)
+        say(line)
     if summary.get("cached"):
-        console.print(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
+        say(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
     if not summary.get("completed"):
         reason = printable(str(summary.get("stopped_reason")), one_line=True)
-        console.print(f"run stopped early: {reason}", markup=False)
-    console.print(f"run file: {path}")
+        say(f"run stopped early: {reason}")
+    say(f"run file: {path}")
