@@ -171,8 +171,9 @@ def graded_cases(chosen: list[Case], judged: bool) -> tuple[list[Case], tuple[st
     scored by nothing, so it is not run at all (no request, no cost) and the summary names it."""
     if judged:
         return chosen, ()
-    left_out = tuple(c.id for c in chosen if grader_only(c))
-    return [c for c in chosen if not grader_only(c)], left_out
+    only = [grader_only(c) for c in chosen]
+    left_out = tuple(c.id for c, o in zip(chosen, only, strict=True) if o)
+    return [c for c, o in zip(chosen, only, strict=True) if not o], left_out
 
 
 def check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:
