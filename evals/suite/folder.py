@@ -78,7 +78,7 @@ class Suite:
         """Every `*.json` entry of cases/, by name (one directory read; names sort as paths do)."""
         try:
             names = sorted(e.name for e in os.scandir(self.cases_dir) if e.name.endswith(".json"))
-        except (FileNotFoundError, NotADirectoryError):
+        except OSError:  # none, not a folder, or unreadable: no case files, as before
             return []
         return [self.cases_dir / name for name in names]
 
