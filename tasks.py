@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+
 from invoke import Exit, task
 
-from evals.cli import guarded
-from evals.taskflags import LongFlagTask, ReportTask  # also: typed flags, -h, exit 2 on bad flags
+# invoke turns off writing bytecode (so no tasks.pyc lands beside tasks.py); the package's
+# own modules would then be compiled from source on every command, about a quarter of an
+# offline run. Python's own setting (-B, PYTHONDONTWRITEBYTECODE) still decides.
+sys.dont_write_bytecode = bool(sys.flags.dont_write_bytecode)
+
+from evals.cli import guarded  # noqa: E402 - after the bytecode setting above
+from evals.taskflags import LongFlagTask, ReportTask  # noqa: E402 - typed flags, -h, exit 2
 
 
 def _done(code: int) -> None:

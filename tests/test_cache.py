@@ -7,7 +7,8 @@ import sqlite3
 from openai_server import Fault
 from runkit import GOOD, case, make_project, rows, run, run_files, summary, use, write_case
 
-from evals.run.cache import cache_key
+from evals.reply import Reply
+from evals.run.cache import AnswerCache, cache_key
 
 
 def test_rerun_of_an_unchanged_suite_makes_no_request(tmp_path, monkeypatch, openai_server):
@@ -130,3 +131,48 @@ def test_a_cache_that_cannot_be_written_costs_requests_not_answers(
     assert run() == 0
     assert all(r["status"] == "pass" for r in rows(run_files(root)[0]))
     assert capsys.readouterr().err.count("answer cache not written") == 1
+
+
+def _traced(monkeypatch) -> list[str]:
+    """Every SQL statement run on the answer cache file from now on."""
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def traced_connect(path, *args, **kwargs):
+        db = connect(path, *args, **kwargs)
+        if str(path).endswith("cache.sqlite"):
+            db.set_trace_callback(statements.append)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", traced_connect)
+    return statements
+
+
+def test_a_cached_rerun_reads_every_answer_in_one_query(tmp_path, monkeypatch, openai_server):
+    root = make_project(tmp_path, 12)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    statements = _traced(monkeypatch)
+    assert run() == 0
+    reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(reads) == 1, reads
+    assert [r["cached"] for r in rows(run_files(root)[-1])] == [True] * 12
+    assert len(openai_server.chat_requests) == 12
+
+
+def test_a_read_ahead_cache_still_hits_a_key_twice_and_finds_a_pending_write(tmp_path):
+    cache = AnswerCache(tmp_path / "c" / "cache.sqlite")
+    reply = Reply(answer="45 EUR [doc:pricing#plans]", usage={"prompt_tokens": 3})
+    cache.put("stored", "m@2024-01-01", reply)
+    cache.flush()
+    cache.prefetch(["stored", "new", "absent"])
+    assert cache.get("stored").answer == reply.answer
+    assert cache.get("stored").answer == reply.answer  # two cases with one request
+    assert cache.get("new") is None
+    cache.put("new", "m@2024-01-01", reply)  # written after the read-ahead, not yet flushed
+    assert cache.get("new").cached is True
+    assert cache.get("absent") is None
+    assert cache.get("never-asked") is None
+    assert cache.hits == 3
+    cache.close()

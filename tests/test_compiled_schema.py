@@ -5,14 +5,18 @@ from __future__ import annotations
 import copy
 import json
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from casekit import good_case
 from recordkit import header, row
 
 from evals.suite.compiled_schema import SchemaCompileError, compile_schema
-from evals.suite.schemas import schema, validator
+from evals.suite.schemas import reported_problems, schema, schema_problems, validator
 
 DEFS = {"run": "header", "case": "row", "summary": "summary"}
 VALUES: list[Any] = [None, True, False, 0, 1, -1, 1.0, 2.5, "x", "", [], {}, ["a"], [1], {"a": 1}]
@@ -121,3 +125,115 @@ def test_every_schema_of_the_project_compiles() -> None:
             # Only the run and ledger schemas are read through the compiled check.
             assert name not in ("run.schema.json", "ledger.schema.json"), exc
     assert json.dumps(schema("run.schema.json"))
+
+
+# --- case files and labelled answers: the compiled check decides, jsonschema reports -------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "evals"
+# Values that probe the case schema's own rules: a date that is no day, a too-long id,
+# characters an id refuses, a duplicate-making copy.
+CASE_VALUES: list[Any] = [*VALUES, "2026-02-30", "2026-11-01", "26-11-01", "a" * 130, "A b", "x\n"]
+
+
+def _seeds() -> dict[str, list[Any]]:
+    """Every example case, a realistic test case, and every labelled answer of the example."""
+    cases = [json.loads(p.read_text("utf-8")) for p in sorted((EXAMPLE / "cases").glob("*.json"))]
+    labelled = [
+        json.loads(line)
+        for p in sorted((EXAMPLE / "labelled").glob("*.jsonl"))
+        for line in p.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
+    return {"case.schema.json": [*cases, good_case()], "labelled.schema.json": labelled}
+
+
+def _shape(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple("#" if isinstance(p, int) else p for p in path)
+
+
+def _case_mutants(seeds: list[Any]) -> Iterator[Any]:
+    """Each seed with one value replaced by each probe value or deleted, an unknown field
+    added to each object, a list item doubled; each field's shape probed once over all seeds."""
+    seen: set[tuple[Any, ...]] = set()
+    for seed in seeds:
+        for path in list(_paths(seed))[1:]:
+            for value in [*CASE_VALUES, "__delete__", "__extra__", "__double__"]:
+                key = (_shape(path), repr(value))
+                if key in seen:
+                    continue
+                seen.add(key)
+                out = copy.deepcopy(seed)
+                parent = out
+                for step in path[:-1]:
+                    parent = parent[step]
+                target = parent[path[-1]]
+                if value == "__delete__":
+                    if not isinstance(parent, dict):
+                        continue
+                    del parent[path[-1]]
+                elif value == "__extra__":
+                    if not isinstance(target, dict):
+                        continue
+                    target["not_a_field"] = 1
+                elif value == "__double__":
+                    if not isinstance(target, list) or not target:
+                        continue
+                    target.append(copy.deepcopy(target[0]))
+                else:
+                    parent[path[-1]] = value
+                yield out
+    yield from ([], "a case", None, 3, {})  # not objects at all
+
+
+@pytest.mark.parametrize("name", ["case.schema.json", "labelled.schema.json"])
+def test_case_and_labelled_files_get_the_same_verdict_and_report_from_both_validators(
+    name: str,
+) -> None:
+    fast = compile_schema(schema(name))
+    slow = validator(name)
+    seeds = _seeds()[name]
+    for seed in seeds:
+        assert fast(seed) is None and not list(slow.iter_errors(seed)), seed
+    malformed = 0
+    for mutant in _case_mutants(seeds):
+        first = fast(mutant)
+        errors = list(slow.iter_errors(mutant))
+        # The same verdict both ways: never laxer, and never stricter, than jsonschema.
+        assert (first is None) == (not errors), (mutant, first, errors[:1])
+        if first is None:
+            continue
+        malformed += 1
+        # The compiled check's first problem is one jsonschema reports too, at the same place
+        # (jsonschema names the object that holds an unknown field, the compiled check the field).
+        where = first[0][:-1] if first[1] == "unknown field" else first[0]
+        assert tuple(where) in {tuple(e.absolute_path) for e in errors}, (mutant, first)
+        # What users read is jsonschema's full report, every problem with its pointer.
+        assert schema_problems(mutant, name, "f.json") == reported_problems(mutant, name, "f.json")
+        assert schema_problems(mutant, name, "f.json")
+    assert malformed > (300 if name == "case.schema.json" else 40)
+
+
+def test_a_valid_case_is_accepted_without_loading_jsonschema() -> None:
+    code = (
+        "import json, sys\n"
+        "from evals.suite.schemas import schema_problems\n"
+        f"data = json.loads({json.dumps(json.dumps(good_case()))})\n"
+        "assert schema_problems(data, 'case.schema.json', 'x.json') == []\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_date_must_be_a_real_day_and_an_id_fits_its_length() -> None:
+    check = compile_schema(schema("case.schema.json"))
+    assert check(good_case(checks=["facts", "facts"])) == (("checks",), "has duplicate items")
+    assert check(good_case(id="a" * 121))[0] == ("id",)
+    assert compile_schema({"format": "date"})("2026-02-30") == ((), "'2026-02-30' is not a date")
+    assert compile_schema({"format": "date"})("2028-02-29") is None

@@ -209,7 +209,9 @@ def test_a_run_started_with_no_cache_stays_uncached_when_resumed(
 
 
 def test_ctrl_c_prints_the_exact_resume_command_and_it_works(tmp_path, openai_server):
-    root = make_project(tmp_path, 10, concurrency=1)
+    # 27 cases still to go when Ctrl-C is sent (4 s at least): a loaded machine that stalls
+    # this test for a second must not let the run finish first.
+    root = make_project(tmp_path, 30, concurrency=1)
     openai_server.latency_ms = 150
     openai_server.responder = lambda body: GOOD
     env = {**os.environ, "OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": API_KEY}
@@ -252,7 +254,7 @@ def test_ctrl_c_prints_the_exact_resume_command_and_it_works(tmp_path, openai_se
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(10)]
+    assert _ids(path) == [(f"case-{i:03d}", 0) for i in range(30)]
 
 
 def test_resuming_a_run_without_retries_keeps_its_retries(

@@ -16,6 +16,7 @@ import jsonschema
 from openai_server import OpenAIServer, Scripted
 from runkit import API_KEY, GOOD, MODEL, WRONG, make_project, records, rows, run, run_files, use
 
+from evals.run.plan import RunResult
 from evals.run.progress import RunProgress
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -346,3 +347,11 @@ def test_transient_mixed_or_partly_answered_failures_never_stop_the_run(
         s = records(path)[-1]
         assert s["completed"] is True and s["stopped_reason"] is None, what
         assert len(rows(path)) == 6, what
+
+
+def test_a_finished_runs_result_reprs_in_a_line_whatever_its_size():
+    """asyncio repr()s the run's task, result included, when it restores the Ctrl-C handler:
+    the repr of a thousand-row result must not print every row."""
+    rows = [{"kind": "case", "case": f"c-{i}", "draft": "x" * 500} for i in range(1000)]
+    result = RunResult(Path("runs/r.jsonl"), {"kind": "run"}, rows, {"kind": "summary"})
+    assert len(repr(result)) < 200 and "r.jsonl" in repr(result)

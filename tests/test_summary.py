@@ -10,7 +10,6 @@ from typing import Any
 
 import jsonschema
 from casekit import good_case, invoke, make_project, read_jsonl, write_case
-from rich.console import Console
 
 from evals.checks.grading import NOT_GRADED
 from evals.report.data import build_report
@@ -61,7 +60,7 @@ def test_the_printed_summary_puts_the_mean_score_beside_the_pass_rate():
     )
     jsonschema.validate(summary, SCHEMA)
     out = io.StringIO()
-    print_summary(summary, "runs/x.jsonl", Console(file=out, width=200))
+    print_summary(summary, "runs/x.jsonl", out)
     text = out.getvalue()
     assert "mean score" in text
     (line,) = [x for x in text.splitlines() if x.strip().startswith("facts_present")]
@@ -136,6 +135,24 @@ def test_a_run_that_left_rubric_only_cases_out_resumes_without_them(tmp_path):
     assert res.returncode in (0, 1), res.stdout + res.stderr
     cases = sorted(r["case"] for r in read_jsonl(path) if r["kind"] == "case")
     assert cases == ["price-pro", "second"]
+
+
+def test_the_printed_summary_lines_up_its_columns_and_prints_brackets_as_written():
+    rows = [
+        {**row("pass", facts_present=("pass", 1.0)), "category": "[beta] pricing"},
+        {**row("fail", no_forbidden=("fail", 0.0)), "category": "billing"},
+    ]
+    summary = summarise(rows, completed=True, run_id="r")
+    out = io.StringIO()
+    print_summary(summary, "runs/[x].jsonl", out)
+    lines = out.getvalue().splitlines()
+    table = lines[: lines.index("categories (case pass rate)")]
+    assert table[0] == "checks" and set(table[2]) == {"━", "╇"}
+    # Every bar of the header, rule and rows stands in the same column.
+    bars = {tuple(i for i, ch in enumerate(x) if ch in "┃╇│") for x in table[1:]}
+    assert len(bars) == 1 and len(next(iter(bars))) == 5
+    assert any(x.startswith(" [beta] pricing ") for x in lines)
+    assert lines[-1] == "run file: runs/[x].jsonl"
 
 
 def test_both_reports_show_each_checks_mean_score(tmp_path):

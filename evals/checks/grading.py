@@ -65,7 +65,8 @@ def external_checks(case: Case) -> list[str]:
 
 def grader_only(case: Case) -> bool:
     """A case only an external grader scores: no deterministic check applies to it."""
-    return bool(checks_for(case)) and not deterministic_checks(case)
+    names = checks_for(case)
+    return bool(names) and all(n in EXTERNAL_CHECKS for n in names)
 
 
 #: Why a rubric goes ungraded: said in the check's detail and in the run's summary.

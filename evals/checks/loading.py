@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from evals.checks.base import REGISTRY
 from evals.checks.grading import EXTERNAL_CHECKS, checks_for
+from evals.checks.known_valid import KnownValid, file_key, rules_digest
 from evals.checks.values import parse_one
 from evals.errors import InputError, Problem
-from evals.suite.case import Case, read_json_file
-from evals.suite.folder import Suite, link_problem, load_suite_checks
+from evals.suite.case import Case, parse_json_text
+from evals.suite.folder import LINK_REFUSED, Suite, load_suite_checks
 from evals.suite.patterns import pattern_problem
 from evals.suite.schemas import schema_problems
 
@@ -103,53 +107,92 @@ def _retrieved(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
 
 
-def load_cases(suite: Suite, *, strict: bool = True) -> tuple[list[Case], list[Problem]]:
-    """Parse and validate every case file; returns the valid cases and all problems."""
+def load_cases(
+    suite: Suite, *, strict: bool = True, known: KnownValid | None = None
+) -> tuple[list[Case], list[Problem]]:
+    """Parse and validate every case file; returns the valid cases and all problems.
+
+    With `known`, a file whose bytes were found valid before under the same rules is taken
+    as it is (its content sha included), and every newly valid file is remembered."""
     problems: list[Problem] = []
     try:
         load_suite_checks(suite)
     except InputError as exc:
         problems += exc.problems
-    known = set(REGISTRY)
-    parsed: list[tuple[Path, Any, Case | None, list[Problem]]] = []
+    known_checks = set(REGISTRY)
     if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
-    for path in suite.case_files():
-        # Every problem is kept with its file, so the report reads file by file.
-        linked = link_problem(path)
-        if linked:
-            parsed.append((path, None, None, [linked]))
-            continue
-        try:
-            data = read_json_file(path)
-        except ValueError as exc:
-            parsed.append((path, None, None, [Problem(str(path), "", str(exc))]))
-            continue
-        except OSError as exc:
-            reason = f"cannot read: {exc.strerror or exc}"
-            parsed.append((path, None, None, [Problem(str(path), "", reason)]))
-            continue
-        found = schema_problems(data, "case.schema.json", str(path))
-        case = None
-        if isinstance(data, dict):
-            # Built once: its content hash is the costly part of loading a case.
-            case = Case(data, path) if not found else None
-            found += case_problems(data, path, known, case)
-        parsed.append((path, data, case, found))
+    files = _read_files(suite.case_files())
+    keys = [""] * len(files)
+    if known is not None:
+        rules = rules_digest(suite, known_checks | EXTERNAL_CHECKS)
+        keys = [file_key(rules, p.name, r) if isinstance(r, bytes) else "" for p, r in files]
+        known.read([k for k in keys if k])
+    # Every problem is kept with its file, so the report reads file by file.
+    parsed = [
+        _parse(path, raw, known.sha(key) if known is not None else None, known_checks)
+        for (path, raw), key in zip(files, keys, strict=True)
+    ]
     # A duplicated id belongs to the file named after it; every other holder is the duplicate.
+    ids = [data.get("id") if isinstance(data, dict) else None for data, _, _ in parsed]
     holders: dict[str, list[Path]] = {}
-    for path, data, _, _ in parsed:
-        if isinstance(data, dict) and isinstance(data.get("id"), str):
-            holders.setdefault(data["id"], []).append(path)
+    for (path, _), cid in zip(files, ids, strict=True):
+        if isinstance(cid, str):
+            holders.setdefault(cid, []).append(path)
     cases: list[Case] = []
-    for path, data, case, found in parsed:
-        cid = data.get("id") if isinstance(data, dict) else None
-        others = [p for p in holders.get(cid, []) if p != path] if isinstance(cid, str) else []
-        if others and path.stem != cid:
-            found.append(Problem(str(path), "/id", f"duplicate id {cid!r} (also in {others[0]})"))
+    for (path, _), cid, key, (_, case, found) in zip(files, ids, keys, parsed, strict=True):
+        if isinstance(cid, str) and len(holders[cid]) > 1 and path.stem != cid:
+            other = next(p for p in holders[cid] if p != path)
+            found.append(Problem(str(path), "/id", f"duplicate id {cid!r} (also in {other})"))
         problems += found
         if not found and case is not None:
             cases.append(case)
+            if known is not None and known.sha(key) is None:
+                known.remember(key, case.sha)
+    if known is not None:
+        known.write()
     if strict and problems:
         raise InputError(problems)
     return cases, problems
+
+
+def _parse(
+    path: Path, raw: bytes | Problem, sha: str | None, known_checks: set[str]
+) -> tuple[Any, Case | None, list[Problem]]:
+    """One case file's data, its Case when valid, and its problems (apart from duplicate ids).
+
+    `sha` is the content sha of exactly these bytes when they passed every check before."""
+    if not isinstance(raw, bytes):
+        return None, None, [raw]
+    if sha is not None:
+        data = json.loads(raw)  # the strict parse below accepted these bytes: plain is enough
+        return data, Case(data, path, sha), []
+    try:
+        data = parse_json_text(raw)
+    except ValueError as exc:
+        return None, None, [Problem(str(path), "", str(exc))]
+    found = schema_problems(data, "case.schema.json", str(path))
+    case = None
+    if isinstance(data, dict):
+        # Built once: its content hash is the costly part of loading a case.
+        case = Case(data, path) if not found else None
+        found += case_problems(data, path, known_checks, case)
+    return data, case, found
+
+
+def _read_files(paths: list[Path]) -> list[tuple[Path, bytes | Problem]]:
+    """Each case file's bytes, or the problem that keeps it from being read."""
+    out: list[tuple[Path, bytes | Problem]] = []
+    for path in paths:
+        try:
+            # One lstat tells a link (never followed) and a folder from a file.
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                out.append((path, Problem(str(path), "", LINK_REFUSED)))
+            elif stat.S_ISDIR(mode):
+                out.append((path, Problem(str(path), "", "is a directory, not a case file")))
+            else:
+                out.append((path, path.read_bytes()))
+        except OSError as exc:
+            out.append((path, Problem(str(path), "", f"cannot read: {exc.strerror or exc}")))
+    return out

@@ -15,7 +15,6 @@ from evals.checks.loading import load_cases
 from evals.cli import settings as load_settings
 from evals.config import Settings
 from evals.errors import InputError
-from evals.judge.client import make_judge
 from evals.providers.base import Provider
 from evals.providers.local import ExtractiveModel
 from evals.providers.modelid import check_pinned
@@ -138,6 +137,8 @@ def settings_for(opts: RunOptions) -> Settings:
 def grader_for(judge: str | None, suite: Suite, cfg: Settings, use_cache: bool) -> Grader | None:
     if not judge:
         return None
+    from evals.judge.client import make_judge  # the OpenAI SDK comes with it: only for --judge
+
     return make_judge(model=judge, suite=suite, settings=cfg, use_cache=use_cache)
 
 
@@ -170,8 +171,9 @@ def graded_cases(chosen: list[Case], judged: bool) -> tuple[list[Case], tuple[st
     scored by nothing, so it is not run at all (no request, no cost) and the summary names it."""
     if judged:
         return chosen, ()
-    left_out = tuple(c.id for c in chosen if grader_only(c))
-    return [c for c in chosen if not grader_only(c)], left_out
+    only = [grader_only(c) for c in chosen]
+    left_out = tuple(c.id for c, o in zip(chosen, only, strict=True) if o)
+    return [c for c, o in zip(chosen, only, strict=True) if not o], left_out
 
 
 def check_budget(opts: RunOptions, model: str, cfg: Settings) -> None:

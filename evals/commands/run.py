@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.calibrate.labelled import precedents, read_labelled
+from evals.checks.known_valid import KNOWN_VALID, KnownValid
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
 from evals.commands.options import (
@@ -32,7 +33,6 @@ from evals.commands.options import (
 from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
-from evals.run.batch import execute_batch
 from evals.run.console import print_summary, review_reasons
 from evals.run.files import resolve_run
 from evals.run.plan import RunPlan, RunResult
@@ -40,7 +40,6 @@ from evals.run.precedents import Precedents
 from evals.run.progress import RunProgress
 from evals.run.resume import check_resumable, open_for_resume, selection
 from evals.run.runner import execute, exit_code
-from evals.seal.runs import open_sealed, run_sealed
 from evals.suite.case import Case
 from evals.suite.folder import Suite
 
@@ -65,6 +64,8 @@ def _run_one(plan: RunPlan) -> RunResult:
     written: list[Path] = []
     try:
         if plan.batch:
+            from evals.run.batch import execute_batch  # loaded for --batch runs only
+
             result = asyncio.run(
                 execute_batch(
                     plan, on_row=progress.row, on_note=progress.note, on_file=written.append
@@ -195,7 +196,8 @@ def cmd_run(opts: RunOptions) -> int:
         "limit": opts.limit,
         "shard": {"index": shard[0], "count": shard[1]} if shard else None,
     }
-    every_case, _ = load_cases(suite)
+    # Unchanged case files already found valid load without validating them again.
+    every_case, _ = load_cases(suite, known=KnownValid(cfg.cache_path.parent / KNOWN_VALID))
     chosen = selected_cases(suite, sel, every_case)
     if not chosen:
         raise InputError("no case matches the selection (--case/--category/--limit/--shard)")
@@ -387,6 +389,8 @@ def cmd_run_sealed(opts: RunOptions) -> int:
             "--batch cannot be used with --sealed: the pile's cases would be stored in the "
             "provider's files"
         )
+    from evals.seal.runs import open_sealed, run_sealed  # loaded for --sealed runs only
+
     cfg = settings_for(opts)
     suite = suite_at(opts.suite)
     sealed = open_sealed(suite, opts.key_file, bool(opts.force), cfg.runs_path)

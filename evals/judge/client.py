@@ -10,10 +10,7 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import openai
-from openai import AsyncOpenAI
+from typing import TYPE_CHECKING, Any
 
 from evals.checks import CheckResult
 from evals.checks.grading import checks_for, grade
@@ -37,6 +34,9 @@ from evals.reply import Reply
 from evals.run.cost import Price, cost_usd, price_for
 from evals.suite.case import Case
 from evals.suite.folder import Suite
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 __all__ = ["Judge", "JudgeOutcome", "make_judge", "same_family"]
 
@@ -103,6 +103,8 @@ def _error_message(body: object) -> str | None:
 
 def _describe_failure(exc: Exception, retries: int | None = None) -> str:
     """A transport failure in one line, without anything the request carried (keys, bodies)."""
+    import openai  # the SDK loads only where a judge talks to an endpoint
+
     name = type(exc).__name__
     # The SDK has already retried timeouts, 429, 5xx and dropped connections this often.
     tries = f" after {retries} retries" if retries else ""
@@ -219,6 +221,8 @@ class Judge:
         key = self.cache_key(messages)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             return JudgeOutcome(hit, None, 0, cached=True)
+        import openai  # already loaded by the client; a cached verdict never gets here
+
         problems: list[str] = []
         tally = _Tally()
         for attempt in range(1, self.max_attempts + 1):
@@ -327,6 +331,8 @@ def make_judge(model: str, suite: Suite, settings: Settings, use_cache: bool = T
             "the judge needs OPENAI_API_KEY (any non-empty value for a local server that ignores it)"
         )
     temperature = settings.extra.get("judge_temperature", 0.0)
+    from openai import AsyncOpenAI  # the SDK loads only when a judge is made
+
     client = AsyncOpenAI(
         base_url=base_url,
         api_key=api_key,

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import Any, TextIO
 
 from evals.providers.masking import printable
 from evals.run.precedents import decided_by, label_counts_line
@@ -65,64 +62,82 @@ def counts_text(c: dict[str, Any]) -> str:
     return f"{c['pass']} pass, {c['fail']} fail, {review}{c['error']} error, {c['total']} total"
 
 
-def print_summary(summary: dict[str, Any], path: str, console: Console | None = None) -> None:
-    """Per check and per category pass rates with n_scored/n_total, errors, and the file."""
-    console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
+def table_lines(title: str, columns: list[str], rows: list[list[str]]) -> list[str]:
+    """A titled text table: a heavy rule under the header, a bar between the columns."""
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
+
+    def line(cells: list[str], bar: str) -> str:
+        return " " + f" {bar} ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " "
+
+    rule = "╇".join("━" * (w + 2) for w in widths)
+    return [title, line(columns, "┃"), rule, *(line(r, "│") for r in rows)]
+
+
+def print_summary(summary: dict[str, Any], path: str, out: TextIO | None = None) -> None:
+    """Per check and per category pass rates with n_scored/n_total, errors, and the file.
+
+    Plain text, written as it is: a run prints this once, and loading a rich-text library
+    for it took longer than the printing."""
+    file = out or sys.stdout
+
+    def say(text: str) -> None:
+        print(text, file=file)
+
     c = summary["counts"]
     # The review column appears when some check could not decide: older runs and suites
     # whose checks always decide print as before.
     review = any(r.get("review") for r in summary["checks"].values())
-    table = Table(title="checks", show_edge=False)
-    cols = ["check", "pass rate (passed/scored of total)", "mean score", "fail"]
-    for col in (*cols, *(["review"] if review else []), "error", "skip"):
-        table.add_column(col)
-    for name, r in summary["checks"].items():
-        counts = [str(r["fail"]), *([str(r.get("review", 0))] if review else [])]
-        table.add_row(name, fmt_rate(r), fmt_mean(r), *counts, str(r["error"]), str(r["skip"]))
-    console.print(table)
-    cats = Table(title="categories (case pass rate)", show_edge=False)
-    for col in (
-        "category",
-        "pass rate (passed/scored of total)",
-        *(["review"] if review else []),
-        "error",
-    ):
-        cats.add_column(col)
-    for name, r in summary["categories"].items():
-        cats.add_row(
-            name, fmt_rate(r), *([str(r.get("review", 0))] if review else []), str(r["error"])
-        )
-    console.print(cats)
+    checks = [
+        [
+            name,
+            fmt_rate(r),
+            fmt_mean(r),
+            str(r["fail"]),
+            *([str(r.get("review", 0))] if review else []),
+            str(r["error"]),
+            str(r["skip"]),
+        ]
+        for name, r in summary["checks"].items()
+    ]
+    columns = ["check", "pass rate (passed/scored of total)", "mean score", "fail"]
+    columns += [*(["review"] if review else []), "error", "skip"]
+    for text in table_lines("checks", columns, checks):
+        say(text)
+    cats = [
+        [name, fmt_rate(r), *([str(r.get("review", 0))] if review else []), str(r["error"])]
+        for name, r in summary["categories"].items()
+    ]
+    columns = ["category", "pass rate (passed/scored of total)"]
+    columns += [*(["review"] if review else []), "error"]
+    for text in table_lines("categories (case pass rate)", columns, cats):
+        say(text)
     mean = summary["score_mean"]
     mean_s = "n/a" if mean is None else f"{mean:.3f}"
-    console.print(
+    say(
         f"cases: {counts_text(c)}; "
         f"mean score {mean_s} over {summary['n_scored']}/{summary['n_total']} scored"
     )
     if c.get("review"):
-        console.print(
+        say(
             f"in review: {c['review']} case(s) the checks could not decide: not scored, "
-            "a person (or the judge) decides them",
-            markup=False,
+            "a person (or the judge) decides them"
         )
     ep = summary.get("epochs")
     if ep:
         flips = ep["flipping"]
-        console.print(
+        say(
             f"epochs: {ep['n']}; {len(flips)} of {len(ep['per_case'])} case(s) flip between "
             "pass and fail" + (":" if flips else "")
         )
         for cid in flips:
             r = ep["per_case"][cid]
-            console.print(
-                f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs", markup=False
-            )
+            say(f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs")
     if summary.get("labels"):
-        console.print(label_counts_line(summary["labels"]), markup=False)
+        say(label_counts_line(summary["labels"]))
     if summary.get("judge"):
-        console.print(coverage_line(summary["judge"]))
+        say(coverage_line(summary["judge"]))
     if summary.get("not_graded"):
-        console.print(not_graded_line(summary["not_graded"]), markup=False)
+        say(not_graded_line(summary["not_graded"]))
     if summary.get("cost_usd") is not None or summary.get("tokens"):
         cost, spent = summary.get("cost_usd"), summary.get("spent_usd")
         no_usage = summary.get("n_no_usage") or 0
@@ -142,12 +157,12 @@ def print_summary(summary: dict[str, Any], path: str, console: Console | None = 
         )
         if t and no_usage:
             tokens += f" (not counting {no_usage} answer(s) without usage)"
-        console.print(f"tokens: {tokens}; cost: {money}", markup=False)
+        say(f"tokens: {tokens}; cost: {money}")
     for line in judge_spend_lines(summary):
-        console.print(line, markup=False)
+        say(line)
     if summary.get("cached"):
-        console.print(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
+        say(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
     if not summary.get("completed"):
         reason = printable(str(summary.get("stopped_reason")), one_line=True)
-        console.print(f"run stopped early: {reason}", markup=False)
-    console.print(f"run file: {path}")
+        say(f"run stopped early: {reason}")
+    say(f"run file: {path}")

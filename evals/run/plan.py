@@ -110,10 +110,16 @@ class RunPlan:
 
 @dataclass
 class RunResult:
+    """A finished run: its file, header, rows and summary.
+
+    Its repr names the file only. asyncio's Runner repr()s the run's task, result included,
+    when it puts the Ctrl-C handler back; a repr of every row took a third of a second per
+    thousand cases."""
+
     path: Path
-    header: dict[str, Any]
-    rows: list[dict[str, Any]]
-    summary: dict[str, Any]
+    header: dict[str, Any] = field(repr=False)
+    rows: list[dict[str, Any]] = field(repr=False)
+    summary: dict[str, Any] = field(repr=False)
     #: Why the run file stopped taking rows (a full disk), when it did.
     write_error: str | None = None
 

@@ -80,6 +80,8 @@ class _Work:
         p = plan.provider
         self.requester = p if isinstance(p, RequestProvider) else None
         self.cache: AnswerCache | None = None
+        # (case id, epoch) -> (request, cache key), built up front by `prefetch`.
+        self.prepared: dict[tuple[str, int], tuple[dict[str, Any], str]] = {}
         if plan.use_cache and self.requester is not None and plan.cache_path is not None:
             try:
                 self.cache = AnswerCache(plan.cache_path)
@@ -99,9 +101,9 @@ class _Work:
                 if reply is not None:
                     self.refusals.answered()
                 return reply, None
-            request = self.requester.request_for(case, self.prompt)
+            prepared = self.prepared.pop((case.id, epoch), None)
+            request, key = prepared or self.request_and_key(case, epoch)
             spend.chars = request_chars(request)
-            key = cache_key(request, epoch) if self.cache else ""
             if self.cache:
                 hit = self.cache.get(key)
                 if hit is not None:
@@ -126,6 +128,23 @@ class _Work:
             if self.plan.withhold_provider_text:
                 return None, f"{_builtin_name(exc)}: {WITHHELD_MESSAGE}"
             return None, describe(exc)[:500]
+
+    def request_and_key(self, case: Case, epoch: int) -> tuple[dict[str, Any], str]:
+        """The request for one case and its cache key ("" when there is no cache)."""
+        assert self.requester is not None
+        request = self.requester.request_for(case, self.prompt)
+        return request, cache_key(request, epoch) if self.cache else ""
+
+    def prefetch(self, queue: list[tuple[Case, int]]) -> None:
+        """Build every queued request and read all their cached replies in one query."""
+        if self.cache is None or self.requester is None:
+            return
+        for case, epoch in queue:
+            try:
+                self.prepared[(case.id, epoch)] = self.request_and_key(case, epoch)
+            except Exception:  # noqa: S112 - `answer` builds it again and makes it this case's error
+                continue
+        self.cache.prefetch([key for _, key in self.prepared.values()])
 
     def _reason(self, exc: ProviderError) -> str:
         """The error row's reason: the provider's message, or only its kind when withheld."""
@@ -216,6 +235,7 @@ async def execute(
         on_file(path)
     queue = to_run(plan, rows)
     work = _Work(plan, prompt)
+    work.prefetch(queue)
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
     started = time.perf_counter()

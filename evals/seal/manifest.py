@@ -19,11 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from evals.errors import InputError, Problem
 from evals.seal.ledger import LEDGER, LOCK, ledger_problems
 from evals.suite.case import Case, canonical_json, content_sha
@@ -75,10 +70,17 @@ def env_key() -> bytes | None:
 
 def new_key() -> str:
     """A fresh random key, URL-safe base64."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     return base64.urlsafe_b64encode(AESGCM.generate_key(bit_length=256)).decode("ascii")
 
 
 def _derive(master: bytes, label: str) -> bytes:
+    # Imported here, as in every function that encrypts: a run that never opens a pile
+    # (the usual one) does not pay for loading cryptography.
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     # Separate subkeys per purpose: a leaked row id key says nothing about the cipher key.
     hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"evals-seal/v1", info=label.encode())
     return hkdf.derive(master)
@@ -124,6 +126,8 @@ def seal_case(data: dict[str, Any], keys: PileKeys, pile_id: str, name: str, gui
     """The envelope file's bytes for one case."""
     plain = canonical_json(data).encode("utf-8")
     plain += b" " * (-len(plain) % PAD)
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     nonce = os.urandom(12)
     ct = AESGCM(keys.cipher).encrypt(nonce, plain, _aad(pile_id, name))
     envelope = {
@@ -145,6 +149,9 @@ def open_envelope(raw: bytes, keys: PileKeys, pile_id: str, name: str) -> dict[s
         ct = base64.b64decode(env["ciphertext"], validate=True)
     except (ValueError, KeyError, TypeError, binascii.Error):
         raise ValueError("not a readable envelope") from None
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     try:
         plain = AESGCM(keys.cipher).decrypt(nonce, ct, _aad(pile_id, name))
     except InvalidTag:

@@ -7,7 +7,8 @@ valid record, or the first problem's path and message.
 
 Only the keywords the project's schemas use are supported; any other keyword is refused when
 the schema is compiled, so a schema can never be checked less strictly than it reads.
-`format: date-time` is checked as RFC 3339 whether or not `jsonschema` has a checker for it.
+`format: date-time` is checked as RFC 3339 whether or not `jsonschema` has a checker for it;
+`format: date` as a real calendar date in `YYYY-MM-DD`, as `jsonschema` checks it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Any
+
+from evals.suite.jsonvalues import has_duplicates, is_date, json_equal, kind_of
 
 #: (path from the record to the offending value, message), or None when the record is valid.
 Failure = tuple[tuple[Any, ...], str] | None
@@ -37,6 +40,8 @@ _SUPPORTED = _IGNORED | {
     "minimum",
     "maximum",
     "minLength",
+    "maxLength",
+    "uniqueItems",
     "pattern",
     "format",
     "allOf",
@@ -49,8 +54,13 @@ _SUPPORTED = _IGNORED | {
     "dependentRequired",
 }
 # Rules about one value alone, checked in line where a property names them.
-_FLAT = {"type", "enum", "const", "minimum", "maximum", "minLength", "pattern", "format"} | (
-    _IGNORED - {"$defs"}
+_FLAT = (
+    {"type", "enum", "const", "minimum", "maximum", "minLength", "maxLength"}
+    | {
+        "pattern",
+        "format",
+    }
+    | (_IGNORED - {"$defs"})
 )
 # What each JSON type is in Python; booleans are not numbers, and 1.0 is an integer.
 _TYPE_TEST = {
@@ -69,41 +79,16 @@ class SchemaCompileError(ValueError):
     """The schema uses a keyword this compiler does not check."""
 
 
-def json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: `true` is not `1`, `1.0` is `1`."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if _number(a) and _number(b):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(map(json_equal, a, b))
-    return type(a) is type(b) and a == b
-
-
-def _number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if _number(value):
-        return "number"
-    return {dict: "object", list: "array", str: "string"}.get(type(value), type(value).__name__)
-
-
 class _Compiler:
     def __init__(self, root: dict[str, Any]) -> None:
         self.root = root
         self.lines: list[str] = []
         self.consts: dict[str, Any] = {
             "_DATE_TIME": _DATE_TIME,
+            "is_date": is_date,
+            "has_duplicates": has_duplicates,
             "json_equal": json_equal,
-            "_kind": _kind,
+            "_kind": kind_of,
         }
         self.functions: dict[tuple[int, bool], str] = {}  # (id(schema), predicate) -> name
         self.pending: list[tuple[str, Any, bool]] = []
@@ -226,6 +211,12 @@ class _Compiler:
                 f"if isinstance({v}, str) and len({v}) < {n}:",
                 "    " + self.fail(path, f"'shorter than {n} character(s)'"),
             ]
+        if "maxLength" in schema:
+            n = schema["maxLength"]
+            out += [
+                f"if isinstance({v}, str) and len({v}) > {n}:",
+                "    " + self.fail(path, f"'longer than {n} character(s)'"),
+            ]
         if "pattern" in schema:
             c = self.const(re.compile(schema["pattern"]))
             out += [
@@ -237,6 +228,11 @@ class _Compiler:
             out += [
                 f"if isinstance({v}, str) and not _DATE_TIME.match({v}):",
                 "    " + self.fail(path, f"repr({v})[:60] + ' is not a date-time'"),
+            ]
+        elif schema.get("format") == "date":
+            out += [
+                f"if isinstance({v}, str) and not is_date({v}):",
+                "    " + self.fail(path, f"repr({v})[:60] + ' is not a date'"),
             ]
         elif "format" in schema:
             raise SchemaCompileError(f"unsupported format {schema['format']!r}")
@@ -289,6 +285,8 @@ class _Compiler:
         if "maxItems" in schema:
             n = schema["maxItems"]
             inner += [f"if len({v}) > {n}:", "    " + self.fail(path, f"'more than {n} item(s)'")]
+        if schema.get("uniqueItems") is True:
+            inner += [f"if has_duplicates({v}):", "    " + self.fail(path, "'has duplicate items'")]
         items = schema.get("items", True)
         if items is not True and items != {}:
             fn = self.function(items)

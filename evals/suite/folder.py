@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import importlib.util
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +78,12 @@ class Suite:
         return self.path / "judge_prompt.txt"
 
     def case_files(self) -> list[Path]:
-        return sorted(self.cases_dir.glob("*.json")) if self.cases_dir.is_dir() else []
+        """Every `*.json` entry of cases/, by name (one directory read; names sort as paths do)."""
+        try:
+            names = sorted(e.name for e in os.scandir(self.cases_dir) if e.name.endswith(".json"))
+        except OSError:  # none, not a folder, or unreadable: no case files, as before
+            return []
+        return [self.cases_dir / name for name in names]
 
     def prompt_bytes(self) -> bytes:
         if not self.prompt_path.is_file():
