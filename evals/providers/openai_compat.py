@@ -9,6 +9,7 @@ sends back (answer, model id, finish reason, error message) is masked where it e
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evals.providers.base import EndpointRefused
-from evals.providers.masking import SecretMask, redact_url
+from evals.providers.masking import endpoint_mask, redact_url
 from evals.providers.modelid import date_is_label, endpoint_name, undated_name
 from evals.reply import ProviderError, Reply
 from evals.suite.case import Case
@@ -161,7 +162,9 @@ class OpenAICompatProvider:
         self.withhold = withhold
         self.base_url = (base_url or OPENAI_DEFAULT_URL).rstrip("/")
         self._api_key = api_key or "not-set"
-        self._mask = SecretMask(api_key)
+        # The key, and any credential in the URL (a token in its path, user info), is masked
+        # in everything the endpoint sends back: an error may quote the URL it was sent to.
+        self._mask = endpoint_mask(api_key, self.base_url)
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
@@ -195,9 +198,17 @@ class OpenAICompatProvider:
         }
 
     def request_for(self, case: Case, prompt: str) -> dict[str, Any]:
-        """Everything that shapes the answer (the cache key's material); no secret in it."""
+        """Everything that shapes the answer (the cache key's material); no secret in it.
+
+        Two URLs that differ only in a masked part (a token in the path) are two endpoints:
+        the real URL's hash tells them apart in the cache key without storing the URL.
+        """
+        url = self.url()
+        where = {"endpoint": url}
+        if url != self.base_url:
+            where["endpoint_sha256"] = hashlib.sha256(self.base_url.encode("utf-8")).hexdigest()
         return {
-            "endpoint": self.url(),
+            **where,
             "model": self.model,
             "body": {
                 "model": endpoint_name(self.model),
@@ -335,8 +346,12 @@ class OpenAICompatProvider:
 
     def reply_from_body(self, raw: bytes, latency_ms: float | None) -> Reply:
         """The Reply in a chat completion body (a live response, or one line of a batch's
-        output); ProviderError (MalformedBody when asking again may help) when it is none."""
-        content, usage, resolved, finish = parse_completion(raw)
+        output); ProviderError (MalformedBody when asking again may help) when it is none,
+        its message masked (it may quote a finish reason or a piece of the body)."""
+        try:
+            content, usage, resolved, finish = parse_completion(raw)
+        except ProviderError as exc:
+            raise self._masked(exc) from None
         resolved = self._mask.message(resolved, 200) if resolved else None
         if self.withhold:
             if resolved and not self._warned and not plain_model_id(self.model, resolved):
@@ -368,6 +383,11 @@ class OpenAICompatProvider:
         """The shared AsyncOpenAI client (its timeout and retries), for the Files and Batches
         endpoints."""
         return self._get_client()
+
+    def clean(self, text: str, limit: int = 500) -> str:
+        """Text the endpoint sent outside a reply (a batch's errors, an error file's line)
+        masked as every reply is: safe for a row, a run file or the terminal."""
+        return self._mask.message(text, limit)
 
     def error_for(self, exc: BaseException) -> ProviderError:
         """What an SDK failure that outlived its retries means, in one line without the key."""

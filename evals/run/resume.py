@@ -149,6 +149,8 @@ class OpenBatch:
     input_file_id: str
     custom_ids: list[str]
     batch_id: str | None = None
+    #: The batch was asked for and may exist although no `created` record says so.
+    creating: bool = False
 
 
 def open_batch(records: list[dict[str, Any]]) -> OpenBatch | None:
@@ -160,6 +162,10 @@ def open_batch(records: list[dict[str, Any]]) -> OpenBatch | None:
             continue
         if event == "uploaded":
             by_file[fid] = OpenBatch(fid, [str(x) for x in rec.get("custom_ids") or []])
+        elif event == "creating" and fid in by_file:
+            by_file[fid].creating = True
+        elif event == "not_created" and fid in by_file:
+            by_file[fid].creating = False
         elif event == "created" and fid in by_file:
             by_file[fid].batch_id = rec.get("batch_id")
         elif event == "ended":
