@@ -20,6 +20,7 @@ MIN_FRAGMENT = 12
 #: A run this long that matches the key's first or last characters is masked too: an error
 #: quoting `sk-ab12cd****wx90yz` gives away both ends of the key.
 EDGE = 6
+_STARS = "*."
 # Query parameter names that carry a credential whatever its value looks like.
 _SECRET_NAME = re.compile(r"key|token|secret|sig|auth|pass|cred", re.IGNORECASE)
 # Error messages may quote a key partly masked ("Incorrect API key provided: sk-ab***yz").
@@ -89,11 +90,15 @@ class SecretMask:
                 end, j = m.end(), EDGE
                 while j < len(key) and end < len(text) and text[end] == key[j]:
                     end, j = end + 1, j + 1
+                while end < len(text) and text[end] in _STARS:  # the quote's own stars
+                    end += 1
                 spans.append((m.start(), end))
             for m in re.finditer(re.escape(key[-EDGE:]), text):
                 start, j = m.start(), EDGE
                 while j < len(key) and start > 0 and text[start - 1] == key[-j - 1]:
                     start, j = start - 1, j + 1
+                while start > 0 and text[start - 1] in _STARS:
+                    start -= 1
                 spans.append((start, m.end()))
         return sorted(spans)
 
