@@ -64,6 +64,17 @@ def check_resumable(
             Problem(where, "/model", f"the run used {h.get('model')!r}, this would use {model!r}")
         )
     old = h.get("settings", {}).get("provider") or {}
+    if old.get("base_url") != provider_stamp.get("base_url"):
+        # The rest of the run would go to another endpoint, into the same run file.
+        problems.append(
+            Problem(
+                where,
+                "/settings/provider/base_url",
+                f"the run was sent to {old.get('base_url')!r}, this would send the rest to "
+                f"{provider_stamp.get('base_url')!r}: set OPENAI_BASE_URL (or [tool.evals] "
+                "base_url) to the run's endpoint, or start a new run",
+            )
+        )
     for key in ("kind", "generation", "target", "endpoint_model"):
         if old.get(key) != provider_stamp.get(key):
             problems.append(
