@@ -32,7 +32,7 @@ from runkit import (
 )
 
 from evals.providers.batch import parse_results
-from evals.run.batch import backoff
+from evals.run.batch_steps import backoff
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "schemas" / "run.schema.json").read_text("utf-8"))

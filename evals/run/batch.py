@@ -16,7 +16,7 @@ import asyncio
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +29,11 @@ from evals.providers.batch import (
     batch_input,
     custom_id,
     missing_reason,
-    parse_results,
-    progress_line,
     split_custom_id,
 )
 from evals.providers.openai_compat import OpenAICompatProvider
 from evals.reply import ProviderError, Reply
+from evals.run.batch_steps import output_estimate, read_results, unknown_batch, wait_for
 from evals.run.cache import AnswerCache, cache_key
 from evals.run.cost import cost_usd, discounted, estimate_batch_cost, price_for
 from evals.run.files import iso_z, unwritable
@@ -47,19 +46,6 @@ from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 
 NoteCallback = Callable[[str], None]
-#: Status checks that may fail in a row (each after the SDK's own retries) before the run
-#: stops and leaves the batch to `--resume`.
-POLL_FAILURES = 3
-#: A progress line at least this often while nothing changes.
-QUIET_S = 300.0
-
-
-def backoff(first_s: float, cap_s: float) -> Iterator[float]:
-    """The waits between status checks: `first_s`, doubled each time, never above `cap_s`."""
-    delay = min(first_s, cap_s)
-    while True:
-        yield delay
-        delay = min(delay * 2, cap_s)
 
 
 def _print_note(text: str) -> None:
@@ -143,7 +129,7 @@ class _BatchRun:
         cap = self.plan.max_cost
         if cap is None:
             return len(todo)
-        out_tokens, how = self._output_estimate()
+        out_tokens, how = output_estimate(self.provider.max_tokens, self.rows)
         totals = estimate_batch_cost([request_chars(t[2]) for t in todo], self.price, out_tokens)
         if totals is None:  # the command refuses --max-cost without a price
             return len(todo)
@@ -155,19 +141,6 @@ class _BatchRun:
                 f"{fit} sent"
             )
         return fit
-
-    def _output_estimate(self) -> tuple[float, str]:
-        if self.provider.max_tokens is not None:
-            return float(self.provider.max_tokens), f"max_tokens {self.provider.max_tokens} out"
-        seen = [
-            u["completion_tokens"]
-            for r in self.rows
-            if isinstance(u := r.get("usage"), dict) and isinstance(u.get("completion_tokens"), int)
-        ]
-        if seen:
-            mean = sum(seen) / len(seen)
-            return mean, f"{mean:.0f} tokens out as in the answers so far"
-        return 0.0, "input only: no max_tokens and no answer yet to size the output"
 
     async def submit(self, todo: list[tuple[Case, int, dict[str, Any]]]) -> None:
         """Upload the requests that fit the budget as one input file and collect its batch."""
@@ -251,14 +224,7 @@ class _BatchRun:
             )
             return None
         except CannotList as exc:
-            self.stopped = (
-                f"an earlier run asked the endpoint to create the batch for file {fid} and "
-                f"ended before it could record the answer, and {exc}, so whether that batch "
-                "exists cannot be known; nothing was created, so nothing is paid twice. Look "
-                f"for a batch of input file {fid} at the provider: if there is one, wait for "
-                "it and start a new run (its answers are not in the cache); if there is none, "
-                "start a new `invoke run --batch` (cached answers are not paid for again)"
-            )
+            self.stopped = unknown_batch(fid, exc)
         except ProviderError as exc:
             self.stopped = (
                 f"the batch was not created: {exc}; `invoke run --resume` creates it "
@@ -267,53 +233,20 @@ class _BatchRun:
         return None
 
     async def poll(self, batch_id: str) -> BatchState | None:
-        """Check the batch with a doubling wait (capped) until it ends; None when contact is
-        lost (the run stops; the batch goes on and `--resume` collects it)."""
+        """The batch's final state; None when contact is lost (the run stops)."""
         self.waiting = batch_id
-        waits = backoff(self.settings.poll_s, self.settings.poll_max_s)
-        failures, started = 0, time.monotonic()
-        last: tuple[Any, ...] | None = None
-        last_at = started
-        while True:
-            try:
-                state = await self.endpoint.retrieve(batch_id)
-            except ProviderError as exc:
-                failures += 1
-                if failures >= POLL_FAILURES:
-                    self.stopped = (
-                        f"{exc}; the batch goes on at the provider and "
-                        "`invoke run --resume` collects it"
-                    )
-                    return None
-                self.note(f"warning: {exc}; checking again shortly")
-            else:
-                failures = 0
-                now = time.monotonic()
-                key = (state.status, state.completed, state.failed)
-                if key != last or now - last_at >= QUIET_S or state.final:
-                    self.note(progress_line(state, now - started))
-                    last, last_at = key, now
-                if state.final:
-                    self.waiting = None
-                    return state
-            await asyncio.sleep(next(waits))
+        state, lost = await wait_for(self.endpoint, batch_id, self.settings, self.note)
+        if state is None:
+            self.stopped = lost
+        else:
+            self.waiting = None
+        return state
 
     async def read_results(self, state: BatchState) -> dict[str, ResultLine] | None:
-        """Every request's outcome from the output file, then the error file."""
-        results: dict[str, ResultLine] = {}
-        for fid in (state.output_file_id, state.error_file_id):
-            if not fid:
-                continue
-            try:
-                raw = await self.endpoint.read_file(fid)
-            except ProviderError as exc:
-                self.stopped = f"{exc}; `invoke run --resume` reads batch {state.id} again"
-                return None
-            got, warnings = parse_results(raw, f"batch {state.id}, file {fid}", self.provider.clean)
-            for w in warnings:
-                self.note(f"warning: {w}")
-            for cid, res in got.items():
-                results.setdefault(cid, res)
+        """Every request's outcome in the batch's files; None when they cannot be read."""
+        results, why = await read_results(self.endpoint, state, self.provider.clean, self.note)
+        if results is None:
+            self.stopped = why
         return results
 
     def outcomes(
