@@ -179,3 +179,47 @@ def test_without_a_batch_list_a_batch_that_may_exist_is_not_created_twice(
 
 def test_model_in_batch_project_is_pinned():
     assert "@" in MODEL
+
+
+def test_a_run_file_that_fills_mid_batch_stops_with_exit_3_and_resume_collects_the_same_batch(
+    tmp_path, monkeypatch, srv
+):
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    from evals.run.files import read_run
+
+    root = batch_project(tmp_path, 12)
+    invoke = str(Path(sys.executable).with_name("invoke"))
+    repo = Path(__file__).resolve().parent.parent
+    limit = 8_000  # the header, the batch records and a few rows; no room for all twelve
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = {**os.environ, "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": API_KEY}
+    r = subprocess.run(
+        [invoke, "-r", str(repo), "run", "--model", MODEL, "--batch"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=cap,
+    )
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    (path,) = run_files(root)
+    assert f"could not write {path}: File too large" in r.stdout + r.stderr
+    assert "invoke run --resume" in r.stderr
+    written = read_run(path)  # every record on disk is whole
+    kept = len(written.rows)
+    assert 0 < kept < 12 and path.stat().st_size <= limit
+    events = [b["event"] for b in written.batches]
+    assert events == ["uploaded", "creating", "created"]  # never "ended": rows are missing
+    use(monkeypatch, root, srv.base_url)
+    assert run(resume=path.name, models=[]) == 0
+    assert (srv.files_uploaded, srv.batches_created) == (1, 1)  # collected, never sent again
+    assert len(rows(path)) == 12 and summary(path)["counts"]["pass"] == 12
