@@ -180,5 +180,10 @@ def test_any_run_of_six_or_more_characters_matching_the_keys_start_or_end_is_mas
         "Incorrect API key provided: ***"
     )
     assert mask.text("starts tokQ9f, ends 2635Zq.") == "starts ***, ends ***."
-    # Five characters are not a run of the key: ordinary text keeps them.
+    # Five characters are not a run of the key, nor is a run inside a longer word.
     assert mask.text("tokQ9 and 635Zq") == "tokQ9 and 635Zq"
+    assert mask.text("atokQ9f and 2635Zqs") == "atokQ9f and 2635Zqs"
+    # A key a person chose: its ends are ordinary words, masked only standing alone.
+    chosen = SecretMask("sk-no-key-required")
+    assert chosen.text("A card is required.") == "A card is required."
+    assert chosen.text("key sk-no-key-re**** refused") == "key *** refused"

@@ -261,7 +261,7 @@ class BatchEndpoint:
             )
         except Exception as exc:  # every SDK failure, after its retries
             raise self._fail("uploading the batch input failed", exc) from None
-        return str(f.id)
+        return self.provider.clean(str(f.id))
 
     async def find(self, input_file_id: str) -> BatchState | None:
         """The newest batch made from this input file, if the endpoint lists one."""

@@ -86,10 +86,13 @@ class SecretMask:
         key = self.secret
         if key and len(key) >= EDGE:
             # "sk-ab12cd****wx90yz": a key quoted with its middle starred still leaks its ends.
+            # A run counts only as a whole token ("quired" in "required" is no key's end).
             for m in re.finditer(re.escape(key[:EDGE]), text):
                 end, j = m.end(), EDGE
                 while j < len(key) and end < len(text) and text[end] == key[j]:
                     end, j = end + 1, j + 1
+                if not _quoted_edge(text, m.start(), end, starred=end):
+                    continue
                 while end < len(text) and text[end] in _STARS:  # the quote's own stars
                     end += 1
                 spans.append((m.start(), end))
@@ -97,6 +100,8 @@ class SecretMask:
                 start, j = m.start(), EDGE
                 while j < len(key) and start > 0 and text[start - 1] == key[-j - 1]:
                     start, j = start - 1, j + 1
+                if not _quoted_edge(text, start, m.end(), starred=start - 1):
+                    continue
                 while start > 0 and text[start - 1] in _STARS:
                     start -= 1
                 spans.append((start, m.end()))
@@ -129,6 +134,22 @@ class SecretMask:
         return _KEYLIKE.sub(
             lambda m: _mask_keylike(m.group(0)), self.text(printable(text, one_line=True))
         )[:limit]
+
+
+def _word(text: str, i: int) -> bool:
+    """Whether text[i] exists and is a letter or digit (a token goes on there)."""
+    return 0 <= i < len(text) and text[i].isalnum()
+
+
+def _quoted_edge(text: str, start: int, end: int, *, starred: int) -> bool:
+    """Whether text[start:end], a run matching the key's start or end, is a quoted piece of
+    the key: a whole token, starred where the rest of the key was left out, or mixing
+    letters and digits as keys do. "required" alone is a word, even when a key ends in it."""
+    if _word(text, start - 1) or _word(text, end):
+        return False
+    run = text[start:end]
+    mixed = any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+    return mixed or (0 <= starred < len(text) and text[starred] in _STARS)
 
 
 def url_secrets(url: str, secret: str | None = None) -> list[str]:
