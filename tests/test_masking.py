@@ -187,3 +187,25 @@ def test_any_run_of_six_or_more_characters_matching_the_keys_start_or_end_is_mas
     chosen = SecretMask("sk-no-key-required")
     assert chosen.text("A card is required.") == "A card is required."
     assert chosen.text("key sk-no-key-re**** refused") == "key *** refused"
+
+
+def test_the_judge_masks_a_token_in_its_base_url_quoted_back_in_an_error(
+    tmp_path, monkeypatch, openai_server
+):
+    from dataclasses import replace
+
+    from judgekit import JUDGE, grade, judge_project, load_case
+
+    from evals.config import load_settings
+    from evals.judge.client import make_judge
+    from evals.suite.folder import open_suite
+
+    project = judge_project(tmp_path)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url.replace("/v1", f"/gw/{TOKEN}/v1"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    cfg = replace(load_settings(project.parent), timeout_s=1.0, max_retries=0)
+    judge = make_judge(JUDGE, open_suite(project), cfg, use_cache=False)
+    result, extra = grade(judge, load_case(project))
+    text = json.dumps(extra) + (result.detail or "")
+    assert result.status == "error" and "not found: POST /gw/***/v1/chat/completions" in text
+    assert TOKEN not in text
