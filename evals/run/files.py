@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evals.errors import InputError, Problem, pointer
+from evals.providers.masking import printable
 from evals.suite.compiled_schema import Check, compile_schema
 from evals.suite.jsonl import parse_record
 from evals.suite.schemas import schema
@@ -274,15 +275,13 @@ def read_run(path: Path) -> RunFile:
             problems += _header_problems(str(path), n, rec)
             continue
         if header is not None and rec.get("run_id", header.get("run_id")) != header.get("run_id"):
-            # A line pasted in from another run would be counted as this run's.
-            problems.append(
-                Problem(
-                    str(path),
-                    f"line {n}/run_id",
-                    f"{rec['run_id']!r} is another run's id (this run is {header.get('run_id')!r})",
-                )
+            # A line pasted in from another run is counted as this run's: say so.
+            other, own = printable(str(rec["run_id"]), one_line=True)[:80], header.get("run_id")
+            warnings.append(
+                f"{path}: line {n}: a {kind} record of run {other!r}, not of this run "
+                f"({printable(str(own), one_line=True)[:80]!r}); read as this run's"
             )
-        elif kind == "case":
+        if kind == "case":
             pair = (rec["case"], rec.get("epoch", 0))
             if pair in row_at:
                 problems.append(
