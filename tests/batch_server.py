@@ -18,7 +18,9 @@ cancelled batch ends ``cancelled`` on its next poll with what it had answered.
 Each line is answered by ``responder(body)`` (as live requests are) unless
 ``line_faults[custom_id]`` says otherwise: ``LineFault.error(code, message)`` (error file,
 no response), ``LineFault.status(code, message)`` (error file, a non-200 response) or
-``LineFault.malformed()`` (output file, a 200 whose body is no chat completion).
+``LineFault.malformed()`` (output file, a 200 whose body is no chat completion) or
+``LineFault.raw(text)`` (that text as the line, as it is). ``batch_errors`` makes every new
+batch fail validation with those errors; ``can_list = False`` removes ``GET /v1/batches``.
 ``create_faults`` scripts ``POST /v1/batches`` calls in order: a ``Fault`` is answered
 instead of creating the batch; ``"drop-after-create"`` creates it, then drops the
 connection before the response, as a lost response would.
@@ -67,6 +69,11 @@ class LineFault:
     @classmethod
     def malformed(cls) -> LineFault:
         return cls("malformed")
+
+    @classmethod
+    def raw(cls, line: str) -> LineFault:
+        """This exact text as the request's line in the output file (any bytes, any depth)."""
+        return cls("raw", message=line)
 
 
 @dataclass
@@ -167,7 +174,10 @@ class _BatchHandler(_Handler):
             self._json(200, made)
             return
         if method == "GET" and not rest:
-            self._json(200, owner._list(query))
+            if owner.can_list:
+                self._json(200, owner._list(query))
+            else:
+                self._missing("route")
             return
         with owner._lock:
             b = owner.batches.get(rest[0]) if rest else None
@@ -211,6 +221,10 @@ class BatchServer(OpenAIServer):
         self.expire_after = expire_after
         self.expired_in_error_file = expired_in_error_file
         self.line_faults: dict[str, LineFault] = {}
+        #: False: no `GET /v1/batches` (a 404), as some OpenAI-compatible servers have none.
+        self.can_list = True
+        #: Errors every new batch fails validation with (its `errors.data`).
+        self.batch_errors: list[dict[str, Any]] = []
         self.create_faults: list[Fault | str] = []
         self.files: dict[str, dict[str, Any]] = {}
         self.batches: dict[str, _Batch] = {}
@@ -268,7 +282,7 @@ class BatchServer(OpenAIServer):
             lines.append(rec)
         with self._lock:
             b = _Batch(self._new_id("batch"), fid, lines, int(time.time()), body.get("metadata"))
-            b.validation_errors = problems
+            b.validation_errors = problems + list(self.batch_errors)
             self.batches[b.id] = b
             self.batches_created += 1
             self.line_counts.update(r["custom_id"] for r in lines)
@@ -302,6 +316,9 @@ class BatchServer(OpenAIServer):
             cid, body = rec["custom_id"], rec["body"]
             fault = self.line_faults.get(cid)
             rid = f"batch_req_{b.id}_{b.answered}"
+            if fault is not None and fault.kind == "raw":
+                b.output.append(fault.message)
+                continue
             if fault is None or fault.kind == "malformed":
                 if fault is None:
                     reply = self._reply_for(body)

@@ -200,7 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path not in CHAT_PATHS:
             owner._record(rec)
-            self._send(404, b'{"error":{"message":"not found","type":"not_found"}}')
+            # Quoting the path, as many servers do: a token in the base URL comes back.
+            err = {"error": {"message": f"not found: POST {path}", "type": "not_found"}}
+            self._send(404, json.dumps(err).encode())
             return
         action = owner._next_action(rec)
         # The client may give up first (its timeout): then there is nothing left to do.

@@ -95,7 +95,7 @@ def run_files(root: Path) -> list[Path]:
 
 
 def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
+    return [json.loads(x) for x in path.read_text("utf-8").split("\n") if x.strip()]
 
 
 def rows(path: Path) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ from runkit import (
 )
 
 from evals.providers.batch import parse_results
-from evals.run.batch import backoff
+from evals.run.batch_steps import backoff
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "schemas" / "run.schema.json").read_text("utf-8"))
@@ -95,7 +95,7 @@ def test_a_200_case_suite_ends_with_every_case_scored_or_an_error_row(tmp_path, 
     for rec in records(path):
         jsonschema.validate(rec, SCHEMA)
     events = [r["event"] for r in records(path) if r["kind"] == "batch"]
-    assert events == ["uploaded", "created", "ended"]
+    assert events == ["uploaded", "creating", "created", "ended"]
 
 
 def who(body: dict[str, Any]) -> str:
@@ -329,7 +329,7 @@ def test_backoff_doubles_the_wait_up_to_its_cap():
     assert list(itertools.islice(backoff(0.5, 0.2), 2)) == [0.2, 0.2]
 
 
-def test_result_files_name_every_failure_and_skip_unreadable_lines():
+def test_result_files_name_every_failure_skip_unreadable_lines_and_warn_of_conflicting_ones():
     ok = {"status_code": 200, "body": {"choices": []}}
     raw = "\n".join(
         [
@@ -346,6 +346,10 @@ def test_result_files_name_every_failure_and_skip_unreadable_lines():
     assert got["b#0"].error == "the batch reported an error: batch_expired"
     assert got["c#0"].error == "HTTP 429 in the batch"
     assert warnings == [
-        "out.jsonl: line 2: not JSON; skipped",
+        "out.jsonl: line 2: invalid JSON: Expecting value; skipped",
         "out.jsonl: line 5: names no custom_id; skipped",
+        "out.jsonl: line 6: a second, different result for a#0; the first is kept",
     ]
+    # The same line twice (a provider's retry) is no conflict.
+    again = raw + b"\n" + raw.split(b"\n")[0]
+    assert parse_results(again, "out.jsonl")[1] == warnings

@@ -47,8 +47,8 @@ def test_a_run_killed_while_its_batch_runs_resumes_the_same_batch(tmp_path, monk
         assert sum(srv.polls.values()) >= 3, "the first process never polled its batch"
         (path,) = run_files(root)
         before = batch_records(path)
-        assert [r["event"] for r in before] == ["uploaded", "created"]
-        batch_id = before[1]["batch_id"]
+        assert [r["event"] for r in before] == ["uploaded", "creating", "created"]
+        batch_id = before[2]["batch_id"]
         assert rows(path) == [] and not any(r["kind"] == "summary" for r in records(path))
         # The batch goes on at the provider: it ends a few checks after the resume starts.
         srv.polls_to_finish = srv.batches[batch_id].polls + 3
@@ -62,8 +62,8 @@ def test_a_run_killed_while_its_batch_runs_resumes_the_same_batch(tmp_path, monk
     assert sorted(r["case"] for r in got) == [f"case-{i:03d}" for i in range(40)]
     assert {r["batch_id"] for r in got} == {batch_id}
     after = batch_records(path)
-    assert [r["event"] for r in after] == ["uploaded", "created", "ended"]
-    assert after[2]["batch_id"] == batch_id and after[2]["status"] == "completed"
+    assert [r["event"] for r in after] == ["uploaded", "creating", "created", "ended"]
+    assert after[3]["batch_id"] == batch_id and after[3]["status"] == "completed"
     assert summary(path)["completed"] is True and len(records(path)[0]["resumes"]) == 1
 
 

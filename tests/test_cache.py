@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from openai_server import Fault
-from runkit import GOOD, case, make_project, rows, run, run_files, summary, use, write_case
+from runkit import GOOD, case, make_project, records, rows, run, run_files, summary, use, write_case
 
 from evals.reply import Reply
 from evals.run.cache import AnswerCache, cache_key
@@ -176,3 +176,24 @@ def test_a_read_ahead_cache_still_hits_a_key_twice_and_finds_a_pending_write(tmp
     assert cache.get("never-asked") is None
     assert cache.hits == 3
     cache.close()
+
+
+def test_endpoints_that_differ_only_in_a_masked_credential_do_not_share_answers(
+    tmp_path, monkeypatch, openai_server
+):
+    root = make_project(tmp_path, 1)
+    openai_server.responder = lambda body: GOOD
+
+    def with_token(token: str) -> str:
+        return openai_server.base_url.replace("http://", f"http://svc:{token}@")
+
+    use(monkeypatch, root, with_token("tenant-one-secret"))
+    assert run() == 0
+    use(monkeypatch, root, with_token("tenant-two-secret"))
+    assert run() == 0
+    assert len(openai_server.chat_requests) == 2  # the second endpoint was asked
+    use(monkeypatch, root, with_token("tenant-one-secret"))
+    assert run() == 0
+    assert len(openai_server.chat_requests) == 2  # the first endpoint's answer is cached
+    headers = [records(p)[0]["settings"]["provider"]["base_url"] for p in run_files(root)]
+    assert set(headers) == {openai_server.base_url}  # stored masked, keyed apart

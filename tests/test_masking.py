@@ -118,3 +118,94 @@ def test_the_judge_masks_a_piece_of_its_key_echoed_in_a_verdict(
     assert result.status == "pass"
     assert piece not in json.dumps(extra)
     assert extra["judge"]["verdict"]["reasoning"] == "I was called with ***..."
+
+
+TOKEN = "gw7Qk2Lx9Rt4Vb8Nz3Pw6Yc1"
+
+
+def test_a_token_in_the_base_url_path_quoted_in_a_404_is_masked_in_row_summary_and_console(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 2, max_retries=0)
+    use(monkeypatch, root, openai_server.base_url.replace("/v1", f"/gw/{TOKEN}/v1"))
+    assert run() == 3
+    out = capsys.readouterr()
+    text = out.out + out.err
+    for f in root.rglob("*"):
+        if f.is_file():
+            assert TOKEN.encode() not in f.read_bytes(), f
+    assert TOKEN not in text
+    recs = records(run_files(root)[0])
+    assert any(
+        "not found: POST /gw/***/v1/chat/completions" in (r.get("error") or "") for r in recs
+    )
+    assert "/gw/***/v1" in recs[-1]["stopped_reason"]
+
+
+def test_basic_auth_in_the_url_is_masked_in_its_base64_form_as_the_client_sends_it(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    import base64
+
+    user, password = "svc-evals", "hunter2-hunter2"
+    basic = base64.b64encode(f"{user}:{password}".encode()).decode()
+    root = make_project(tmp_path, 1, max_retries=0)
+    url = openai_server.base_url.replace("http://", f"http://{user}:{password}@")
+    use(monkeypatch, root, url)
+    openai_server.enqueue(Fault.http(403, f"header Authorization: Basic {basic} not allowed"))
+    assert run() == 3
+    assert openai_server.requests[0].headers["authorization"] == f"Basic {basic}"
+    out = capsys.readouterr()
+    text = out.out + out.err + run_files(root)[0].read_text("utf-8")
+    assert basic not in text and password not in text and f"{user}:" not in text
+    (row,) = rows(run_files(root)[0])
+    assert "header Authorization: Basic *** not allowed" in row["error"]
+
+
+def test_url_secrets_are_the_credentials_a_url_holds_and_nothing_else():
+    from evals.providers.masking import url_secrets
+
+    assert url_secrets("http://127.0.0.1:8000/v1") == []
+    assert url_secrets("https://api.openai.com/v1?api-version=2024-06-01") == []
+    found = url_secrets(f"https://u:pa%40ss-long@gw.example/gw/{TOKEN}/v1?api-key=k3y-value")
+    assert TOKEN in found and "k3y-value" in found and "pa@ss-long" in found
+    assert "u:pa@ss-long" in found and "dTpwYUBzcy1sb25n" in found  # base64 of u:pa@ss-long
+    assert "u" not in found and "gw" not in found and "v1" not in found
+
+
+def test_any_run_of_six_or_more_characters_matching_the_keys_start_or_end_is_masked():
+    key = "tokQ9f8eAbCdEfGhIjKl172635Zq"
+    mask = SecretMask(key)
+    assert mask.text("Incorrect API key provided: tokQ9f8e****172635Zq") == (
+        "Incorrect API key provided: ***"
+    )
+    assert mask.text("starts tokQ9f, ends 2635Zq.") == "starts ***, ends ***."
+    # Five characters are not a run of the key, nor is a run inside a longer word.
+    assert mask.text("tokQ9 and 635Zq") == "tokQ9 and 635Zq"
+    assert mask.text("atokQ9f and 2635Zqs") == "atokQ9f and 2635Zqs"
+    # A key a person chose: its ends are ordinary words, masked only standing alone.
+    chosen = SecretMask("sk-no-key-required")
+    assert chosen.text("A card is required.") == "A card is required."
+    assert chosen.text("key sk-no-key-re**** refused") == "key *** refused"
+
+
+def test_the_judge_masks_a_token_in_its_base_url_quoted_back_in_an_error(
+    tmp_path, monkeypatch, openai_server
+):
+    from dataclasses import replace
+
+    from judgekit import JUDGE, grade, judge_project, load_case
+
+    from evals.config import load_settings
+    from evals.judge.client import make_judge
+    from evals.suite.folder import open_suite
+
+    project = judge_project(tmp_path)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url.replace("/v1", f"/gw/{TOKEN}/v1"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    cfg = replace(load_settings(project.parent), timeout_s=1.0, max_retries=0)
+    judge = make_judge(JUDGE, open_suite(project), cfg, use_cache=False)
+    result, extra = grade(judge, load_case(project))
+    text = json.dumps(extra) + (result.detail or "")
+    assert result.status == "error" and "not found: POST /gw/***/v1/chat/completions" in text
+    assert TOKEN not in text

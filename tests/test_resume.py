@@ -279,3 +279,33 @@ def test_resuming_a_run_without_retries_keeps_its_retries(
     assert "--retries 3 cannot be used with --resume: the run's own (0) is kept" in (
         capsys.readouterr().err
     )
+
+
+def test_resume_refuses_to_send_the_rest_of_a_run_to_another_endpoint(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    root = make_project(tmp_path, 3, max_retries=0, concurrency=1)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    openai_server.enqueue(Fault.server_error())
+    assert run() == 3
+    (path,) = run_files(root)
+    original = path.read_bytes()
+    sent = len(openai_server.chat_requests)
+    monkeypatch.delenv("OPENAI_BASE_URL")  # the key alone would mean api.openai.com
+    assert run(resume=path.name, models=[]) == 2
+    err = capsys.readouterr().err
+    assert f"the run was sent to '{openai_server.base_url}'" in err
+    assert "this would send the rest to 'https://api.openai.com/v1'" in err
+    assert path.read_bytes() == original and len(openai_server.chat_requests) == sent
+    # Back on the run's endpoint, it goes on.
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
+    assert run(resume=path.name, models=[]) == 0
+
+
+def test_epochs_are_bounded(tmp_path, monkeypatch, openai_server, capsys):
+    root = make_project(tmp_path, 1)
+    use(monkeypatch, root, openai_server.base_url)
+    assert run(epochs=1_000_000_000) == 2
+    assert "--epochs 1000000000: at most 100" in capsys.readouterr().err
+    assert run_files(root) == [] and openai_server.chat_requests == []

@@ -139,6 +139,29 @@ def _mangle(records: list[dict[str, Any]], how: str) -> tuple[list[str], int]:
             header["settings"] = "fast"
         lines[0] = json.dumps(header)
         return lines, 1
+    elif how in ("format 99", "epochs past the bound"):
+        header = json.loads(lines[0])
+        if how == "format 99":
+            header["format"] = 99
+        else:
+            header["settings"]["epochs"] = 1_000_000_000
+        lines[0] = json.dumps(header)
+        return lines, 1
+    elif how == "a row twice":
+        lines.insert(2, lines[1])
+        return lines, 3
+    elif how == "two summaries":
+        lines.append(lines[-1])
+        return lines, len(lines)
+    elif how == "a cost of 1e999":
+        rec["cost_usd"] = 12345.0
+        lines[1] = json.dumps(rec).replace("12345.0", "1e999")
+        return lines, 2
+    elif how == "batch custom_ids as a number":
+        batch = {"kind": "batch", "event": "uploaded", "at": "2026-11-29T10:00:00Z"}
+        batch.update(input_file_id="file-1", requests=1, custom_ids=5)
+        lines.insert(1, json.dumps(batch))
+        return lines, 2
     elif how == "token counts as text":
         summary = json.loads(lines[-1])
         summary["tokens"] = {"prompt_tokens": "many"}
@@ -158,6 +181,12 @@ MANGLED = [
     "settings as a string",
     "epochs as a string",
     "token counts as text",
+    "format 99",
+    "epochs past the bound",
+    "a row twice",
+    "two summaries",
+    "a cost of 1e999",
+    "batch custom_ids as a number",
 ]
 
 
@@ -209,3 +238,18 @@ def test_a_run_file_writer_and_reader_agree_on_every_record_a_real_run_writes(
 ) -> None:
     run = read_run(good_run)
     assert len(run.rows) == 3 and run.complete and not run.warnings
+
+
+def test_a_row_of_another_run_is_named_in_a_warning(good_run: Path, tmp_path: Path) -> None:
+    lines = good_run.read_text("utf-8").split("\n")
+    rec = json.loads(lines[1])
+    rec["run_id"] = "2026-01-01T00-00-00-000000Z_0000000"
+    lines[1] = json.dumps(rec)
+    path = tmp_path / "pasted.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    run = read_run(path)
+    assert len(run.rows) == 3
+    assert run.warnings == [
+        f"{path}: line 2: a case record of run '2026-01-01T00-00-00-000000Z_0000000', not of "
+        f"this run ({run.run_id!r}); read as this run's"
+    ]

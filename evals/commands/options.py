@@ -22,7 +22,7 @@ from evals.providers.openai_compat import OpenAICompatProvider, from_settings
 from evals.providers.replay import ReplayProvider
 from evals.providers.target import TargetProvider, load_target
 from evals.run.cost import batch_discount, price_for
-from evals.run.plan import BatchSettings, Grader
+from evals.run.plan import MAX_EPOCHS, BatchSettings, Grader
 from evals.suite.case import Case
 from evals.suite.folder import Suite, select_cases
 
@@ -108,6 +108,10 @@ def check_flags(opts: RunOptions, models: list[str]) -> None:
         raise InputError("--answers takes exactly one --model")
     if opts.epochs < 1:
         raise InputError(f"--epochs {opts.epochs}: must be 1 or more")
+    if opts.epochs > MAX_EPOCHS:
+        raise InputError(
+            f"--epochs {opts.epochs}: at most {MAX_EPOCHS} (every attempt is planned up front)"
+        )
     if opts.concurrency is not None and opts.concurrency < 1:
         raise InputError(f"--concurrency {opts.concurrency}: must be 1 or more")
     if opts.max_cost is not None and opts.max_cost < 0:

@@ -51,7 +51,8 @@ def read_jsonl(path: Path, text: str, problems: list[Problem]) -> list[tuple[int
     if text.lstrip().startswith("["):
         return read_json_array(path, text, problems)
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    # Only \n ends a JSONL line: a string may hold U+2028 raw, which splitlines() would cut.
+    for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -28,7 +28,7 @@ from evals.judge.verdict import (
     verdict_schema,
     wire_schema,
 )
-from evals.providers.masking import SecretMask
+from evals.providers.masking import endpoint_mask
 from evals.providers.modelid import check_pinned, date_is_label, endpoint_name, undated_name
 from evals.reply import Reply
 from evals.run.cost import Price, cost_usd, price_for
@@ -276,9 +276,10 @@ class Judge:
         return cost_usd(out.usage, self.price)
 
     def _mask(self, text: str) -> str:
-        """`text` with the endpoint's API key (whole, or any long piece of it) as `***`."""
+        """`text` with the endpoint's API key (whole, any long piece, its start or end) and
+        any credential in its URL as `***`."""
         key = getattr(self.client, "api_key", None)
-        return SecretMask(key if isinstance(key, str) else None).text(text)
+        return endpoint_mask(key if isinstance(key, str) else None, self.endpoint).text(text)
 
     async def grade(self, case: Case, reply: Reply) -> tuple[CheckResult, dict[str, Any]]:
         """The `judge` check and the row fields: judge, needs_review, review_reasons."""

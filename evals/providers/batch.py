@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from evals.providers.openai_compat import OpenAICompatProvider
 from evals.reply import ProviderError
+from evals.suite.jsonl import jsonl_lines, parse_record
+
+#: What every string the endpoint chose goes through before it is stored or printed.
+Clean = Callable[[str], str]
 
 #: The endpoint every request line is addressed to, and the window the batch is given.
 ENDPOINT = "/v1/chat/completions"
@@ -72,25 +78,35 @@ class BatchState:
         return self.status in FINAL
 
 
-def state_of(batch: Any) -> BatchState:
-    """A BatchState from the SDK's Batch object."""
+def state_of(batch: Any, clean: Clean = str) -> BatchState:
+    """A BatchState from the SDK's Batch object; every string the endpoint chose passes
+    through `clean` (the provider's mask), as a live reply's would."""
     counts = getattr(batch, "request_counts", None)
     errs = getattr(getattr(batch, "errors", None), "data", None) or []
     lines = []
     for e in errs:
         where = f" (line {e.line})" if getattr(e, "line", None) is not None else ""
-        lines.append(f"{getattr(e, 'code', None) or 'error'}: {getattr(e, 'message', '')}{where}")
+        said = f"{getattr(e, 'code', None) or 'error'}: {getattr(e, 'message', '')}{where}"
+        lines.append(clean(said))
+
+    def text(value: Any) -> str | None:
+        return None if value is None else clean(str(value))
+
     return BatchState(
-        id=batch.id,
-        status=str(batch.status),
-        input_file_id=getattr(batch, "input_file_id", None),
-        output_file_id=getattr(batch, "output_file_id", None),
-        error_file_id=getattr(batch, "error_file_id", None),
-        total=getattr(counts, "total", None),
-        completed=getattr(counts, "completed", None),
-        failed=getattr(counts, "failed", None),
+        id=clean(str(batch.id)),
+        status=clean(str(batch.status)),
+        input_file_id=text(getattr(batch, "input_file_id", None)),
+        output_file_id=text(getattr(batch, "output_file_id", None)),
+        error_file_id=text(getattr(batch, "error_file_id", None)),
+        total=_count(getattr(counts, "total", None)),
+        completed=_count(getattr(counts, "completed", None)),
+        failed=_count(getattr(counts, "failed", None)),
         errors=lines,
     )
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def missing_reason(state: BatchState) -> str:
@@ -134,8 +150,9 @@ def _said(body: Any) -> str | None:
     return msg if isinstance(msg, str) and msg.strip() else None
 
 
-def result_of(rec: dict[str, Any]) -> ResultLine | None:
-    """The outcome in one parsed line, or None when it names no request."""
+def result_of(rec: dict[str, Any], clean: Clean = str) -> ResultLine | None:
+    """The outcome in one parsed line, or None when it names no request; what the endpoint
+    said of a failure passes through `clean`."""
     cid = rec.get("custom_id")
     if not isinstance(cid, str):
         return None
@@ -146,7 +163,7 @@ def result_of(rec: dict[str, Any]) -> ResultLine | None:
             text = ": ".join(str(x) for x in (code, msg) if x) or json.dumps(err)[:200]
         else:
             text = str(err)
-        return ResultLine(cid, None, f"the batch reported an error: {text}"[:500])
+        return ResultLine(cid, None, clean(f"the batch reported an error: {text}"))
     resp = rec.get("response")
     if not isinstance(resp, dict):
         return ResultLine(cid, None, "malformed batch line: no response and no error")
@@ -155,30 +172,65 @@ def result_of(rec: dict[str, Any]) -> ResultLine | None:
     if status != 200:
         said = _said(body)
         tail = f": {said}" if said else ""
-        return ResultLine(cid, None, f"HTTP {status} in the batch{tail}"[:500])
+        return ResultLine(cid, None, clean(f"HTTP {status} in the batch{tail}"))
     raw = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
     return ResultLine(cid, raw.encode("utf-8"), None)
 
 
-def parse_results(raw: bytes, where: str) -> tuple[dict[str, ResultLine], list[str]]:
+# The custom_id of a line too broken to parse, so its case can be told why it has no answer.
+_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def parse_results(
+    raw: bytes, where: str, clean: Clean = str
+) -> tuple[dict[str, ResultLine], list[str]]:
     """Every request's outcome in an output or error file (the first line per id wins), and
-    a warning per line that could not be read."""
+    a warning per line that could not be read or that contradicts an earlier one.
+
+    Only `\n` ends a line (an answer may hold U+2028 raw). A line that is no JSON, or nested
+    deeper than a run file may be, is skipped; when its custom_id can still be read, that
+    request's outcome is an error saying so, and every other line is kept.
+    """
     out: dict[str, ResultLine] = {}
     warnings: list[str] = []
-    for n, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
+    for n, line in enumerate(jsonl_lines(raw.decode("utf-8", "replace")), 1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except ValueError:
-            warnings.append(f"{where}: line {n}: not JSON; skipped")
+            rec = parse_record(line)
+        except ValueError as exc:
+            found = _CUSTOM_ID.search(line[:10_000])
+            cid = found.group(1) if found else None
+            warnings.append(clean(f"{where}: line {n}: {exc}; skipped"))
+            if cid is not None and cid not in out:
+                why = f"the batch's line for this request could not be read ({exc}; {where})"
+                out[cid] = ResultLine(cid, None, clean(why))
             continue
-        res = result_of(rec) if isinstance(rec, dict) else None
+        res = result_of(rec, clean) if isinstance(rec, dict) else None
         if res is None:
-            warnings.append(f"{where}: line {n}: names no custom_id; skipped")
+            warnings.append(clean(f"{where}: line {n}: names no custom_id; skipped"))
         elif res.custom_id not in out:
             out[res.custom_id] = res
+        elif out[res.custom_id] != res:
+            warnings.append(
+                clean(
+                    f"{where}: line {n}: a second, different result for {res.custom_id}; "
+                    "the first is kept"
+                )
+            )
     return out, warnings
+
+
+class CannotList(ProviderError):
+    """The endpoint has no batch list (`GET /v1/batches`), so a batch cannot be looked up."""
+
+
+class NotCreated(ProviderError):
+    """The endpoint answered the create call with a refusal: no batch was made."""
+
+
+#: Statuses that say the batch list is not there at all, rather than failing this once.
+_NO_LIST = (404, 405, 501)
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -209,7 +261,7 @@ class BatchEndpoint:
             )
         except Exception as exc:  # every SDK failure, after its retries
             raise self._fail("uploading the batch input failed", exc) from None
-        return str(f.id)
+        return self.provider.clean(str(f.id))
 
     async def find(self, input_file_id: str) -> BatchState | None:
         """The newest batch made from this input file, if the endpoint lists one."""
@@ -219,11 +271,17 @@ class BatchEndpoint:
             for _ in range(_FIND_PAGES):
                 for b in page.data:
                     if getattr(b, "input_file_id", None) == input_file_id:
-                        return state_of(b)
+                        return state_of(b, self.provider.clean)
                 if not page.has_next_page():
                     return None
                 page = await page.get_next_page()
         except Exception as exc:  # every SDK failure, after its retries
+            import openai
+
+            if isinstance(exc, openai.APIStatusError) and exc.status_code in _NO_LIST:
+                raise CannotList(
+                    f"the endpoint cannot list batches (GET /v1/batches: HTTP {exc.status_code})"
+                ) from None
             raise self._fail("listing batches failed", exc) from None
         return None
 
@@ -243,11 +301,19 @@ class BatchEndpoint:
                     completion_window=COMPLETION_WINDOW,
                     metadata=metadata,
                 )
-                return state_of(b)
+                return state_of(b, self.provider.clean)
             except Exception as exc:  # noqa: BLE001 - every failure is looked into below
                 if not _retryable(exc):
-                    raise self._fail("creating the batch failed", exc) from None
-                found = await self.find(input_file_id)
+                    failed = self._fail("creating the batch failed", exc)
+                    raise NotCreated(str(failed), failed.kind) from None
+                try:
+                    found = await self.find(input_file_id)
+                except CannotList as no_list:
+                    raise self._fail(
+                        f"creating the batch failed, and {no_list} to see whether it was made "
+                        "anyway",
+                        exc,
+                    ) from None
                 if found is not None:
                     return found
                 if attempt == tries:
@@ -263,7 +329,7 @@ class BatchEndpoint:
             b = await self.provider.sdk_client().batches.retrieve(batch_id)
         except Exception as exc:  # every SDK failure, after its retries
             raise self._fail(f"checking batch {batch_id} failed", exc) from None
-        return state_of(b)
+        return state_of(b, self.provider.clean)
 
     async def read_file(self, file_id: str) -> bytes:
         """A file's content (a batch's output or error file)."""

@@ -8,13 +8,21 @@ Everything a provider returns passes through here on its way into a `Reply` or a
 
 from __future__ import annotations
 
+import base64
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 MASK = "***"
 #: A fragment of the key this long or longer is masked too: quoting part of a key still
 #: leaks it, and random 12-character runs of a real key never occur in ordinary text.
 MIN_FRAGMENT = 12
+#: A run this long that matches the key's first or last characters is masked too: an error
+#: quoting `sk-ab12cd****wx90yz` gives away both ends of the key.
+EDGE = 6
+_STARS = "*."
+# Query parameter names that carry a credential whatever its value looks like.
+_SECRET_NAME = re.compile(r"key|token|secret|sig|auth|pass|cred", re.IGNORECASE)
 # Error messages may quote a key partly masked ("Incorrect API key provided: sk-ab***yz").
 _KEYLIKE = re.compile(r"\b(?:sk|api[-_]?key)-[\w*.-]+|\bBearer\s+[\w*.~+/=-]+", re.IGNORECASE)
 # CSI and OSC sequences (colours, cursor moves, window titles, hyperlinks), then any other
@@ -50,48 +58,134 @@ def describe(exc: BaseException) -> str:
 
 
 class SecretMask:
-    """Masks one secret (an API key) in text: the whole of it, and any long fragment of it."""
+    """Masks secrets in text: an API key (the whole of it, any long fragment of it, and any
+    run of EDGE+ characters matching its start or end) and any further secrets (credentials
+    found in an endpoint's URL: whole, and any long fragment)."""
 
-    def __init__(self, secret: str | None) -> None:
+    def __init__(self, secret: str | None, extra: Iterable[str] = ()) -> None:
         self.secret = secret if secret and len(secret) >= 4 else None
-        self._fragments: re.Pattern[str] | None = None
-        if self.secret and len(self.secret) > MIN_FRAGMENT:
-            grams = {
-                self.secret[i : i + MIN_FRAGMENT]
-                for i in range(len(self.secret) - MIN_FRAGMENT + 1)
-            }
-            # A lookahead finds every (overlapping) window that is a piece of the secret.
-            alts = "|".join(map(re.escape, sorted(grams)))
-            self._fragments = re.compile(f"(?=({alts}))")
+        # Longest first, so a secret that holds another is masked whole.
+        self.secrets = sorted(
+            {s for s in (self.secret, *extra) if s and len(s) >= 4}, key=len, reverse=True
+        )
+        grams = {
+            s[i : i + MIN_FRAGMENT]
+            for s in self.secrets
+            if len(s) > MIN_FRAGMENT
+            for i in range(len(s) - MIN_FRAGMENT + 1)
+        }
+        # A lookahead finds every (overlapping) window that is a piece of a secret.
+        alts = "|".join(map(re.escape, sorted(grams)))
+        self._fragments = re.compile(f"(?=({alts}))") if grams else None
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where a fragment of a secret, or a run matching the key's start or end, sits."""
+        spans: list[tuple[int, int]] = []
+        if self._fragments is not None:
+            spans += [(m.start(1), m.end(1)) for m in self._fragments.finditer(text)]
+        key = self.secret
+        if key and len(key) >= EDGE:
+            # "sk-ab12cd****wx90yz": a key quoted with its middle starred still leaks its ends.
+            # A run counts only as a whole token ("quired" in "required" is no key's end).
+            for m in re.finditer(re.escape(key[:EDGE]), text):
+                end, j = m.end(), EDGE
+                while j < len(key) and end < len(text) and text[end] == key[j]:
+                    end, j = end + 1, j + 1
+                if not _quoted_edge(text, m.start(), end, starred=end):
+                    continue
+                while end < len(text) and text[end] in _STARS:  # the quote's own stars
+                    end += 1
+                spans.append((m.start(), end))
+            for m in re.finditer(re.escape(key[-EDGE:]), text):
+                start, j = m.start(), EDGE
+                while j < len(key) and start > 0 and text[start - 1] == key[-j - 1]:
+                    start, j = start - 1, j + 1
+                if not _quoted_edge(text, start, m.end(), starred=start - 1):
+                    continue
+                while start > 0 and text[start - 1] in _STARS:
+                    start -= 1
+                spans.append((start, m.end()))
+        return sorted(spans)
 
     def text(self, text: str) -> str:
-        """The text with the secret and every fragment of it of MIN_FRAGMENT chars masked."""
-        if not self.secret or not text:
+        """The text with every secret, every fragment of MIN_FRAGMENT chars of one, and every
+        run of EDGE+ chars matching the key's start or end masked."""
+        if not self.secrets or not text:
             return text
-        text = text.replace(self.secret, MASK)
-        if self._fragments is None:
-            return text
-        spans: list[list[int]] = []
-        for m in self._fragments.finditer(text):
-            start, end = m.start(1), m.end(1)
-            if spans and start <= spans[-1][1]:
-                spans[-1][1] = max(spans[-1][1], end)
+        for s in self.secrets:
+            text = text.replace(s, MASK)
+        merged: list[list[int]] = []
+        for start, end in self._spans(text):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
             else:
-                spans.append([start, end])
-        if not spans:
+                merged.append([start, end])
+        if not merged:
             return text
         out, last = [], 0
-        for start, end in spans:
+        for start, end in merged:
             out += [text[last:start], MASK]
             last = end
         return "".join(out) + text[last:]
 
     def message(self, text: str, limit: int = 500) -> str:
         """An endpoint's message (an error, a model id, a finish reason) safe for a row or a
-        terminal: the secret and anything shaped like a key masked, on one clean line."""
+        terminal: the secrets and anything shaped like a key masked, on one clean line."""
         return _KEYLIKE.sub(
             lambda m: _mask_keylike(m.group(0)), self.text(printable(text, one_line=True))
         )[:limit]
+
+
+def _word(text: str, i: int) -> bool:
+    """Whether text[i] exists and is a letter or digit (a token goes on there)."""
+    return 0 <= i < len(text) and text[i].isalnum()
+
+
+def _quoted_edge(text: str, start: int, end: int, *, starred: int) -> bool:
+    """Whether text[start:end], a run matching the key's start or end, is a quoted piece of
+    the key: a whole token, starred where the rest of the key was left out, or mixing
+    letters and digits as keys do. "required" alone is a word, even when a key ends in it."""
+    if _word(text, start - 1) or _word(text, end):
+        return False
+    run = text[start:end]
+    mixed = any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+    return mixed or (0 <= starred < len(text) and text[starred] in _STARS)
+
+
+def url_secrets(url: str, secret: str | None = None) -> list[str]:
+    """The credentials an endpoint's URL holds, as an endpoint could quote them back.
+
+    The user info (and the `Basic` header's base64 form of it, which the client sends), each
+    path segment that looks like a credential, and each query value that does or is named
+    like one (`?api-key=...`); raw and percent-decoded.
+    """
+    mask = SecretMask(secret)
+    parts = urlsplit(url)
+    found: list[str] = []
+    user, password = parts.username, parts.password
+    if user is not None or password is not None:
+        u, p = unquote(user or ""), unquote(password or "")
+        found += [parts.netloc.rpartition("@")[0], f"{u}:{p}"]
+        found.append(base64.b64encode(f"{u}:{p}".encode()).decode("ascii"))
+        # A user name alone ("admin") is no secret unless it is the token itself; a password
+        # is, unless it is too short to mask without masking ordinary words in answers.
+        if not p or secret_looking(u, mask):
+            found.append(u)
+        if len(p) >= 8 or (p and secret_looking(p, mask)):
+            found.append(p)
+    found += [seg for seg in parts.path.split("/") if secret_looking(seg, mask)]
+    for item in parts.query.split("&"):
+        name, _, value = item.partition("=")
+        if value and (secret_looking(value, mask) or _SECRET_NAME.search(name)):
+            found.append(value)
+    if parts.fragment:
+        found.append(parts.fragment)
+    return sorted({x for f in found for x in (f, unquote(f)) if len(x) >= 4})
+
+
+def endpoint_mask(api_key: str | None, base_url: str | None) -> SecretMask:
+    """The mask for everything an endpoint sends back: its key and its URL's credentials."""
+    return SecretMask(api_key, url_secrets(base_url, api_key) if base_url else ())
 
 
 def _mask_keylike(token: str) -> str:

@@ -9,6 +9,7 @@ sends back (answer, model id, finish reason, error message) is masked where it e
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -19,13 +20,19 @@ from collections.abc import Callable
 from typing import Any
 
 from evals.providers.base import EndpointRefused
-from evals.providers.masking import SecretMask, redact_url
-from evals.providers.modelid import date_is_label, endpoint_name, undated_name
+from evals.providers.completion import (
+    MALFORMED,
+    MalformedBody,
+    parse_completion,
+    plain_model_id,
+    same_model,
+)
+from evals.providers.masking import endpoint_mask, redact_url
+from evals.providers.modelid import date_is_label, endpoint_name
 from evals.reply import ProviderError, Reply
 from evals.suite.case import Case
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
 #: Statuses no retry can change: the key, its permissions or the model name is wrong.
 REFUSED_STATUSES = (401, 403, 404)
@@ -59,87 +66,6 @@ def build_messages(prompt: str, case: Case) -> list[dict[str, str]]:
     ]
 
 
-def same_model(pinned: str, resolved: str) -> bool:
-    """Whether the endpoint's reported model is the pinned one.
-
-    `openai/gpt-4o-mini@2024-07-18` matches `gpt-4o-mini` and `gpt-4o-mini-2024-07-18`,
-    not `gpt-4o-mini-2024-09-01`; vendor prefixes on either side are ignored.
-    """
-    want = undated_name(pinned).casefold()
-    got = resolved.casefold()
-    got_tail = got.split("/", 1)[1] if "/" in got and not want.count("/") else got
-    if got_tail == want:
-        return True
-    pin_date = pinned.rsplit("@", 1)[1] if "@" in pinned else None
-    if got_tail.startswith(want + "-"):
-        dates = _DATE.findall(got_tail[len(want) :])
-        return not dates or dates == [pin_date]
-    return False
-
-
-MALFORMED = "malformed reply"
-
-
-def plain_model_id(pinned: str, resolved: str) -> bool:
-    """Whether the endpoint reports exactly the pinned model, in one of the forms endpoints
-    use (`gpt-4o-mini`, `gpt-4o-mini-2024-07-18`, each with or without a vendor prefix).
-
-    Stricter than `same_model`: a name that only begins like the pinned one could carry
-    any text after it.
-    """
-    name = endpoint_name(pinned)
-    forms = {name}
-    if "@" in pinned:
-        forms.add(f"{name}-{pinned.rsplit('@', 1)[1]}")
-    vendor = pinned.split("/", 1)[0] if "/" in pinned else None
-    if vendor:
-        forms |= {f"{vendor}/{f}" for f in forms}
-    return resolved in forms
-
-
-class MalformedBody(ProviderError):
-    """A body that is not a chat completion at all (garbage, no choices): worth asking again."""
-
-
-def parse_completion(raw: bytes) -> tuple[str, dict[str, int] | None, str | None, str | None]:
-    """Content, usage, reported model and finish reason; ProviderError when malformed."""
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-        snippet = raw[:80].decode("utf-8", "replace")
-        raise MalformedBody(
-            f"malformed reply: the body is not JSON ({snippet!r})", MALFORMED
-        ) from None
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not isinstance(choices, list) or not choices:
-        raise MalformedBody("malformed reply: no choices in the response", MALFORMED)
-    first = choices[0] if isinstance(choices[0], dict) else {}
-    message = first.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list):
-        # Some gateways return content as parts: [{"type": "text", "text": "..."}].
-        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
-        content = "".join(t for t in texts if isinstance(t, str)) if texts else None
-    finish = first.get("finish_reason")
-    finish = finish if isinstance(finish, str) else None
-    if not isinstance(content, str):
-        why = f" (finish_reason: {finish})" if finish else ""
-        raise ProviderError(
-            f"malformed reply: the first choice has no text content{why}", MALFORMED
-        )
-    u = data.get("usage")
-    usage = None
-    if isinstance(u, dict):
-        usage = {
-            k: u[k]
-            for k in ("prompt_tokens", "completion_tokens", "total_tokens")
-            # true/false and negative counts are not token counts (a cost is never made up)
-            if isinstance(u.get(k), int) and not isinstance(u[k], bool) and u[k] >= 0
-        }
-    model = data.get("model")
-    return content, usage or None, model if isinstance(model, str) else None, finish
-
-
 class OpenAICompatProvider:
     """One shared AsyncOpenAI client, created on the first request (a cached run needs none)."""
 
@@ -161,7 +87,9 @@ class OpenAICompatProvider:
         self.withhold = withhold
         self.base_url = (base_url or OPENAI_DEFAULT_URL).rstrip("/")
         self._api_key = api_key or "not-set"
-        self._mask = SecretMask(api_key)
+        # The key, and any credential in the URL (a token in its path, user info), is masked
+        # in everything the endpoint sends back: an error may quote the URL it was sent to.
+        self._mask = endpoint_mask(api_key, self.base_url)
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
@@ -195,9 +123,17 @@ class OpenAICompatProvider:
         }
 
     def request_for(self, case: Case, prompt: str) -> dict[str, Any]:
-        """Everything that shapes the answer (the cache key's material); no secret in it."""
+        """Everything that shapes the answer (the cache key's material); no secret in it.
+
+        Two URLs that differ only in a masked part (a token in the path) are two endpoints:
+        the real URL's hash tells them apart in the cache key without storing the URL.
+        """
+        url = self.url()
+        where = {"endpoint": url}
+        if url != self.base_url:
+            where["endpoint_sha256"] = hashlib.sha256(self.base_url.encode("utf-8")).hexdigest()
         return {
-            "endpoint": self.url(),
+            **where,
             "model": self.model,
             "body": {
                 "model": endpoint_name(self.model),
@@ -335,8 +271,12 @@ class OpenAICompatProvider:
 
     def reply_from_body(self, raw: bytes, latency_ms: float | None) -> Reply:
         """The Reply in a chat completion body (a live response, or one line of a batch's
-        output); ProviderError (MalformedBody when asking again may help) when it is none."""
-        content, usage, resolved, finish = parse_completion(raw)
+        output); ProviderError (MalformedBody when asking again may help) when it is none,
+        its message masked (it may quote a finish reason or a piece of the body)."""
+        try:
+            content, usage, resolved, finish = parse_completion(raw)
+        except ProviderError as exc:
+            raise self._masked(exc) from None
         resolved = self._mask.message(resolved, 200) if resolved else None
         if self.withhold:
             if resolved and not self._warned and not plain_model_id(self.model, resolved):
@@ -368,6 +308,11 @@ class OpenAICompatProvider:
         """The shared AsyncOpenAI client (its timeout and retries), for the Files and Batches
         endpoints."""
         return self._get_client()
+
+    def clean(self, text: str, limit: int = 500) -> str:
+        """Text the endpoint sent outside a reply (a batch's errors, an error file's line)
+        masked as every reply is: safe for a row, a run file or the terminal."""
+        return self._mask.message(text, limit)
 
     def error_for(self, exc: BaseException) -> ProviderError:
         """What an SDK failure that outlived its retries means, in one line without the key."""

@@ -10,6 +10,7 @@ from evals.providers.masking import printable
 from evals.reply import ProviderError, Reply
 from evals.suite.case import Case, parse_json_value
 from evals.suite.casefiles import ID_RE, MAX_ID_LEN
+from evals.suite.jsonl import jsonl_lines
 
 _TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 _FIELDS = {
@@ -88,8 +89,9 @@ def load_answers(path: Path) -> dict[str, dict[str, Any]]:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError([Problem(str(path), "", "UTF-16 text; save it as UTF-8")])
     try:
-        # A byte-order mark, as some Windows tools write, is tolerated.
-        lines = raw.decode("utf-8-sig").splitlines()
+        # A byte-order mark, as some Windows tools write, is tolerated. Only \n ends a line:
+        # an answer may hold U+2028 raw, which splitlines() would cut in two.
+        lines = jsonl_lines(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(path), "", f"not UTF-8 (byte {exc.start})")]) from None
     for n, line in enumerate(lines, 1):

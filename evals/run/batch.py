@@ -16,26 +16,27 @@ import asyncio
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evals.providers.batch import (
     BatchEndpoint,
     BatchState,
+    CannotList,
+    NotCreated,
     ResultLine,
     batch_input,
     custom_id,
     missing_reason,
-    parse_results,
-    progress_line,
     split_custom_id,
 )
 from evals.providers.openai_compat import OpenAICompatProvider
 from evals.reply import ProviderError, Reply
+from evals.run.batch_steps import output_estimate, read_results, unknown_batch, wait_for
 from evals.run.cache import AnswerCache, cache_key
 from evals.run.cost import cost_usd, discounted, estimate_batch_cost, price_for
-from evals.run.files import iso_z
+from evals.run.files import iso_z, unwritable
 from evals.run.plan import BatchSettings, RowCallback, RunPlan, RunResult
 from evals.run.resume import OpenBatch, open_batch
 from evals.run.rows import grade_reply, make_row
@@ -45,19 +46,6 @@ from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 
 NoteCallback = Callable[[str], None]
-#: Status checks that may fail in a row (each after the SDK's own retries) before the run
-#: stops and leaves the batch to `--resume`.
-POLL_FAILURES = 3
-#: A progress line at least this often while nothing changes.
-QUIET_S = 300.0
-
-
-def backoff(first_s: float, cap_s: float) -> Iterator[float]:
-    """The waits between status checks: `first_s`, doubled each time, never above `cap_s`."""
-    delay = min(first_s, cap_s)
-    while True:
-        yield delay
-        delay = min(delay * 2, cap_s)
 
 
 def _print_note(text: str) -> None:
@@ -95,6 +83,8 @@ class _BatchRun:
         self.price = discounted(price_for(provider.model, plan.prices), settings.discount)
         self.endpoint = BatchEndpoint(provider)
         self.stopped: str | None = None
+        #: Why the run file could not take a record (a full disk): the run stops, exit 3.
+        self.write_error: str | None = None
         #: The batch being waited for, named when the process is interrupted.
         self.waiting: str | None = None
         self.cache: AnswerCache | None = None
@@ -139,7 +129,7 @@ class _BatchRun:
         cap = self.plan.max_cost
         if cap is None:
             return len(todo)
-        out_tokens, how = self._output_estimate()
+        out_tokens, how = output_estimate(self.provider.max_tokens, self.rows)
         totals = estimate_batch_cost([request_chars(t[2]) for t in todo], self.price, out_tokens)
         if totals is None:  # the command refuses --max-cost without a price
             return len(todo)
@@ -151,19 +141,6 @@ class _BatchRun:
                 f"{fit} sent"
             )
         return fit
-
-    def _output_estimate(self) -> tuple[float, str]:
-        if self.provider.max_tokens is not None:
-            return float(self.provider.max_tokens), f"max_tokens {self.provider.max_tokens} out"
-        seen = [
-            u["completion_tokens"]
-            for r in self.rows
-            if isinstance(u := r.get("usage"), dict) and isinstance(u.get("completion_tokens"), int)
-        ]
-        if seen:
-            mean = sum(seen) / len(seen)
-            return mean, f"{mean:.0f} tokens out as in the answers so far"
-        return 0.0, "input only: no max_tokens and no answer yet to size the output"
 
     async def submit(self, todo: list[tuple[Case, int, dict[str, Any]]]) -> None:
         """Upload the requests that fit the budget as one input file and collect its batch."""
@@ -177,26 +154,27 @@ class _BatchRun:
             self.stopped = f"the batch was not sent: {exc}"
             return
         ids = [cid for cid, _ in items]
-        self.record("uploaded", fid, requests=len(ids), custom_ids=ids)
+        if not self.record("uploaded", fid, requests=len(ids), custom_ids=ids):
+            return  # unrecorded, so no batch is made of it: nothing is paid for
         self.note(f"uploaded {len(ids)} request(s) as file {fid}")
         await self.collect(OpenBatch(fid, ids), look_first=False)
 
     async def collect(self, pending: OpenBatch, *, look_first: bool) -> None:
         """Create the batch if that never happened, wait for it to end, write its rows."""
         if pending.batch_id is None:
-            try:
-                found = await self.endpoint.find(pending.input_file_id) if look_first else None
-                state = found or await self.endpoint.create(
-                    pending.input_file_id, {"evals_run_id": self.run_id[:512]}
-                )
-            except ProviderError as exc:
-                self.stopped = (
-                    f"the batch was not created: {exc}; `invoke run --resume` creates it "
-                    f"from the uploaded file {pending.input_file_id}"
-                )
+            state = await self.create(pending, look_first=look_first)
+            if state is None:
                 return
             pending.batch_id = state.id
-            self.record("created", pending.input_file_id, batch_id=state.id, status=state.status)
+            if not self.record(
+                "created", pending.input_file_id, batch_id=state.id, status=state.status
+            ):
+                self.stopped = (
+                    f"{self.stopped}; batch {state.id} was created for file "
+                    f"{pending.input_file_id} and goes on at the provider: `invoke run --resume` "
+                    "finds it there and collects it"
+                )
+                return
             self.note(f"created batch {state.id} for {len(pending.custom_ids)} request(s)")
         else:
             self.note(f"collecting batch {pending.batch_id} (sent by an earlier run)")
@@ -207,6 +185,8 @@ class _BatchRun:
         if results is None:
             return
         await self.emit(self.outcomes(pending, final, results))
+        if self.write_error:
+            return  # rows are missing from the file: --resume reads the batch's files again
         self.record(
             "ended",
             pending.input_file_id,
@@ -217,54 +197,56 @@ class _BatchRun:
             error_file_id=final.error_file_id,
         )
 
+    async def create(self, pending: OpenBatch, *, look_first: bool) -> BatchState | None:
+        """The batch for an uploaded file: found at the provider when an earlier process
+        may have created it, else created now (once); None when the run has to stop."""
+        fid = pending.input_file_id
+        try:
+            found = None
+            if look_first:
+                try:
+                    found = await self.endpoint.find(fid)
+                except CannotList:
+                    # Without a list, only the run file can tell whether an earlier process
+                    # may have created the batch: it records each try before making it.
+                    if pending.creating:
+                        raise
+            if found is not None:
+                return found
+            if not self.record("creating", fid):
+                return None
+            return await self.endpoint.create(fid, {"evals_run_id": self.run_id[:512]})
+        except NotCreated as exc:
+            self.record("not_created", fid)  # refused for sure: --resume may ask again
+            self.stopped = (
+                f"the batch was not created: {exc}; `invoke run --resume` creates it "
+                f"from the uploaded file {fid}"
+            )
+            return None
+        except CannotList as exc:
+            self.stopped = unknown_batch(fid, exc)
+        except ProviderError as exc:
+            self.stopped = (
+                f"the batch was not created: {exc}; `invoke run --resume` creates it "
+                f"from the uploaded file {fid}"
+            )
+        return None
+
     async def poll(self, batch_id: str) -> BatchState | None:
-        """Check the batch with a doubling wait (capped) until it ends; None when contact is
-        lost (the run stops; the batch goes on and `--resume` collects it)."""
+        """The batch's final state; None when contact is lost (the run stops)."""
         self.waiting = batch_id
-        waits = backoff(self.settings.poll_s, self.settings.poll_max_s)
-        failures, started = 0, time.monotonic()
-        last: tuple[Any, ...] | None = None
-        last_at = started
-        while True:
-            try:
-                state = await self.endpoint.retrieve(batch_id)
-            except ProviderError as exc:
-                failures += 1
-                if failures >= POLL_FAILURES:
-                    self.stopped = (
-                        f"{exc}; the batch goes on at the provider and "
-                        "`invoke run --resume` collects it"
-                    )
-                    return None
-                self.note(f"warning: {exc}; checking again shortly")
-            else:
-                failures = 0
-                now = time.monotonic()
-                key = (state.status, state.completed, state.failed)
-                if key != last or now - last_at >= QUIET_S or state.final:
-                    self.note(progress_line(state, now - started))
-                    last, last_at = key, now
-                if state.final:
-                    self.waiting = None
-                    return state
-            await asyncio.sleep(next(waits))
+        state, lost = await wait_for(self.endpoint, batch_id, self.settings, self.note)
+        if state is None:
+            self.stopped = lost
+        else:
+            self.waiting = None
+        return state
 
     async def read_results(self, state: BatchState) -> dict[str, ResultLine] | None:
-        """Every request's outcome from the output file, then the error file."""
-        results: dict[str, ResultLine] = {}
-        for fid in (state.output_file_id, state.error_file_id):
-            if not fid:
-                continue
-            try:
-                raw = await self.endpoint.read_file(fid)
-            except ProviderError as exc:
-                self.stopped = f"{exc}; `invoke run --resume` reads batch {state.id} again"
-                return None
-            got, warnings = parse_results(raw, f"batch {state.id}, file {fid}")
-            for w in warnings:
-                self.note(f"warning: {w}")
-            for cid, res in got.items():
-                results.setdefault(cid, res)
+        """Every request's outcome in the batch's files; None when they cannot be read."""
+        results, why = await read_results(self.endpoint, state, self.provider.clean, self.note)
+        if results is None:
+            self.stopped = why
         return results
 
     def outcomes(
@@ -323,15 +305,35 @@ class _BatchRun:
                 row["batch_id"] = batch_id
             if plan.row_filter:
                 row = plan.row_filter(row)
-            self.writer.write(row)
+            if not self.write(row):
+                return  # the answer stays in the cache; --resume writes its row
             self.rows.append(row)
             if self.on_row:
                 self.on_row(row)
 
         await asyncio.gather(*(one(*o) for o in outcomes))
 
-    def record(self, event: str, input_file_id: str, **fields: Any) -> None:
-        """A `batch` record, durable before the run goes on."""
+    def write(self, record: dict[str, Any]) -> bool:
+        """Append a record; False (and the run stops) when the run file cannot take it.
+
+        The writer cuts a half-written record back off, so the file stays readable and
+        `--resume` goes on from the records before it.
+        """
+        if self.write_error:
+            return False
+        try:
+            self.writer.write(record)
+        except ValueError as exc:  # not JSON: the run file stays readable without it
+            self.note(f"warning: a record was not written: {exc}")
+            return False
+        except OSError as exc:
+            self.write_error = unwritable(self.writer.path, exc)
+            self.stopped = self.stopped or self.write_error
+            return False
+        return True
+
+    def record(self, event: str, input_file_id: str, **fields: Any) -> bool:
+        """A `batch` record, durable before the run goes on; False when it could not be."""
         rec = {
             "kind": "batch",
             "run_id": self.run_id,
@@ -340,8 +342,15 @@ class _BatchRun:
             "input_file_id": input_file_id,
             **fields,
         }
-        self.writer.write(rec)
-        self.writer.sync()
+        if not self.write(rec):
+            return False
+        try:
+            self.writer.sync()
+        except OSError as exc:
+            self.write_error = unwritable(self.writer.path, exc)
+            self.stopped = self.stopped or self.write_error
+            return False
+        return True
 
     def close(self) -> None:
         if self.cache:
@@ -386,10 +395,14 @@ async def execute_batch(
             elapsed_s=max(0.0, time.perf_counter() - started),
             left_out=list(plan.left_out),
         )
-        writer.write(summary)
-        writer.close()
+        try:
+            if writer.failed is None:
+                writer.write(summary)
+            writer.close()
+        except OSError as exc:
+            flow.write_error = flow.write_error or unwritable(path, exc)
         flow.close()
         await provider.aclose()
         if plan.grader:
             await plan.grader.aclose()
-    return RunResult(path, header, rows, summary)
+    return RunResult(path, header, rows, summary, flow.write_error)

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from evals.errors import InputError, Problem, pointer
+from evals.providers.masking import printable
 from evals.suite.compiled_schema import Check, compile_schema
+from evals.suite.jsonl import parse_record
 from evals.suite.schemas import schema
 
 
@@ -172,52 +174,24 @@ class RunFile:
         return bool(self.summary and self.summary.get("completed"))
 
 
-#: Records nest a few levels (settings.provider.generation); a line nested deeper than this
-#: is refused before it is parsed, whose recursion it could exhaust.
-MAX_DEPTH = 64
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-_DEFS = {"run": "header", "case": "row", "summary": "summary"}
+#: The run-file format this harness writes and reads (the header's `format`).
+FORMAT_VERSION = 1
+_DEFS = {"run": "header", "case": "row", "summary": "summary", "batch": "batch"}
 
 
-def nested_too_deep(line: str, limit: int = MAX_DEPTH) -> bool:
-    """Whether a JSON text opens more than `limit` arrays/objects inside one another.
-
-    Counting brackets is one pass in C; only a line with more brackets than the limit (in
-    strings, say) gets the exact scan that skips over strings.
-    """
-    if line.count("[") + line.count("{") <= limit:
-        return False
-    depth = 0
-    for m in _STRUCTURE.finditer(line):
-        tok = m.group(0)
-        if tok in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif tok in "]}":
-            depth -= 1
-    return False
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# Built once: `json.loads` with an argument builds a new decoder for every line.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant)
-
-
-def parse_record(line: str) -> Any:
-    """One JSON value of a run file; ValueError with the reason when it is not JSON (NaN and
-    Infinity included) or nested more than MAX_DEPTH deep."""
-    if nested_too_deep(line):
-        raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
-    try:
-        return _DECODER.decode(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON: {exc.msg}") from None
-    except RecursionError:  # pragma: no cover - the depth scan comes first
-        raise ValueError("nested too deeply") from None
+def _header_problems(where: str, n: int, header: dict[str, Any]) -> list[Problem]:
+    """What the schema cannot say of a header: a format this harness does not read."""
+    fmt = header.get("format", FORMAT_VERSION)
+    if fmt != FORMAT_VERSION:
+        return [
+            Problem(
+                where,
+                f"line {n}/format",
+                f"run-file format {fmt}, but this version of evals reads format "
+                f"{FORMAT_VERSION} only",
+            )
+        ]
+    return []
 
 
 @cache
@@ -228,8 +202,9 @@ def record_checks() -> dict[str, Check]:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, line with its newline) of a text file, from 1."""
-    with open(path, encoding="utf-8") as fh:
+    """(line number, line with its newline) of a text file, from 1; only `\n` ends a line
+    (U+2028 or a lone `\r` may sit raw inside a JSON string)."""
+    with open(path, encoding="utf-8", newline="\n") as fh:
         yield from enumerate(fh, 1)
 
 
@@ -249,6 +224,7 @@ def read_run(path: Path) -> RunFile:
     header: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = []
     batches: list[dict[str, Any]] = []
+    row_at: dict[tuple[str, int], int] = {}
     summary = None
     truncated = False
     warnings = []
@@ -296,9 +272,31 @@ def read_run(path: Path) -> RunFile:
             if header is not None:
                 problems.append(Problem(str(path), f"line {n}", "second header record"))
             header = rec
-        elif kind == "case":
+            problems += _header_problems(str(path), n, rec)
+            continue
+        if header is not None and rec.get("run_id", header.get("run_id")) != header.get("run_id"):
+            # A line pasted in from another run is counted as this run's: say so.
+            other, own = printable(str(rec["run_id"]), one_line=True)[:80], header.get("run_id")
+            warnings.append(
+                f"{path}: line {n}: a {kind} record of run {other!r}, not of this run "
+                f"({printable(str(own), one_line=True)[:80]!r}); read as this run's"
+            )
+        if kind == "case":
+            pair = (rec["case"], rec.get("epoch", 0))
+            if pair in row_at:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"line {n}",
+                        f"a second row for case {pair[0]!r}, epoch {pair[1]} "
+                        f"(the first is line {row_at[pair]})",
+                    )
+                )
+            row_at[pair] = n
             rows.append(rec)
         elif kind == "summary":
+            if summary is not None:
+                problems.append(Problem(str(path), f"line {n}", "second summary record"))
             summary = rec
         elif kind == "batch":
             batches.append(rec)

@@ -15,6 +15,11 @@ from evals.run.precedents import Precedents
 from evals.suite.case import Case
 from evals.suite.folder import Suite
 
+#: The most epochs a run may have (`--epochs`, and a run file's header on resume): every
+#: (case, epoch) pair is planned up front, so an absurd count would exhaust memory before a
+#: single request; past a hundred attempts per case the noise figures change no more.
+MAX_EPOCHS = 100
+
 
 class Grader(Protocol):
     """A check that needs I/O (the LLM judge): runs after the deterministic checks."""

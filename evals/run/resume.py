@@ -64,6 +64,17 @@ def check_resumable(
             Problem(where, "/model", f"the run used {h.get('model')!r}, this would use {model!r}")
         )
     old = h.get("settings", {}).get("provider") or {}
+    if old.get("base_url") != provider_stamp.get("base_url"):
+        # The rest of the run would go to another endpoint, into the same run file.
+        problems.append(
+            Problem(
+                where,
+                "/settings/provider/base_url",
+                f"the run was sent to {old.get('base_url')!r}, this would send the rest to "
+                f"{provider_stamp.get('base_url')!r}: set OPENAI_BASE_URL (or [tool.evals] "
+                "base_url) to the run's endpoint, or start a new run",
+            )
+        )
     for key in ("kind", "generation", "target", "endpoint_model"):
         if old.get(key) != provider_stamp.get(key):
             problems.append(
@@ -149,6 +160,8 @@ class OpenBatch:
     input_file_id: str
     custom_ids: list[str]
     batch_id: str | None = None
+    #: The batch was asked for and may exist although no `created` record says so.
+    creating: bool = False
 
 
 def open_batch(records: list[dict[str, Any]]) -> OpenBatch | None:
@@ -160,6 +173,10 @@ def open_batch(records: list[dict[str, Any]]) -> OpenBatch | None:
             continue
         if event == "uploaded":
             by_file[fid] = OpenBatch(fid, [str(x) for x in rec.get("custom_ids") or []])
+        elif event == "creating" and fid in by_file:
+            by_file[fid].creating = True
+        elif event == "not_created" and fid in by_file:
+            by_file[fid].creating = False
         elif event == "created" and fid in by_file:
             by_file[fid].batch_id = rec.get("batch_id")
         elif event == "ended":

@@ -9,13 +9,12 @@ from evals.checks import CheckResult
 from evals.checks.grading import grade, not_graded, outcome, results_json
 from evals.providers.masking import printable
 from evals.reply import Reply
+from evals.run.files import FORMAT_VERSION
 from evals.run.plan import RunPlan
 from evals.run.precedents import find
 from evals.run.stamps import git_state, versions
 from evals.suite.case import Case
 from evals.suite.folder import suite_digest
-
-FORMAT_VERSION = 1
 
 
 def project_path(path: Path, root: Path) -> str:

@@ -41,6 +41,8 @@ def trusted_ledger(suite: Suite, pile: Pile) -> None:
     print a note when git cannot vouch for it."""
     bad = ledger_problems(suite)
     history = check_history(ledger_path(suite), pile.pile_id)
+    if history.unverifiable and not bad:
+        raise InputError(history.problems)  # nothing to restore: git has to run first
     bad += history.problems
     if bad:
         # An altered ledger is a tampered pile: the runs it counts can no longer be trusted.

@@ -8,6 +8,7 @@ there, line for line, at the start of the pile's entries in the working copy.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +25,18 @@ class HistoryCheck:
 
     problems: list[Problem] = field(default_factory=list)
     note: str | None = None
+    #: The problem is that git could not be asked, not that the ledger was altered.
+    unverifiable: bool = False
 
 
-def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes | None:
+def _clean_env() -> dict[str, str]:
+    """The environment without git's own variables: `GIT_DIR=/nonexistent` (or a work tree,
+    index or object store set elsewhere) must not point the check at another repository."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def _run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> tuple[bytes | None, str]:
+    """(stdout, "") when git ran and succeeded, else (None, why)."""
     try:
         out = subprocess.run(
             ["git", *args],
@@ -35,16 +45,32 @@ def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes | None
             capture_output=True,
             timeout=_TIMEOUT_S,
             check=True,
+            env=_clean_env(),
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout
+    except subprocess.CalledProcessError as exc:
+        said = exc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, said[0][:200] if said else f"git exited with {exc.returncode}"
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"git could not be run ({type(exc).__name__}: {exc})"[:200]
+    return out.stdout, ""
+
+
+def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes | None:
+    return _run_git(args, cwd, stdin)[0]
+
+
+def repository_above(path: Path) -> Path | None:
+    """The nearest folder at or above `path` holding a `.git` (a folder, or a worktree's file)."""
+    for folder in [path.resolve(), *path.resolve().parents]:
+        if (folder / ".git").exists():
+            return folder
+    return None
 
 
 def pile_lines(text: str, pile_id: str) -> list[str]:
     """The ledger's lines for one pile, as written (line ends aside)."""
     out = []
-    for line in text.splitlines():
+    for line in text.split("\n"):  # only \n ends a line: an entry may hold U+2028 raw
         line = line.rstrip("\r")
         try:
             rec = parse_record(line)
@@ -86,8 +112,24 @@ def _versions(top: Path, rel: str) -> list[tuple[str, str]] | None:
 def check_history(ledger: Path, pile_id: str) -> HistoryCheck:
     """Whether every entry of this pile committed in the ledger is still in the working copy."""
     where = str(ledger)
-    top_out = _git(["rev-parse", "--show-toplevel"], ledger.parent)
+    top_out, why = _run_git(["rev-parse", "--show-toplevel"], ledger.parent)
     if top_out is None:
+        repo = repository_above(ledger.parent)
+        if repo is not None:
+            # Git missing from PATH, or made to look elsewhere, must not turn the refusal of
+            # an emptied committed ledger into a note: the repository is right there.
+            return HistoryCheck(
+                problems=[
+                    Problem(
+                        where,
+                        "",
+                        f"the suite is in the git repository {repo}, but git could not read it "
+                        f"({why}), so the ledger's committed history cannot be checked: "
+                        "refused; make `git` runnable here and try again",
+                    )
+                ],
+                unverifiable=True,
+            )
         return HistoryCheck(
             note=f"note: {where}: no git repository, so its history cannot be checked"
         )

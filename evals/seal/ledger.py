@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import Problem
-from evals.run.files import parse_record, run_headers
+from evals.run.files import OutputError, parse_record, run_headers, unwritable
 from evals.suite.folder import Suite
 
 LEDGER = "LEDGER.jsonl"
@@ -35,7 +35,8 @@ def ledger_path(suite: Suite) -> Path:
 def _lines(path: Path) -> list[str]:
     if not path.is_file():
         return []
-    return [ln for ln in path.read_text("utf-8").splitlines() if ln.strip()]
+    # Only \n ends a line: an entry may hold U+2028 raw, which splitlines() would cut.
+    return [ln for ln in path.read_text("utf-8").split("\n") if ln.strip()]
 
 
 def read_ledger(suite: Suite) -> list[dict[str, Any]]:
@@ -87,18 +88,41 @@ def ledger_lock(suite: Suite) -> Iterator[None]:
         os.close(fd)
 
 
+class LedgerUnwritten(OutputError):
+    """A ledger line could not be written (a full disk, a file-size limit); the ledger was
+    cut back to its last whole line, so it stays valid."""
+
+
 def append_ledger(suite: Suite, entry: dict[str, Any]) -> dict[str, Any]:
     """Append one entry, chained to the previous line's hash; flushed to disk before returning.
 
-    Call it holding `ledger_lock`: two appends at once could chain to the same line.
+    The line is written whole or not at all: when a write fails part-way, the ledger is cut
+    back to where it ended, since half a line would break the chain and make every later
+    run refuse the pile as tampered. Call it holding `ledger_lock`: two appends at once
+    could chain to the same line.
     """
     path = ledger_path(suite)
     lines = _lines(path)
     rec = {**entry, "prev": _sha(lines[-1]) if lines else None}
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    data = (json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise LedgerUnwritten(unwritable(path, exc)) from None
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # cutting back frees space: it can succeed
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+            raise LedgerUnwritten(unwritable(path, exc)) from None
+    finally:
+        os.close(fd)
     return rec
 
 

@@ -14,12 +14,12 @@ from typing import Any
 from evals.compare.stats import mcnemar_exact
 from evals.errors import InputError
 from evals.numfmt import pct
-from evals.providers.openai_compat import plain_model_id
+from evals.providers.completion import plain_model_id
 from evals.run.files import parse_record, read_run, run_headers
 from evals.run.plan import RunPlan
 from evals.run.runner import exit_code, run
-from evals.seal.budget import check_budget_left, finish, reserve, trusted_ledger
-from evals.seal.ledger import sealed_run_files
+from evals.seal.budget import Reservation, check_budget_left, finish, reserve, trusted_ledger
+from evals.seal.ledger import LedgerUnwritten, sealed_run_files
 from evals.seal.manifest import Pile, open_pile, pile_exists
 from evals.seal.sealing import load_key
 from evals.suite.folder import Suite
@@ -352,13 +352,21 @@ def run_sealed(sealed: SealedRun, plan: RunPlan) -> int:
         "errors": 0,
         "completed": False,
     }
-    slot = reserve(suite, pile, plan.runs_dir, sealed.force, entry)
+    try:
+        slot = reserve(suite, pile, plan.runs_dir, sealed.force, entry)
+    except LedgerUnwritten as exc:
+        print(
+            f"{exc}; the run's reservation was not recorded, so nothing was run and the ledger "
+            "is as it was: free the space, then run again",
+            file=sys.stderr,
+        )
+        return 3
     header = {**plan.header_extra, "sealed": sealed.sealed_header(slot.used, slot.forced)}
     plan = dataclasses.replace(plan, header_extra=header)
     try:
         result = run(plan)
     except BaseException as exc:
-        finish(suite, slot, {})
+        _record_outcome(suite, slot, {}, None)
         if isinstance(exc, KeyboardInterrupt | InputError):
             raise
         # The message could quote a sealed case, so only its type is shown.
@@ -366,7 +374,7 @@ def run_sealed(sealed: SealedRun, plan: RunPlan) -> int:
         return 3
     k, n = _counts(result.rows)
     ci = wilson(k, n)
-    finish(
+    recorded = _record_outcome(
         suite,
         slot,
         {
@@ -379,6 +387,25 @@ def run_sealed(sealed: SealedRun, plan: RunPlan) -> int:
             "review": result.summary["counts"].get("review", 0),
             "completed": bool(result.summary.get("completed")),
         },
+        result.path,
     )
     _print_aggregates(pile, result, slot.used, slot.forced, plan.runs_dir)
-    return exit_code(result.summary)
+    return exit_code(result.summary) if recorded else 3
+
+
+def _record_outcome(
+    suite: Suite, slot: Reservation, outcome: dict[str, Any], run_file: Path | None
+) -> bool:
+    """Append the run's `finished` line; False, having said what was not recorded, when the
+    ledger cannot take it (its reservation is there, so the run still counts)."""
+    try:
+        finish(suite, slot, outcome)
+    except LedgerUnwritten as exc:
+        what = f"the outcome of run {run_file.name}" if run_file else "the run's outcome"
+        print(
+            f"{exc}; {what} was not recorded in the ledger (the ledger is whole, and its "
+            "reservation still counts the run against the budget)",
+            file=sys.stderr,
+        )
+        return False
+    return True
