@@ -16,6 +16,7 @@ from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.providers.masking import printable
 from evals.report.data import RunReport, band, build_report, weakest_first
+from evals.report.safe import no_surrogates, terminal_run
 from evals.run.files import OutputError, read_run, resolve_run, write_whole
 from evals.run.summary import judge_spend_lines, not_graded_line
 
@@ -161,7 +162,8 @@ def write_file(path: Path, text: str) -> bool:
     """Write whole or not at all: a half-written report is never left behind. False (and
     the reason printed) when it cannot be written."""
     try:
-        write_whole(path, text)
+        # A lone surrogate from a run file cannot be encoded: it is shown as U+FFFD.
+        write_whole(path, no_surrogates(text))
     except OutputError as exc:
         print(exc, file=sys.stderr)
         return False
@@ -200,7 +202,8 @@ def cmd_report(
             return EXIT_ERROR
         console.print(Text(f"comparison report written: {html}"))
         return EXIT_OK
-    rep = build_report(read_run(resolve_run(run or "latest", runs_dir)))
+    # Escape sequences in a run id, a category or a reason never reach the terminal raw.
+    rep = build_report(terminal_run(read_run(resolve_run(run or "latest", runs_dir))))
     print_report(rep, console)
     if review:
         print_review(rep, console)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import difflib
 import sys
-import unicodedata
 from typing import Any
 
 from rich.console import Console
@@ -16,7 +15,9 @@ from rich.text import Text
 from evals.cli import EXIT_OK
 from evals.cli import settings as load_settings
 from evals.errors import InputError
+from evals.numfmt import fmt_ms
 from evals.report.data import citation_spans, is_sealed
+from evals.report.safe import terminal_run, terminal_text
 from evals.run.files import RunFile, read_run, resolve_run
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
@@ -27,9 +28,8 @@ CHECK_ORDER = {"error": 0, "fail": 1, "skip": 2, "pass": 3}
 
 def plain(value: object) -> str:
     """Text from a run file made safe for a terminal: control characters (escape sequences
-    included) become `?`, line breaks and tabs stay."""
-    text = "" if value is None else str(value)
-    return "".join(ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else "?" for ch in text)
+    included) become `?`, line breaks and tabs stay, a lone surrogate becomes U+FFFD."""
+    return terminal_text("" if value is None else str(value))
 
 
 def rows_of(run: RunFile, case_id: str) -> list[dict[str, Any]]:
@@ -91,8 +91,10 @@ def judge_lines(row: dict[str, Any]) -> list[Text]:
 def cost_line(row: dict[str, Any]) -> Text:
     usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
     cost = row.get("cost_usd")
+    latency = row.get("latency_ms")
+    # A replayed answer has no latency of its own: say nothing rather than "latency  ms".
     parts = [
-        f"latency {plain(row.get('latency_ms'))} ms",
+        *([] if latency is None else [f"latency {fmt_ms(latency)}"]),
         f"tokens {plain(usage.get('prompt_tokens', 'n/a'))} in + "
         f"{plain(usage.get('completion_tokens', 'n/a'))} out",
         "cost unknown" if cost is None else f"cost ${cost:.6f}",
@@ -113,6 +115,11 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
         + Text(f"  score {'n/a' if score is None else f'{score:.3f}'}")
         + Text(f"  run {plain(run.run_id)}  model {plain(row.get('model'))}", style="dim")
     )
+    turns = row.get("messages") if isinstance(row.get("messages"), list) else []
+    for turn in turns:  # a conversation: every earlier turn, oldest first, then the question
+        if isinstance(turn, dict):
+            who = "customer" if turn.get("role") == "user" else "assistant (earlier reply)"
+            console.print(Text(f"{who}: ", style="bold") + Text(plain(turn.get("content"))))
     console.print(Text("question: ", style="bold") + Text(plain(row.get("question"))))
     answer = row.get("draft")
     console.print(
@@ -145,7 +152,7 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
 def cmd_show(case: str, run: str | None = None, console: Console | None = None) -> int:
     """`invoke show CASE [--run RUN]`: the case's rows in RUN (default: the newest run)."""
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    rf = read_run(resolve_run(run or "latest", load_settings().runs_path))
+    rf = terminal_run(read_run(resolve_run(run or "latest", load_settings().runs_path)))
     rows = rows_of(rf, case)
     console.print(Text(f"run file: {rf.path}", style="dim"))
     for row in rows:
