@@ -18,7 +18,7 @@ from evals.compare.pairing import (
 from evals.compare.render import RENDERERS
 from evals.compare.safe import one_line
 from evals.errors import InputError
-from evals.run.files import RunFile, read_run, resolve_run
+from evals.run.files import OutputError, RunFile, read_run, resolve_run, write_whole
 
 
 def read_pair(path_a: Path, path_b: Path) -> tuple[RunFile, RunFile]:
@@ -82,7 +82,11 @@ def cmd_diff(
     path_b = resolve_run(b or "latest", runs_dir)
     cmp, text = build_report(path_a, path_b, fmt, show_all, fail_on, alpha, margin)
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        try:  # whole or not at all: never a 0-byte or half-written report
+            write_whole(Path(out), text)
+        except OutputError as exc:
+            print(exc, file=sys.stderr)
+            return EXIT_ERROR
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
