@@ -4,32 +4,12 @@ and no `.tmp` behind."""
 
 from __future__ import annotations
 
-import os
-import resource
-import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-from casekit import INVOKE, ROOT, good_case, invoke, make_project
-
-
-def invoke_with_file_limit(cwd: Path, *args: str, limit: int) -> subprocess.CompletedProcess[str]:
-    """`invoke` whose process may write files of at most `limit` bytes: a disk that is full."""
-
-    def cap() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return subprocess.run(
-        [INVOKE, "-r", str(ROOT), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=cap,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
+from casekit import good_case, invoke, make_project
+from limitkit import invoke_with_file_limit
 
 
 def leftovers(folder: Path) -> list[str]:
