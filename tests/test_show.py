@@ -139,3 +139,31 @@ def test_a_replayed_conversation_shows_every_turn_and_no_empty_latency(
     assert lines[first + 2] == "question: and one more seat on Pro?"
     assert "latency" not in out  # a saved answer has none; never "latency  ms"
     assert "tokens n/a in + n/a out" in out
+
+
+def test_latest_is_the_newest_run_of_the_configured_suite_not_of_another(project: Path) -> None:
+    import shutil
+
+    from evals.errors import InputError
+    from evals.run.latest import resolve_in_suite
+
+    assert run() == 3
+    (mine,) = run_files(project)
+    shutil.copytree(project / "suite", project / "other")
+    assert run(suite=str(project / "other")) == 3  # an imported suite's run, newer
+    newest = max(run_files(project))
+    assert newest != mine and records(newest)[0]["suite"] == "other"
+    code, out = shown("case-001")
+    assert code == 0 and f"run file: {mine}" in out
+    assert resolve_in_suite("latest", project / "runs", project / "other", project, "--b RUN") == (
+        newest
+    )
+    mine.unlink()
+    code, _ = shown("case-001")
+    assert code == 2
+    with pytest.raises(InputError) as err:
+        resolve_in_suite("latest", project / "runs", project / "suite", project, "--b RUN")
+    assert err.value.lines() == [
+        f"no run of the suite suite in {project / 'runs'} (the newest run, {newest.name}, is of "
+        "other): name the run with --b RUN"
+    ]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.checks.loading import load_cases
-from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, settings, suite_at
 from evals.commands.options import (
     RunOptions,
     batch_settings,
@@ -33,7 +33,7 @@ from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
 from evals.run.batch import execute_batch
 from evals.run.console import print_summary
-from evals.run.files import resolve_run
+from evals.run.latest import resolve_configured
 from evals.run.plan import RunPlan, RunResult
 from evals.run.progress import RunProgress
 from evals.run.resume import check_resumable, open_for_resume, selection
@@ -115,8 +115,8 @@ def show_hint(result: RunResult, runs_dir: Path) -> str | None:
     )
     if not bad or plan_is_sealed(result):
         return None
-    try:
-        latest = resolve_run("latest", runs_dir).resolve() == result.path.resolve()
+    try:  # `invoke show` without --run reads the newest run of the configured suite
+        latest = resolve_configured("latest", settings(), "").resolve() == result.path.resolve()
     except InputError:
         latest = False
     where = "" if latest else f" --run {result.path.stem}"

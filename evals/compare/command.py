@@ -18,7 +18,8 @@ from evals.compare.pairing import (
 from evals.compare.render import RENDERERS
 from evals.compare.safe import one_line
 from evals.errors import InputError
-from evals.run.files import OutputError, RunFile, read_run, resolve_run, write_whole
+from evals.run.files import OutputError, RunFile, read_run, write_whole
+from evals.run.latest import resolve_configured
 
 
 def read_pair(path_a: Path, path_b: Path) -> tuple[RunFile, RunFile]:
@@ -77,9 +78,9 @@ def cmd_diff(
         raise InputError(f"--format must be one of {', '.join(RENDERERS)}, not {fmt!r}")
     alpha, margin = _number("--alpha", alpha), _number("--margin", margin)
     check_options(fail_on, alpha, margin, 0.8)
-    runs_dir = settings().runs_path
-    path_a = resolve_run(a or "baseline", runs_dir)
-    path_b = resolve_run(b or "latest", runs_dir)
+    cfg = settings()
+    path_a = resolve_configured(a or "baseline", cfg, "--a RUN")
+    path_b = resolve_configured(b or "latest", cfg, "--b RUN")
     cmp, text = build_report(path_a, path_b, fmt, show_all, fail_on, alpha, margin)
     if out:
         try:  # whole or not at all: never a 0-byte or half-written report

@@ -17,7 +17,8 @@ from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.providers.masking import printable
 from evals.report.data import RunReport, band, build_report, weakest_first
 from evals.report.safe import no_surrogates, terminal_run
-from evals.run.files import OutputError, read_run, resolve_run, write_whole
+from evals.run.files import OutputError, read_run, write_whole
+from evals.run.latest import resolve_configured
 from evals.run.summary import judge_spend_lines, not_graded_line
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
@@ -184,7 +185,7 @@ def cmd_report(
     `--b` alone compares RUN (default: the baseline) with B.
     """
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    runs_dir = load_settings().runs_path
+    cfg = load_settings()
     if a or b:
         if a and run:
             raise InputError("give run A either as RUN or as --a, not both")
@@ -196,14 +197,15 @@ def cmd_report(
             raise InputError("--review reads one run: use `invoke report RUN --review`")
         from evals.report.compare_html import render_compare_html
 
-        path_a = resolve_run(a or run or "baseline", runs_dir)
-        path_b = resolve_run(b, runs_dir)
+        path_a = resolve_configured(a or run or "baseline", cfg, "--a RUN")
+        path_b = resolve_configured(b, cfg, "--b RUN")
         if not write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b))):
             return EXIT_ERROR
         console.print(Text(f"comparison report written: {html}"))
         return EXIT_OK
     # Escape sequences in a run id, a category or a reason never reach the terminal raw.
-    rep = build_report(terminal_run(read_run(resolve_run(run or "latest", runs_dir))))
+    path = resolve_configured(run or "latest", cfg, "`invoke report RUN`")
+    rep = build_report(terminal_run(read_run(path)))
     print_report(rep, console)
     if review:
         print_review(rep, console)

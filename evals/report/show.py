@@ -18,7 +18,8 @@ from evals.errors import InputError
 from evals.numfmt import fmt_ms
 from evals.report.data import citation_spans, is_sealed
 from evals.report.safe import terminal_run, terminal_text
-from evals.run.files import RunFile, read_run, resolve_run
+from evals.run.files import RunFile, read_run
+from evals.run.latest import resolve_configured
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "error": "bold magenta", "skip": "dim"}
@@ -152,7 +153,8 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
 def cmd_show(case: str, run: str | None = None, console: Console | None = None) -> int:
     """`invoke show CASE [--run RUN]`: the case's rows in RUN (default: the newest run)."""
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    rf = terminal_run(read_run(resolve_run(run or "latest", load_settings().runs_path)))
+    path = resolve_configured(run or "latest", load_settings(), "--run RUN")
+    rf = terminal_run(read_run(path))
     rows = rows_of(rf, case)
     console.print(Text(f"run file: {rf.path}", style="dim"))
     for row in rows:
