@@ -138,3 +138,35 @@ def test_docs_tasks_names_every_task_and_every_flag() -> None:
         flags = set(re.findall(r"--([a-z][a-z-]*)", help_text)) - POSITIONAL.get(task, set())
         missing = sorted(f for f in flags if f"--{f}" not in section)
         assert not missing, f"docs/tasks.md: invoke {task} lacks {missing}"
+
+
+def test_outside_the_project_invoke_says_where_to_run_from_and_exits_2(tmp_path: Path) -> None:
+    res = invoke("validate", cwd=tmp_path)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.splitlines() == [
+        f"invoke: no tasks.py in {tmp_path} or any folder above it: run it from the project "
+        f"folder ({ROOT}), or name it: invoke -r {ROOT} TASK"
+    ]
+
+
+def test_ctrl_c_while_the_tasks_load_exits_130(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    marker = tmp_path / "loading"
+    (tmp_path / "tasks.py").write_text(
+        "import pathlib, time\n"
+        f"pathlib.Path({str(marker)!r}).write_text('x')\n"
+        "time.sleep(60)  # a slow import: the tasks are still loading\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [INVOKE, "--list"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
