@@ -36,6 +36,7 @@ from evals.run.console import print_summary
 from evals.run.latest import resolve_configured
 from evals.run.plan import RunPlan, RunResult
 from evals.run.progress import RunProgress
+from evals.run.prompt_use import run_note
 from evals.run.resume import check_resumable, open_for_resume, selection
 from evals.run.runner import execute, exit_code
 from evals.seal.runs import open_sealed, run_sealed
@@ -89,6 +90,8 @@ def _run_one(plan: RunPlan) -> RunResult:
         )
     if hint := show_hint(result, plan.runs_dir):
         print(hint, flush=True)
+    if note := run_note(str(result.header.get("provider"))):
+        print(note, flush=True)
     if str(result.summary.get("stopped_reason") or "").startswith(REFUSED_PREFIX):
         print(
             "the endpoint refused the run's first requests alike, so no further case was "

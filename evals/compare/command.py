@@ -20,6 +20,7 @@ from evals.compare.safe import one_line
 from evals.errors import InputError
 from evals.run.files import OutputError, RunFile, read_run, write_whole
 from evals.run.latest import resolve_configured
+from evals.run.prompt_use import diff_note, read_header
 
 
 def read_pair(path_a: Path, path_b: Path) -> tuple[RunFile, RunFile]:
@@ -93,6 +94,8 @@ def cmd_diff(
         sys.stdout.write(text)
     if cmp.deprecated:
         print(f"note: {cmp.deprecated}", file=sys.stderr)
+    if unseen := diff_note(read_header(path_a), read_header(path_b)):
+        print(unseen, file=sys.stderr)
     d = cmp.decision
     if all(r.n_paired == 0 for r in d.readings.values()):
         # Nothing was compared (every common case changed or errored in both runs).

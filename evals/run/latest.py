@@ -7,27 +7,18 @@ made by `invoke init`), so the newest file there may be of another suite than th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from evals.config import Settings
 from evals.errors import InputError
 from evals.run.files import _STAMPED, resolve_run
+from evals.run.prompt_use import read_header
 from evals.run.rows import project_path
-
-#: A header line is small; a line longer than this is not read to find the run's suite.
-_HEADER_MAX = 1 << 20
 
 
 def run_suite(path: Path) -> str | None:
     """The `suite` its header names, or None when the file has no readable header."""
-    try:
-        with path.open("rb") as fh:
-            first = fh.readline(_HEADER_MAX)
-        header = json.loads(first)
-    except (OSError, ValueError, RecursionError):
-        return None
-    suite = header.get("suite") if isinstance(header, dict) else None
+    suite = read_header(path).get("suite")
     return suite if isinstance(suite, str) else None
 
 
