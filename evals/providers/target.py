@@ -216,7 +216,11 @@ class _TargetLoop:
         self.loop = asyncio.new_event_loop()
         self.running = 0  # calls on this loop, counted on the loop's own thread
         self.closing = False
-        threading.Thread(target=self.loop.run_forever, name="target-loop", daemon=True).start()
+        threading.Thread(target=self._serve, name="target-loop", daemon=True).start()
+
+    def _serve(self) -> None:
+        self.loop.run_forever()
+        self.loop.close()  # stopped by close() once no call is left on it
 
     def submit(self, fn: Callable[..., Any], arg: Any) -> asyncio.Future[Any]:
         """Run `fn(arg)` on the target's loop; a future for it on the caller's loop."""
