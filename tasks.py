@@ -164,7 +164,7 @@ def review(c, base=None, suite=None, fail_on_weakened=False):
         "suites/FILE-NAME)",
         "chunks": "CSV with chunk_id,text: the passages for expected_chunk_ids",
         "format": "auto (default), golden, rubric, csv or case",
-        "answers_out": "where saved answers go (default: next to FILE, .answers.jsonl)",
+        "answers_out": "where saved answers go (default: in the suite folder, FILE.answers.jsonl)",
         "claims": "CSV with case_id,claim,support_chunk_ids: the saved answers' claims",
     },
 )

@@ -371,3 +371,25 @@ def test_labels_saved_with_a_bom_windows_line_ends_and_capitals_are_read(
     proc = calib(run=str(run), labels=str(labels))
     assert proc.returncode == 2 and "not UTF-8 text" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_deep_or_huge_number_label_line_is_a_problem_on_that_line_not_a_crash(
+    tmp_path: Path, calib: Callable[..., Result]
+) -> None:
+    make_project(tmp_path, [good_case()])
+    run = write_run(tmp_path / "runs", {"a": v(5), "b": v(2)})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        '{"case": "a", "label": "pass"}\n'
+        '{"case": "b", "label": "fail", "x": ' + "[" * 10_000 + "]" * 10_000 + "}\n"
+        '{"case": "b", "label": "fail", "n": ' + "9" * 5000 + "}\n",
+        encoding="utf-8",
+    )
+    proc = calib(run=str(run), labels=str(labels))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"{labels}: line 2: invalid JSON: nested too deeply",
+        f"{labels}: line 3: invalid JSON: Exceeds the limit (4300 digits) for integer string "
+        "conversion",
+    ]

@@ -20,6 +20,27 @@ def invoke(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     )
 
 
+def invoke_here(*argv: str) -> subprocess.CompletedProcess[str]:
+    """The installed `invoke` program on this project's tasks, run in this process: the same
+    parsing, help and exit codes as the executable, without starting an interpreter per call."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from evals.entry import EvalsProgram
+
+    program = EvalsProgram(
+        name="Invoke", binary="inv[oke]", binary_names=["invoke", "inv"], version="test"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = 0
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            program.run(["invoke", "-r", str(ROOT), *argv])
+        except SystemExit as exc:
+            code = exc.code
+    return subprocess.CompletedProcess(argv, int(code or 0), out.getvalue(), err.getvalue())
+
+
 def all_tasks() -> list[str]:
     out = invoke("--list").stdout
     return re.findall(r"^  ([a-z][a-z-]*)\s", out, re.M)
@@ -38,7 +59,7 @@ def test_the_task_list_here_is_every_task() -> None:
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize("help_flag", ["-h", "--help"])
 def test_help_prints_the_tasks_own_help(task: str, help_flag: str) -> None:
-    res = invoke(task, help_flag)
+    res = invoke_here(task, help_flag)
     assert res.returncode == 0, res.stderr
     assert f"[--core-opts] {task} " in res.stdout.splitlines()[0]
     assert res.stderr == ""
@@ -52,7 +73,7 @@ def test_an_unknown_flag_is_named_with_exit_2() -> None:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_every_task_refuses_an_unknown_flag_with_one_line(task: str) -> None:
-    res = invoke(task, "--no-such-flag")
+    res = invoke_here(task, "--no-such-flag")
     assert res.returncode == 2
     assert res.stderr.splitlines() == [
         f"{task}: unknown flag --no-such-flag; `invoke {task} --help` lists its flags"
@@ -80,7 +101,7 @@ def test_every_task_refuses_an_unknown_flag_with_one_line(task: str) -> None:
     ],
 )
 def test_a_value_of_the_wrong_type_is_one_line_and_exit_2(argv: list[str], line: str) -> None:
-    res = invoke(*argv)
+    res = invoke_here(*argv)
     assert res.returncode == 2
     assert res.stderr.splitlines() == [line]
     assert "Traceback" not in res.stdout + res.stderr
@@ -100,7 +121,7 @@ def test_a_value_of_the_wrong_type_is_one_line_and_exit_2(argv: list[str], line:
     ],
 )
 def test_a_missing_value_or_stray_word_is_one_line_and_exit_2(argv: list[str], line: str) -> None:
-    res = invoke(*argv)
+    res = invoke_here(*argv)
     assert res.returncode == 2
     assert res.stderr.splitlines() == [line]
 
@@ -115,13 +136,13 @@ def test_model_without_a_value_runs_nothing(tmp_path: Path) -> None:
 
 def test_typed_values_reach_the_task_converted() -> None:
     # `--epochs 0` parses as a whole number and is then refused by the run's own range check.
-    res = invoke("run", "--epochs", "0")
+    res = invoke_here("run", "--epochs", "0")
     assert res.returncode == 2
     assert res.stderr.strip() == "--epochs 0: must be 1 or more"
 
 
 def test_help_says_what_each_flag_takes() -> None:
-    out = invoke("run", "--help").stdout
+    out = invoke_here("run", "--help").stdout
     for shown in ("--epochs=INT", "--max-cost=NUMBER", "--model=STRING", "-n, --no-cache"):
         assert shown in out, shown
     assert "(repeatable)" in out
@@ -136,7 +157,39 @@ def test_docs_tasks_names_every_task_and_every_flag() -> None:
     for task in TASKS:
         assert f"### `invoke {task}" in docs, task
         section = docs.split(f"### `invoke {task}", 1)[1].split("\n### ", 1)[0]
-        help_text = invoke(task, "--help").stdout.split("Options:", 1)[1]
+        help_text = invoke_here(task, "--help").stdout.split("Options:", 1)[1]
         flags = set(re.findall(r"--([a-z][a-z-]*)", help_text)) - POSITIONAL.get(task, set())
         missing = sorted(f for f in flags if f"--{f}" not in section)
         assert not missing, f"docs/tasks.md: invoke {task} lacks {missing}"
+
+
+def test_outside_the_project_invoke_says_where_to_run_from_and_exits_2(tmp_path: Path) -> None:
+    res = invoke("validate", cwd=tmp_path)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.splitlines() == [
+        f"invoke: no tasks.py in {tmp_path} or any folder above it: run it from the project "
+        f"folder ({ROOT}), or name it: invoke -r {ROOT} TASK"
+    ]
+
+
+def test_ctrl_c_while_the_tasks_load_exits_130(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    marker = tmp_path / "loading"
+    (tmp_path / "tasks.py").write_text(
+        "import pathlib, time\n"
+        f"pathlib.Path({str(marker)!r}).write_text('x')\n"
+        "time.sleep(60)  # a slow import: the tasks are still loading\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [INVOKE, "--list"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err

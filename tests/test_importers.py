@@ -135,7 +135,8 @@ def test_csv_with_chunks_gives_passages_sources_facts_abstain_and_a_replay_file(
     assert case_file(suite, "refunds")["expect"]["facts"] == ["30 days", "delivery"]
     assert case_file(suite, "ceo-phone")["expect"] == {"abstain": True}
 
-    answers = tmp_path / "evalset.answers.jsonl"
+    answers = suite / "evalset.answers.jsonl"  # beside the suite's cases, not beside FILE
+    assert not (tmp_path / "evalset.answers.jsonl").exists()
     assert read_jsonl(answers) == [
         {
             "case": "price-pro",
@@ -323,7 +324,7 @@ def test_messy_csv_bom_crlf_quotes_multiline_cells_and_odd_ids_import_and_run(tm
     assert case_file(suite, "evalset-0003")["expect"] == {"abstain": True}
     assert "abstain" not in case_file(suite, "q-004")["expect"]
     assert invoke(tmp_path, "validate").returncode == 0
-    answers = tmp_path / "evalset.answers.jsonl"
+    answers = suite / "evalset.answers.jsonl"
     assert [a["case"] for a in read_jsonl(answers)] == ["q-001", "evalset-0003"]
     run = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/rag@2026-01-01")
     rows = [r for r in read_jsonl(next((tmp_path / "runs").glob("*.jsonl"))) if r["kind"] == "case"]
@@ -445,6 +446,7 @@ def test_import_makes_a_new_suite_and_prints_the_command_that_runs_only_its_case
     new = tmp_path / "suites" / "evalset"
     assert sorted(p.name for p in new.iterdir()) == [
         "cases",
+        "evalset.answers.jsonl",  # the saved answers go with the suite
         "judge_prompt.txt",
         "prompt.txt",
         "suite.toml",
@@ -643,7 +645,9 @@ def test_a_csv_answer_with_cited_ids_and_no_inline_markers_is_checked_figure_by_
     (tmp_path / "q.csv").write_text(Q01_CSV, "utf-8")
     proc = invoke(tmp_path, "import", "--suite", "suite", "q.csv", "--chunks", "chunks.csv")
     assert proc.returncode == 0, proc.stderr
-    proc = invoke(tmp_path, "run", "--answers", "q.answers.jsonl", "--model", "acme/rag@2026-01-01")
+    proc = invoke(
+        tmp_path, "run", "--answers", "suite/q.answers.jsonl", "--model", "acme/rag@2026-01-01"
+    )
     [run_file] = (tmp_path / "runs").glob("*.jsonl")
     rows = {r["case"]: r for r in read_jsonl(run_file) if r["kind"] == "case"}
     right = rows["q01"]
@@ -651,3 +655,92 @@ def test_a_csv_answer_with_cited_ids_and_no_inline_markers_is_checked_figure_by_
     assert right["checks"]["figures_supported"]["status"] == "pass"
     wrong = rows["q02"]["checks"]["figures_supported"]
     assert wrong["status"] == "fail" and "24 hours" in wrong["detail"]
+
+
+def imported_in_process(monkeypatch, capsys, root: Path, *args: str) -> tuple[int, str, str]:
+    """`invoke import FILE [--format F]` run in this process (no interpreter start-up)."""
+    from evals.cli import guarded
+    from evals.interchange.importers import cmd_import
+
+    monkeypatch.chdir(root)
+    capsys.readouterr()
+    fmt = args[2] if len(args) > 2 and args[1] == "--format" else "auto"
+    code = guarded(lambda: cmd_import(args[0], None, None, fmt, None))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+DEEP = "[" * 10_000 + "]" * 10_000
+HOSTILE_FILES = {
+    "deep.jsonl": ('{"id": "a", "question": "q?", "x": ' + DEEP + "}\n", "nested deeper than 64"),
+    "deep-array.json": ("[" + DEEP + "]\n", "nested deeper than 64"),
+    "long-number.jsonl": (
+        '{"id": "a", "question": "q?", "expected_facts": ["x"], "n": ' + "9" * 5000 + "}\n",
+        "a number too long to read",
+    ),
+    "long-number-array.json": (
+        '[{"id": "a", "question": "q?", "expected_facts": ["x"], "n": ' + "9" * 5000 + "}]\n",
+        "a number too long to read",
+    ),
+    "surrogate.jsonl": (
+        '{"id": "a", "question": "q \\ud800?", "expected_facts": ["x"]}\n',
+        "a lone UTF-16 surrogate (not text) at /question",
+    ),
+    "long-cell.csv": (
+        'case_id,question,required_points\nA,"' + "x" * 140_000 + '",p\n',
+        "a cell longer than 131,072 characters",
+    ),
+    "open-quote.csv": (
+        'case_id,question,required_points\nA,ok,p\nB,"what is it,p\nC,third,r\nD,fourth,s\n',
+        "unterminated quote at line 3",
+    ),
+}
+
+
+def test_hostile_files_are_one_line_naming_file_and_line_exit_2_and_nothing_written(
+    tmp_path, monkeypatch, capsys
+):
+    make_project(tmp_path, cases=[])
+    for name, (text, reason) in HOSTILE_FILES.items():
+        (tmp_path / name).write_text(text, "utf-8")
+        code, out, err = imported_in_process(monkeypatch, capsys, tmp_path, name)
+        assert code == 2, (name, out, err)
+        (line,) = err.strip().splitlines()
+        assert line.startswith(f"{name}: line ") and reason in line, (name, line)
+        assert not (tmp_path / "suites").exists(), name
+
+
+def test_a_rubric_set_imports_into_a_new_suite_with_the_imports_judge_prompt(
+    tmp_path, monkeypatch, capsys
+):
+    from evals.interchange.judge_prompt import JUDGE_PROMPT
+
+    make_project(tmp_path, cases=[])
+    trip = {"question": "Plan a weekend in Rome", "rubric": "Names Rome", "category": "travel"}
+    write_jsonl(tmp_path / "trips.jsonl", [trip, {**trip, "expected_destinations": ["rome"]}])
+    code, out, err = imported_in_process(monkeypatch, capsys, tmp_path, "trips.jsonl")
+    assert code == 0, err
+    suite = tmp_path / "suites" / "trips"
+    assert (suite / "judge_prompt.txt").read_text("utf-8") == JUDGE_PROMPT
+    assert len(list((suite / "cases").glob("*.json"))) == 2
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging
+
+
+def test_an_import_that_cannot_be_written_whole_leaves_no_half_made_suite(tmp_path):
+    from limitkit import invoke_with_file_limit
+
+    make_project(tmp_path, cases=[])
+    long = "Which plan? " + "Please say it in detail. " * 120  # one case file of ~3 kB
+    (tmp_path / "set.csv").write_text(
+        f"case_id,question,required_points\na,What is A?,letter\nb,What is B?,letter\nz,{long},plan\n",
+        "utf-8",
+    )
+    # Files of up to 2 kB can be written: the starter files and two cases, not the third.
+    proc = invoke_with_file_limit(tmp_path, "import", "set.csv", limit=2048)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "nothing was imported" in proc.stderr
+    assert sorted(p.name for p in (tmp_path / "suites").iterdir()) == []  # nor a staging folder
+    suite = tmp_path / "suite"  # into an existing suite: the files it wrote are removed again
+    proc = invoke_with_file_limit(tmp_path, "import", "set.csv", "--suite", "suite", limit=2048)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert list((suite / "cases").iterdir()) == []

@@ -127,6 +127,17 @@ def test_malformed_answers_file_lists_every_bad_line(tmp_path: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
+def test_an_empty_answers_file_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    for text in ("", "\n  \n"):
+        empty = tmp_path / "a.jsonl"
+        empty.write_text(text, "utf-8")
+        res = invoke(tmp_path, "run", "--answers", str(empty), "--model", "acme/bot@2026-10-01")
+        assert res.returncode == 2, res.stdout + res.stderr
+        assert res.stderr.splitlines() == [f"{empty}: /: no answers in the file (it is empty)"]
+        assert not (tmp_path / "runs").exists()
+
+
 def test_floating_model_alias_is_refused(tmp_path: Path) -> None:
     make_project(tmp_path)
     answers = write_answers(tmp_path / "a.jsonl", [{"case": "price-pro", "answer": "x"}])

@@ -456,3 +456,27 @@ def test_comparison_says_up_front_what_differs_between_the_runs(project: Project
     assert names
     top = render_compare_html(a, b).split('<header class="top">')[1].split("</header>")[0]
     assert f'<th scope="row">differs</th><td><code>{html.escape(", ".join(names))}</code>' in top
+
+
+def test_escape_sequences_and_lone_surrogates_in_a_run_file_reach_no_output_raw(
+    project: Project, tmp_path: Path
+) -> None:
+    evil = "evil\x1b[2J\x1b]0;owned\x07"
+    recs = read_jsonl(project.run_a)
+    for rec in recs:
+        rec["run_id"] = evil
+        if rec["kind"] == "case":
+            rec["category"] = "cat\x1b[31m"
+            rec["draft"] = "half a pair \ud800 here"
+        if rec["kind"] == "summary":
+            rec["categories"] = {"cat\x1b[31m": next(iter(rec["categories"].values()))}
+    path = write_records(tmp_path / "evil.jsonl", recs)
+    page = tmp_path / "evil.html"
+    out = invoke(project.root, "report", str(path), "--html", str(page))
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "\x1b" not in out.stdout + out.stderr and "\x07" not in out.stdout
+    assert "run evil?[2J?]0;owned?" in out.stdout
+    assert "cat?[31m" in out.stdout
+    text = page.read_text("utf-8")
+    assert "half a pair \ufffd here" in text and not list(tmp_path.glob("*.tmp"))

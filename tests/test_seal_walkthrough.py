@@ -30,3 +30,9 @@ def test_the_seal_walkthrough_works_verbatim_on_a_fresh_clone(tmp_path: Path) ->
     manifest = json.loads((repo / "evals" / "sealed" / "MANIFEST.json").read_text("utf-8"))
     assert manifest["exposed"] == manifest["n"] > 0
     assert "gap: visible" in done.stdout
+    # validate and calibrate --checks leave the sealed cases' labelled answers out, with one
+    # note each, instead of a line per answer calling its case unknown.
+    assert lines[-2].startswith("invoke validate ") and lines[-1].startswith("invoke calibrate ")
+    assert codes[-2] == 0, done.stdout + done.stderr
+    assert "unknown case" not in done.stdout + done.stderr
+    assert (done.stdout + done.stderr).count("taken for answers of sealed cases") == 2

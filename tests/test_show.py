@@ -120,3 +120,72 @@ def test_a_sealed_run_has_nothing_to_show(project: Path) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     code, _ = shown("case-000")
     assert code == 2
+
+
+def test_a_lone_surrogate_in_an_answer_is_shown_as_a_replacement_character(project: Path) -> None:
+    from casekit import invoke
+
+    run()
+    path = run_files(project)[0]
+    recs = records(path)
+    recs[1]["draft"] = "half a pair \ud800 here"  # json.dumps writes it as the escape \ud800
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    out = invoke(project, "show", recs[1]["case"], env={"PYTHONIOENCODING": "utf-8"})
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "answer: half a pair \ufffd here" in out.stdout
+
+
+def test_a_replayed_conversation_shows_every_turn_and_no_empty_latency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from runkit import case, write_case
+
+    root = make_project(tmp_path, 1)
+    turns = [
+        {"role": "user", "content": "Hi, what does Pro cost per seat?"},
+        {"role": "assistant", "content": "Pro costs 45 EUR per seat [doc:pricing#plans]."},
+    ]
+    write_case(root, case(0, messages=turns, question="and one more seat on Pro?"))
+    use(monkeypatch, root, None)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"case": "case-000", "answer": GOOD}) + "\n", encoding="utf-8")
+    assert run(answers=str(answers), models=["acme/rag@2026-01-01"]) == 0
+    code, out = shown("case-000")
+    assert code == 0
+    lines = out.splitlines()
+    first = lines.index("customer: Hi, what does Pro cost per seat?")
+    assert lines[first + 1] == (
+        "assistant (earlier reply): Pro costs 45 EUR per seat [doc:pricing#plans]."
+    )
+    assert lines[first + 2] == "question: and one more seat on Pro?"
+    assert "latency" not in out  # a saved answer has none; never "latency  ms"
+    assert "tokens n/a in + n/a out" in out
+
+
+def test_latest_is_the_newest_run_of_the_configured_suite_not_of_another(project: Path) -> None:
+    import shutil
+
+    from evals.errors import InputError
+    from evals.run.latest import resolve_in_suite
+
+    assert run() == 3
+    (mine,) = run_files(project)
+    shutil.copytree(project / "suite", project / "other")
+    assert run(suite=str(project / "other")) == 3  # an imported suite's run, newer
+    newest = max(run_files(project))
+    assert newest != mine and records(newest)[0]["suite"] == "other"
+    code, out = shown("case-001")
+    assert code == 0 and f"run file: {mine}" in out
+    assert resolve_in_suite("latest", project / "runs", project / "other", project, "--b RUN") == (
+        newest
+    )
+    mine.unlink()
+    code, _ = shown("case-001")
+    assert code == 2
+    with pytest.raises(InputError) as err:
+        resolve_in_suite("latest", project / "runs", project / "suite", project, "--b RUN")
+    assert err.value.lines() == [
+        f"no run of the suite suite in {project / 'runs'} (the newest run, {newest.name}, is of "
+        "other): name the run with --b RUN"
+    ]

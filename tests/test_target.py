@@ -187,7 +187,7 @@ def test_a_hung_sync_or_async_target_times_out_as_an_error_row_and_the_run_goes_
     for fn, hung in (("answer", "case-000"), ("answer_async", "case-001")):
         started = time.monotonic()
         assert run(target=f"app_hang_f:{fn}") == 3
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 10  # a hung call would hold it forever
         path = max(run_files(root), key=lambda p: p.stat().st_mtime_ns)
         got = {r["case"]: r for r in rows(path)}
         assert len(got) == 4
@@ -226,7 +226,9 @@ def test_the_process_exits_promptly_after_a_run_whose_sync_target_hung(tmp_path)
     out = invoke(root, "run", "--target", "app_hang_h:answer", "--timeout", "1", timeout=60)
     elapsed = time.monotonic() - started
     assert out.returncode == 3, out.stdout + out.stderr
-    assert elapsed < 15  # start-up plus the 1 s timeout; a joined thread would never end
+    # Start-up plus the 1 s timeout, with room for a loaded machine; a joined thread would
+    # never end (the 60 s limit above would stop it).
+    assert elapsed < 45
     assert "target timed out after 1 s" in out.stdout
     recs = records(run_files(root)[0])
     assert recs[0]["settings"]["provider"]["timeout_s"] == 1.0  # --timeout beats timeout_s
@@ -335,3 +337,73 @@ def test_a_row_that_is_not_json_becomes_an_error_row_and_the_file_stays_json(tmp
     (row,) = rows(run_files(root)[0])
     assert row["status"] == "error" and row["score"] is None
     assert row["error"].startswith("row not written: the record holds a value of no JSON type")
+
+
+STUBBORN = """
+import asyncio
+
+GOOD = {"answer": "45 EUR [doc:pricing#plans]", "retrieved": ["pricing#plans"],
+        "cited": ["pricing#plans"], "abstained": False}
+LATE = []
+
+async def answer(case):
+    if case["id"] == "case-000":
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 12
+        while loop.time() < end:  # swallows every cancellation, then answers well
+            try:
+                await asyncio.sleep(end - loop.time())
+            except asyncio.CancelledError:
+                pass
+        LATE.append(case["id"])
+    return GOOD
+"""
+
+
+def test_an_async_target_that_swallows_its_cancellation_is_an_error_row_not_a_late_score(
+    tmp_path, monkeypatch
+):
+    import time
+
+    root = make_project(tmp_path, 3, timeout_s=1.0, concurrency=3)
+    _module(root, "app_stubborn_j", STUBBORN)
+    use(monkeypatch, root, None)
+    started = time.monotonic()
+    assert run(target="app_stubborn_j:answer") == 3
+    assert time.monotonic() - started < 10  # the run does not wait for the late answer
+    got = {r["case"]: r for r in rows(run_files(root)[0])}
+    assert got["case-000"]["status"] == "error" and got["case-000"]["score"] is None
+    assert got["case-000"]["error"] == "target timed out after 1 s"
+    assert got["case-001"]["status"] == got["case-002"]["status"] == "pass"
+
+
+def test_a_sync_target_raising_generatorexit_or_stopiteration_is_that_cases_error(
+    tmp_path, monkeypatch
+):
+    import time
+
+    root = make_project(tmp_path, 3, timeout_s=30.0, concurrency=1)
+    _module(
+        root,
+        "app_generator_k",
+        """
+        GOOD = {"answer": "45 EUR [doc:pricing#plans]", "retrieved": ["pricing#plans"],
+                "cited": ["pricing#plans"], "abstained": False}
+
+        def answer(case):
+            if case["id"] == "case-000":
+                raise GeneratorExit("closed")
+            if case["id"] == "case-001":
+                raise StopIteration
+            return GOOD
+        """,
+    )
+    use(monkeypatch, root, None)
+    started = time.monotonic()
+    assert run(target="app_generator_k:answer") == 3
+    assert time.monotonic() - started < 20  # StopIteration does not wait out the 30 s timeout
+    got = {r["case"]: r for r in rows(run_files(root)[0])}
+    assert got["case-000"]["error"] == "target raised GeneratorExit: closed"
+    assert got["case-001"]["error"] == "target raised StopIteration"
+    assert got["case-000"]["status"] == got["case-001"]["status"] == "error"
+    assert got["case-002"]["status"] == "pass"

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 from evals.calibrate.checks import Calibration, grade_answers
-from evals.calibrate.labelled import case_answers, labelled_files, read_labelled
+from evals.calibrate.labelled import (
+    case_answers,
+    labelled_files,
+    read_labelled,
+    sealed_skip_note,
+)
 from evals.calibrate.render import render_json, render_markdown
 from evals.checks.loading import load_cases
 from evals.cli import suite_at
@@ -18,9 +25,13 @@ def calibrate_checks(suite: Suite) -> Calibration:
     cases, problems = load_cases(suite, strict=False)
     by_id = {c.id: c for c in cases}
     # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
-    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()})
+    skipped: list[str] = []
+    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, skipped)
     if problems or found:
         raise InputError(problems + found)
+    note = sealed_skip_note(skipped)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     items = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)]
     items += labelled
     return Calibration(

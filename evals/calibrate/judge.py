@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from evals.judge.client import Judge, JudgeOutcome, family_warning, make_judge
 from evals.judge.verdict import Scale
 from evals.reply import Reply
 from evals.run.files import read_run, resolve_run
-from evals.suite.case import Case
+from evals.suite.case import Case, parse_json_value
 
 # -- inputs --------------------------------------------------------------------------------
 
@@ -58,10 +57,12 @@ def read_labels(path: Path) -> dict[str, str]:
         if not line.strip():
             continue
         where = f"line {n}"
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), where, f"invalid JSON: {exc.msg}"))
+        try:  # strict and safe: a line nested thousands deep or a 5,000-digit number
+            rec = parse_json_value(line)  # is a problem on that line, not a crash
+        except ValueError as exc:
+            problems.append(
+                Problem(str(path), where, str(exc).replace(" at line 1, column ", " at column "))
+            )
             continue
         if not isinstance(rec, dict) or not isinstance(rec.get("case"), str):
             problems.append(

@@ -84,12 +84,18 @@ def labelled_files(suite: Suite) -> list[Path]:
     return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
 
 
-def read_labelled(suite: Suite, case_ids: Collection[str]) -> tuple[list[Labelled], list[Problem]]:
+def read_labelled(
+    suite: Suite, case_ids: Collection[str], skipped: list[str] | None = None
+) -> tuple[list[Labelled], list[Problem]]:
     """Every valid line of the suite's labelled files and every problem, each at `file:line`.
 
     A line naming no case in `case_ids` is a problem; so is the same answer labelled twice for
     one case, which would count it twice (or, labelled both ways, make it both right and wrong).
+    When the suite has a sealed pile, a line naming no visible case is taken for an answer of
+    a sealed case (whose id cannot be read without the key): it is left out, and its
+    `file:line` goes to `skipped` for one note instead of a problem per line.
     """
+    sealed = (suite.sealed_dir / "MANIFEST.json").is_file()
     folder = labelled_dir(suite)
     if folder.exists() and not folder.is_dir():
         reason = "is a file: labelled answers go in a labelled/ folder of *.jsonl files"
@@ -117,6 +123,9 @@ def read_labelled(suite: Suite, case_ids: Collection[str]) -> tuple[list[Labelle
             rec, found = _parse_line(line.rstrip("\r"), where)
             cid = rec.get("case") if isinstance(rec, dict) else None
             if isinstance(cid, str) and cid not in known:
+                if sealed and not found:
+                    (skipped if skipped is not None else []).append(f"{path.name}:{n}")
+                    continue
                 found.append(Problem(where, "/case", f"unknown case {cid!r}: not in cases/"))
             if rec is not None and not found and "answer_sha" in rec:
                 # A sha that no longer matches means the answer was edited after labelling.
@@ -184,3 +193,15 @@ def precedents(items: list[Labelled], cases: list[Case]) -> tuple[Precedents, li
             item.label, item.by, item.at, item.why, item.source, item.run
         )
     return index, stale
+
+
+def sealed_skip_note(skipped: list[str]) -> str | None:
+    """One note for the labelled answers left out as answers of sealed cases, or None."""
+    if not skipped:
+        return None
+    where = ", ".join(skipped[:3]) + (", ..." if len(skipped) > 3 else "")
+    return (
+        f"{len(skipped)} labelled answer(s) name no case in cases/ ({where}): the suite has a "
+        "sealed pile, so they are taken for answers of sealed cases and left out. Move them "
+        "out of labelled/ to keep the pile held out: they tell what its cases ask."
+    )

@@ -16,7 +16,7 @@ from typing import Any
 from evals.calibrate.labelled import precedents, read_labelled
 from evals.checks.known_valid import KNOWN_VALID, KnownValid
 from evals.checks.loading import load_cases
-from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, suite_at
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, settings, suite_at
 from evals.commands.options import (
     RunOptions,
     batch_settings,
@@ -34,10 +34,11 @@ from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX, Provider
 from evals.run.console import print_summary, review_reasons
-from evals.run.files import resolve_run
+from evals.run.latest import resolve_configured
 from evals.run.plan import RunPlan, RunResult
 from evals.run.precedents import Precedents
 from evals.run.progress import RunProgress
+from evals.run.prompt_use import run_note
 from evals.run.resume import check_resumable, open_for_resume, selection
 from evals.run.runner import execute, exit_code
 from evals.suite.case import Case
@@ -94,6 +95,8 @@ def _run_one(plan: RunPlan) -> RunResult:
         )
     if hint := show_hint(result, plan.runs_dir):
         print(hint, flush=True)
+    if note := run_note(str(result.header.get("provider"))):
+        print(note, flush=True)
     if str(result.summary.get("stopped_reason") or "").startswith(REFUSED_PREFIX):
         print(
             "the endpoint refused the run's first requests alike, so no further case was "
@@ -121,8 +124,8 @@ def show_hint(result: RunResult, runs_dir: Path) -> str | None:
     review = [r for r in rows if r.get("status") == "review"]
     if not (bad or review) or plan_is_sealed(result):
         return None
-    try:
-        latest = resolve_run("latest", runs_dir).resolve() == result.path.resolve()
+    try:  # `invoke show` without --run reads the newest run of the configured suite
+        latest = resolve_configured("latest", settings(), "").resolve() == result.path.resolve()
     except InputError:
         latest = False
     where = "" if latest else f" --run {result.path.stem}"

@@ -19,7 +19,9 @@ from evals.compare.pairing import (
 from evals.compare.render import RENDERERS
 from evals.compare.safe import one_line
 from evals.errors import InputError
-from evals.run.files import OutputError, RunFile, read_run, resolve_run
+from evals.run.files import OutputError, RunFile, read_run, write_whole
+from evals.run.latest import resolve_configured
+from evals.run.prompt_use import diff_note, read_header
 
 
 def guard_internal(command: str, body: Callable[[], int]) -> int:
@@ -113,17 +115,23 @@ def _diff(
         raise InputError(f"--format must be one of {', '.join(RENDERERS)}, not {fmt!r}")
     alpha, margin = _number("--alpha", alpha), _number("--margin", margin)
     check_options(fail_on, alpha, margin, 0.8)
-    runs_dir = settings().runs_path
-    path_a = resolve_run(a or "baseline", runs_dir)
-    path_b = resolve_run(b or "latest", runs_dir)
+    cfg = settings()
+    path_a = resolve_configured(a or "baseline", cfg, "--a RUN")
+    path_b = resolve_configured(b or "latest", cfg, "--b RUN")
     cmp, text = build_report(path_a, path_b, fmt, show_all, fail_on, alpha, margin)
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        try:  # whole or not at all: never a 0-byte or half-written report
+            write_whole(Path(out), text)
+        except OutputError as exc:
+            print(exc, file=sys.stderr)
+            return EXIT_ERROR
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     if cmp.deprecated:
         print(f"note: {cmp.deprecated}", file=sys.stderr)
+    if unseen := diff_note(read_header(path_a), read_header(path_b)):
+        print(unseen, file=sys.stderr)
     d = cmp.decision
     if all(r.n_paired == 0 for r in d.readings.values()):
         # Nothing was compared (every common case changed or errored in both runs).

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from evals.checks.loading import load_cases
 from evals.errors import InputError, Problem
+from evals.run.files import OutputError, write_whole
 from evals.suite.case import canonical_data
 
 EXPORT_FORMATS = ("jsonl",)
@@ -26,7 +27,7 @@ def export_lines(suite_dir: str | None) -> list[str]:
 
 def cmd_export(fmt: str, out: str | None, suite_dir: str | None, force: bool) -> int:
     """Write to --out (never over an existing file unless --force), else to stdout."""
-    from evals.cli import EXIT_OK
+    from evals.cli import EXIT_ERROR, EXIT_OK
 
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"--format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
@@ -35,11 +36,15 @@ def cmd_export(fmt: str, out: str | None, suite_dir: str | None, force: bool) ->
         sys.stdout.writelines(lines)
         return EXIT_OK
     path = Path(out)
+    if path.is_dir():
+        print(f"could not write {path}: it is a folder", file=sys.stderr)
+        return EXIT_ERROR
     if path.exists() and not force:
         raise InputError([Problem(str(path), "", "already exists; not overwritten (use --force)")])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(lines), encoding="utf-8")
-    tmp.replace(path)
+    try:  # whole or not at all: no half-written file, no .tmp left behind
+        write_whole(path, "".join(lines))
+    except OutputError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_ERROR
     print(f"exported {len(lines)} case(s) to {path}", file=sys.stderr)
     return EXIT_OK

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
-import json
 import os
 import re
 import shlex
+import sys
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -24,12 +24,12 @@ from evals.interchange.formats import (
     map_csv_row,
     unknown_note,
 )
-from evals.interchange.judge_prompt import JUDGE_PROMPT
 from evals.interchange.rag import attach_claims, read_chunks, read_claims
 from evals.interchange.reading import read_csv, read_jsonl, read_text
-from evals.suite.case import canonical_json
+from evals.interchange.writing import write_into, write_new_suite
+from evals.run.files import OutputError
 from evals.suite.folder import Suite, load_suite_checks, open_suite
-from evals.suite.scaffold import create_suite, refuse_existing
+from evals.suite.scaffold import refuse_existing
 from evals.suite.schemas import schema_problems
 
 FORMATS = ("auto", "golden", "rubric", "csv", "case")
@@ -164,7 +164,9 @@ def plan_import(
         plan.remarks.append(f"column(s) with no case field, empty in every row: {', '.join(empty)}")
     _judge_prompt_for(suite, plan)
     if plan.answers:
-        plan.answers_path = answers_out or file.with_name(file.stem + ".answers.jsonl")
+        # Beside the suite's cases, never beside FILE: the file to import may sit in a
+        # folder of the repository's own (its docs, a data checkout) that is not the suite's.
+        plan.answers_path = answers_out or suite.path / f"{file.stem}.answers.jsonl"
         if plan.answers_path.exists():
             problems.append(
                 Problem(
@@ -281,21 +283,6 @@ def _judge_only(data: dict[str, Any]) -> bool:
     return grader_only(Case(data))
 
 
-def write_plan(plan: Plan) -> None:
-    """Write every case (exclusive create), the replay file and a missing judge prompt."""
-    if plan.judge_prompt is not None:
-        with open(plan.judge_prompt, "x", encoding="utf-8") as fh:
-            fh.write(JUDGE_PROMPT)
-    for path, data in plan.cases:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "x", encoding="utf-8") as fh:
-            fh.write(canonical_json(data))
-    if plan.answers and plan.answers_path is not None:
-        with open(plan.answers_path, "x", encoding="utf-8") as fh:
-            for line in plan.answers:
-                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-
-
 def report(file: Path, suite: Suite, plan: Plan, created: bool = False) -> list[str]:
     """What was written and every field that was renamed, generated, or had nowhere to go."""
     out = [
@@ -395,7 +382,7 @@ def cmd_import(
 
     Without --suite the cases go to a new suite folder (suites/NAME, created); --suite DIR
     imports into that suite, or creates it when DIR does not exist yet."""
-    from evals.cli import EXIT_OK
+    from evals.cli import EXIT_ERROR, EXIT_OK
 
     path = Path(file)
     target = Path(suite_dir) if suite_dir else default_suite(path)
@@ -413,8 +400,13 @@ def cmd_import(
         Path(answers_out) if answers_out else None,
         Path(claims) if claims else None,
     )
-    if created:
-        create_suite(target)
-    write_plan(plan)
+    try:
+        if created:
+            write_new_suite(target, plan.cases, plan.judge_prompt, plan.answers, plan.answers_path)
+        else:
+            write_into(plan.cases, plan.judge_prompt, plan.answers, plan.answers_path)
+    except OutputError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_ERROR
     print("\n".join(report(path, suite, plan, created) + run_command(path, suite, plan)))
     return EXIT_OK

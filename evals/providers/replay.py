@@ -148,6 +148,9 @@ def load_answers(path: Path) -> dict[str, dict[str, Any]]:
         answers[rec["case"]] = rec
     if problems:
         raise InputError(problems)
+    if not answers:
+        # Every case would be an error row "no saved answer": a wrong or truncated file.
+        raise InputError([Problem(str(path), "", "no answers in the file (it is empty)")])
     return answers
 
 

@@ -6,9 +6,12 @@ expected answer) and returns `{"answer", "retrieved", "cited", "abstained"}`; it
 sync (run in a worker thread, so concurrency still applies) or async. `retrieved` and
 `cited` are lists of refs (or of passages with a `ref`); `usage` may be added.
 
-Each call has the per-request timeout: an async target is cancelled after it; a sync one
-cannot be stopped, so it runs in a daemon thread that is abandoned (and cannot hold up the
-process's exit) while the case becomes an `error` row and the run goes on.
+Each call has the per-request timeout, and a call past it is an `error` row whatever the
+target does. A sync target cannot be stopped, so each call runs in a daemon thread that is
+abandoned (and cannot hold up the process's exit). An async target runs on an event loop of
+its own, in a daemon thread: at the timeout it is cancelled and no longer awaited, so one
+that swallows the cancellation and answers late is not scored, and one that blocks its loop
+cannot stall the run's timeouts.
 """
 
 from __future__ import annotations
@@ -159,6 +162,13 @@ def reply_from(result: Any, latency_ms: float) -> Reply:
     )
 
 
+def _raised(exc: BaseException) -> ProviderError:
+    """What the application raised, as this case's error (never re-raised as it is)."""
+    kind = _name(exc) if type(exc).__module__ == "builtins" else "exception"
+    what = describe(exc).removesuffix(": ")  # `raise StopIteration` has no message
+    return ProviderError(f"target raised {what}"[:500], f"target raised {kind}")
+
+
 def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
     if fut.done():  # timed out (cancelled) already: the late result has nowhere to go
         return
@@ -182,14 +192,72 @@ def call_in_daemon_thread(fn: Callable[..., Any], arg: Any) -> asyncio.Future[An
         error: BaseException | None = None
         try:
             result = fn(arg)
-        except BaseException as exc:  # delivered to the awaiting case, which reports it
-            error = exc
+        except BaseException as exc:
+            # Described here, in the thread: some exceptions cannot travel as they are
+            # (a future refuses StopIteration; GeneratorExit thrown into the awaiting
+            # coroutine would end it instead of being reported).
+            error = _raised(exc)
         # RuntimeError: the run ended (its loop closed) while this call still ran.
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(_settle, fut, result, error)
 
     threading.Thread(target=work, name="target", daemon=True).start()
     return fut
+
+
+class _TargetLoop:
+    """An event loop in a daemon thread that runs an async target's calls.
+
+    The run's own loop only waits for the outcome: at the timeout it stops waiting (and
+    cancels the call), so nothing the target does afterwards can reach a row.
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.running = 0  # calls on this loop, counted on the loop's own thread
+        self.closing = False
+        threading.Thread(target=self._serve, name="target-loop", daemon=True).start()
+
+    def _serve(self) -> None:
+        self.loop.run_forever()
+        self.loop.close()  # stopped by close() once no call is left on it
+
+    def submit(self, fn: Callable[..., Any], arg: Any) -> asyncio.Future[Any]:
+        """Run `fn(arg)` on the target's loop; a future for it on the caller's loop."""
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._call(fn, arg), self.loop))
+
+    async def _call(self, fn: Callable[..., Any], arg: Any) -> Any:
+        self.running += 1
+        try:
+            return await _guarded(fn(arg))
+        finally:
+            self.running -= 1
+            self._stop_if_done()
+
+    def _stop_if_done(self) -> None:
+        # A call that outlived its timeout keeps the loop until it ends: stopping the loop
+        # under it would leave its coroutine to be closed by the garbage collector.
+        if self.closing and not self.running:
+            self.loop.stop()
+
+    def close(self) -> None:
+        """Stop the loop once no call is left on it (its thread is a daemon either way)."""
+
+        def close_soon() -> None:
+            self.closing = True
+            self._stop_if_done()
+
+        self.loop.call_soon_threadsafe(close_soon)
+
+
+async def _guarded(awaitable: Any) -> Any:
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:
+        # KeyboardInterrupt or SystemExit would otherwise stop the target's loop itself.
+        raise _raised(exc) from None
 
 
 class TargetProvider:
@@ -203,19 +271,25 @@ class TargetProvider:
         self.model = target_model_id(identity)
         self.is_async = inspect.iscoroutinefunction(fn)
         self.timeout_s = timeout_s
+        self._loop: _TargetLoop | None = None
 
     def stamp(self) -> dict[str, Any]:
         return {"kind": "target", "target": self.identity, "timeout_s": self.timeout_s}
 
     async def _call(self, payload: dict[str, Any]) -> Any:
+        if self.is_async:
+            return await self._on_target_loop(self.fn, payload)
         # A thread per call rather than a pool: a sync target's calls in flight are bounded
         # by the runner's workers (--concurrency), not by a pool's size.
-        result = await (
-            self.fn(payload) if self.is_async else call_in_daemon_thread(self.fn, payload)
-        )
-        if inspect.isawaitable(result):
-            result = await result
+        result = await call_in_daemon_thread(self.fn, payload)
+        if inspect.isawaitable(result):  # a sync function that hands back a coroutine
+            result = await self._on_target_loop(lambda _: result, None)
         return result
+
+    async def _on_target_loop(self, fn: Callable[..., Any], arg: Any) -> Any:
+        if self._loop is None:
+            self._loop = _TargetLoop()
+        return await self._loop.submit(fn, arg)
 
     async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
         payload = {
@@ -240,14 +314,16 @@ class TargetProvider:
                 raise ProviderError(
                     f"target timed out after {self.timeout_s:g} s", "target timed out"
                 ) from None
+            if isinstance(exc, ProviderError):
+                raise
             # Whatever the application raises (sys.exit or KeyboardInterrupt from deep
             # inside it, a BaseException of its own, a timeout of its own) is this case's
             # error; the run goes on. A real Ctrl-C reaches the run as a cancellation.
-            kind = _name(exc) if type(exc).__module__ == "builtins" else "exception"
-            raise ProviderError(
-                f"target raised {describe(exc)}"[:500], f"target raised {kind}"
-            ) from None
+            raise _raised(exc) from None
         return reply_from(result, max(0.0, (time.perf_counter() - start) * 1000))
 
     async def aclose(self) -> None:
-        """Nothing to release: a call still running in its thread is abandoned."""
+        """Stop the async target's loop; a call still running in its thread is abandoned."""
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None

@@ -16,8 +16,10 @@ from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.providers.masking import printable
 from evals.report.data import RunReport, band, build_report, review_names, weakest_first
+from evals.report.safe import no_surrogates, terminal_run
 from evals.run.console import counts_text
-from evals.run.files import OutputError, read_run, resolve_run, write_whole
+from evals.run.files import OutputError, read_run, write_whole
+from evals.run.latest import resolve_configured
 from evals.run.precedents import label_counts, label_counts_line
 from evals.run.summary import judge_spend_lines, not_graded_line
 
@@ -210,7 +212,8 @@ def write_file(path: Path, text: str) -> bool:
     """Write whole or not at all: a half-written report is never left behind. False (and
     the reason printed) when it cannot be written."""
     try:
-        write_whole(path, text)
+        # A lone surrogate from a run file cannot be encoded: it is shown as U+FFFD.
+        write_whole(path, no_surrogates(text))
     except OutputError as exc:
         print(exc, file=sys.stderr)
         return False
@@ -231,7 +234,7 @@ def cmd_report(
     `--b` alone compares RUN (default: the baseline) with B.
     """
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    runs_dir = load_settings().runs_path
+    cfg = load_settings()
     if a or b:
         if a and run:
             raise InputError("give run A either as RUN or as --a, not both")
@@ -244,8 +247,8 @@ def cmd_report(
         from evals.compare.command import guard_internal
         from evals.report.compare_html import render_compare_html
 
-        path_a = resolve_run(a or run or "baseline", runs_dir)
-        path_b = resolve_run(b, runs_dir)
+        path_a = resolve_configured(a or run or "baseline", cfg, "--a RUN")
+        path_b = resolve_configured(b, cfg, "--b RUN")
 
         def compare() -> int:
             if not write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b))):
@@ -254,7 +257,9 @@ def cmd_report(
             return EXIT_OK
 
         return guard_internal("invoke report", compare)
-    rep = build_report(read_run(resolve_run(run or "latest", runs_dir)))
+    # Escape sequences in a run id, a category or a reason never reach the terminal raw.
+    path = resolve_configured(run or "latest", cfg, "`invoke report RUN`")
+    rep = build_report(terminal_run(read_run(path)))
     print_report(rep, console)
     if review:
         print_review(rep, console)

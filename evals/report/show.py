@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import difflib
 import sys
-import unicodedata
 from typing import Any
 
 from rich.console import Console
@@ -16,9 +15,12 @@ from rich.text import Text
 from evals.cli import EXIT_OK
 from evals.cli import settings as load_settings
 from evals.errors import InputError
+from evals.numfmt import fmt_ms
 from evals.report.data import citation_spans, is_sealed
+from evals.report.safe import terminal_run, terminal_text
 from evals.run.console import review_reasons
-from evals.run.files import RunFile, read_run, resolve_run
+from evals.run.files import RunFile, read_run
+from evals.run.latest import resolve_configured
 from evals.run.precedents import decided_by
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
@@ -35,9 +37,8 @@ CHECK_ORDER = {"error": 0, "fail": 1, "review": 2, "skip": 3, "pass": 4}
 
 def plain(value: object) -> str:
     """Text from a run file made safe for a terminal: control characters (escape sequences
-    included) become `?`, line breaks and tabs stay."""
-    text = "" if value is None else str(value)
-    return "".join(ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else "?" for ch in text)
+    included) become `?`, line breaks and tabs stay, a lone surrogate becomes U+FFFD."""
+    return terminal_text("" if value is None else str(value))
 
 
 def rows_of(run: RunFile, case_id: str) -> list[dict[str, Any]]:
@@ -113,8 +114,10 @@ def precedent_lines(row: dict[str, Any]) -> list[Text]:
 def cost_line(row: dict[str, Any]) -> Text:
     usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
     cost = row.get("cost_usd")
+    latency = row.get("latency_ms")
+    # A replayed answer has no latency of its own: say nothing rather than "latency  ms".
     parts = [
-        f"latency {plain(row.get('latency_ms'))} ms",
+        *([] if latency is None else [f"latency {fmt_ms(latency)}"]),
         f"tokens {plain(usage.get('prompt_tokens', 'n/a'))} in + "
         f"{plain(usage.get('completion_tokens', 'n/a'))} out",
         "cost unknown" if cost is None else f"cost ${cost:.6f}",
@@ -143,6 +146,11 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
         )
     for line in precedent_lines(row):
         console.print(line)
+    turns = row.get("messages") if isinstance(row.get("messages"), list) else []
+    for turn in turns:  # a conversation: every earlier turn, oldest first, then the question
+        if isinstance(turn, dict):
+            who = "customer" if turn.get("role") == "user" else "assistant (earlier reply)"
+            console.print(Text(f"{who}: ", style="bold") + Text(plain(turn.get("content"))))
     console.print(Text("question: ", style="bold") + Text(plain(row.get("question"))))
     answer = row.get("draft")
     console.print(
@@ -175,7 +183,8 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
 def cmd_show(case: str, run: str | None = None, console: Console | None = None) -> int:
     """`invoke show CASE [--run RUN]`: the case's rows in RUN (default: the newest run)."""
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    rf = read_run(resolve_run(run or "latest", load_settings().runs_path))
+    path = resolve_configured(run or "latest", load_settings(), "--run RUN")
+    rf = terminal_run(read_run(path))
     rows = rows_of(rf, case)
     console.print(Text(f"run file: {rf.path}", style="dim"))
     for row in rows:
