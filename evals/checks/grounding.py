@@ -59,8 +59,13 @@ def _known_pairs(known: str) -> tuple[set[str], set[tuple[str, str]]]:
     pairs: set[tuple[str, str]] = set()
     for m in _PATH.finditer(known):
         found = _steps(m.group(0))
-        steps.update(found)
-        pairs.update(zip(found, found[1:], strict=False))
+        # The first step may carry the words before it ("token under Settings"): every
+        # ending of it is a step.
+        words = found[0].split()
+        heads = {" ".join(words[i:]) for i in range(len(words))}
+        steps.update(heads, found[1:])
+        pairs.update((h, found[1]) for h in heads if len(found) > 1)
+        pairs.update(zip(found[1:], found[2:], strict=False))
     return steps, pairs
 
 
