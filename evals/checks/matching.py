@@ -301,7 +301,7 @@ def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None
     need = [w for w in want if w in keep]
     if not need:
         return []
-    width = len(want) + gap
+    width = len(want) + 2 * gap
     found: list[Match] = []
     for i, w in enumerate(seq):
         if w not in need or w == BOUNDARY:
