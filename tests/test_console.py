@@ -8,7 +8,6 @@ from pathlib import Path
 
 from casekit import read_jsonl
 from reviewkit import PASS_ANSWER, REASON, REVIEW_ANSWER, review_suite, run_file, run_review
-from rich.console import Console
 
 from evals.run.console import case_line, print_summary
 from evals.run.progress import RunProgress
@@ -96,7 +95,7 @@ def test_a_review_row_from_an_older_writer_without_review_checks_still_names_its
 def test_the_summary_has_a_review_column_only_when_a_check_could_not_decide() -> None:
     def printed(rows: list[dict]) -> str:
         out = io.StringIO()
-        print_summary(summarise(rows, completed=True), "runs/x.jsonl", Console(file=out, width=200))
+        print_summary(summarise(rows, completed=True), "runs/x.jsonl", out)
         return out.getvalue()
 
     decided = printed(

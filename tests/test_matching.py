@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from evals.checks.matching import claims, find, language, states
+from evals.checks.clauses import claims
+from evals.checks.language import detect
+from evals.checks.matching import find, states
 
 
 def test_contractions_and_inflection_do_not_matter() -> None:
@@ -40,8 +42,8 @@ def test_a_claim_named_to_correct_it_is_not_a_claim() -> None:
     )
 
 
-def test_the_language_of_an_answer_is_read_from_its_function_words() -> None:
-    assert language("Ein zusätzlicher Platz kostet 45 € und wird anteilig berechnet.")[0] == "de"
-    assert language("Oui : l'application enregistre les pointages sans connexion.")[0] == "fr"
-    assert language("Sí, un administrador puede exportar los datos en CSV.")[0] == "es"
-    assert language("Yes, you can export the data as CSV.")[0] == "en"
+def test_the_language_of_an_answer_is_read_from_its_stop_words() -> None:
+    assert detect("Ein zusätzlicher Platz kostet 45 € und wird anteilig berechnet.") == "de"
+    assert detect("Oui : l'application enregistre les pointages sans connexion.") == "fr"
+    assert detect("Sí, un administrador puede exportar los datos en CSV.") == "es"
+    assert detect("Yes, you can export the data as CSV.") == "en"

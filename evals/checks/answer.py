@@ -16,18 +16,16 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
+from evals.checks.clauses import claims, clause_at, corrects
 from evals.checks.expectations import Item, items
+from evals.checks.language import DEFAULT_LANGUAGES, detect, stop_word_counts
 from evals.checks.matching import (
     BOUNDARY,
     NEG,
     NEGATION_REACH,
-    claims,
-    clause_at,
     content,
-    corrects,
     denies_by_polarity,
     find,
-    language,
     near,
     states,
     tokens,
@@ -206,11 +204,13 @@ def answer_language(inp: CheckInput) -> CheckResult:
     want = inp.case.expect.get("language")
     if not want:
         return skipped("no expect.language")
-    got, counts = language(inp.answer)
+    candidates = tuple(dict.fromkeys((*DEFAULT_LANGUAGES, want)))
+    got = detect(inp.answer, candidates)
     if got is None:
-        return passed(f"language not decidable from function words; expected {want}")
+        return passed(f"language not decidable from its stop words; expected {want}")
     if got != want:
-        return failed(f"answer reads as {got}, the ticket is in {want} (function words {counts})")
+        counts = {k: v for k, v in stop_word_counts(inp.answer, candidates).items() if v}
+        return failed(f"answer reads as {got}, the ticket is in {want} (stop words {counts})")
     return passed(f"answer in {want}")
 
 

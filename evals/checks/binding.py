@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evals.checks.matching import Synonyms, clauses, content, tokens
+from evals.checks.clauses import clauses
+from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.values import Figure, parse_figures
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import regex
 
+from evals.checks.clauses import claims
 from evals.checks.expectations import items
-from evals.checks.matching import claims, tokens
+from evals.checks.matching import tokens
 from evals.checks.values import parse_one
 from evals.errors import Problem
 from evals.suite.case import Case

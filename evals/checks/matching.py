@@ -107,6 +107,8 @@ _SAME_WORD = {
 _CLOCK = regex.compile(r"(\d):(\d)")
 _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
 _PUNCT = set(".,;:!?()[]–—")
+# Citation markers name documents ("archive-2025"), not what the answer says.
+MARKER = regex.compile(r"\[[^\]]*\]|\([^)]*#[^)]*\)")
 
 
 @lru_cache(maxsize=8192)
@@ -127,7 +129,7 @@ def tokens(text: str, lang: str | None = None, synonyms: Synonyms = ()) -> tuple
     """
     lang = lang or detect(text) or "en"
     # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
-    t, _ = with_digits(expand(_MARKER.sub(" ", text)), lang)
+    t, _ = with_digits(expand(MARKER.sub(" ", text)), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
     for m in _WORD.finditer(t):
@@ -373,95 +375,3 @@ def says(answer: str, phrase: str, *, lang: str | None = None) -> bool:
 def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
     """Whether the answer states `phrase` (somewhere not negated)."""
     return any(not m.negated for m in find(answer, phrase, lang=lang, synonyms=synonyms))
-
-
-# A sentence that names something in order to correct or question it does not claim it.
-_CORRECTION = regex.compile(
-    r"\b(?:no\s+longer|not\s+(?:valid\s+)?any\s*more|archived\s+(?:\w+\s+){0,2}(?:price|list|plan|article|doc\w*|version|tier|page|rate|help|quick)|was\s+(?:only\s+)?valid|"
-    r"valid\s+(?:only\s+)?until|retired|discontinued|expired|outdated|(?:former|previous)\s+(?:price|rate|plan)|"
-    r"not\s+(?:\w+\s+){1,2}any\s*more|used\s+to|instead\s+of|rather\s+than|whether(?![^.;:]*\bor\b)|old\b[^.;:]{0,24}\b(?:price|rate|quote|tier|plan|list)|"
-    r"nicht\s+mehr|nicht\s+länger|archivierte\w*\s+(?:\w+\s+)?preis\w*|ehemalig\w*|früher\w*|alte[nr]?\s+preis\w*|"
-    r"statt|anstelle|galt\s+nur|ob\b|"
-    r"ne\s+\w+\s+plus|n'est\s+plus|plus\s+valable|archivée?s?\s+(?:\w+\s+)?(?:tarif|prix|grille)\w*|ancien\w*|au\s+lieu\s+de|"
-    r"ya\s+no|(?:precio|tarifa|lista)\w*\s+archivad\w*|anterior\w*|en\s+lugar\s+de|en\s+vez\s+de|si\s+es\s+legal)\b",
-    regex.IGNORECASE,
-)
-_SENTENCE = regex.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
-# A claim's reach: a sentence cut at ';', ':' and at "but" (a correction in one half does not
-# excuse a claim in the other).
-_CLAUSE_BREAK = regex.compile(
-    r";|(?<!\d):(?!\d)|\b(?:but|however|aber|sondern|mais|pero|sino)\b", regex.IGNORECASE
-)
-# Citation markers name documents ("archive-2025"), not what the answer says.
-_MARKER = regex.compile(r"\[[^\]]*\]|\([^)]*#[^)]*\)")
-
-
-def clauses(text: str) -> list[tuple[int, str]]:
-    """The clauses of `text` with their offsets, citation markers blanked."""
-    plain = _MARKER.sub(lambda m: " " * len(m.group(0)), text)
-    out: list[tuple[int, str]] = []
-    for s in _SENTENCE.finditer(plain):
-        start = s.start()
-        for piece in _CLAUSE_BREAK.split(s.group(0)):
-            out.append((start, piece))
-            start += len(piece)
-    return out
-
-
-def clause_at(text: str, pos: int) -> str:
-    """The clause of `text` that holds character `pos` (citation markers blanked)."""
-    for start, piece in clauses(text):
-        if start <= pos < start + len(piece) + 1:
-            return piece
-    return text
-
-
-def sentence_at(text: str, pos: int) -> str:
-    """The sentence of `text` that holds character `pos`."""
-    for m in _SENTENCE.finditer(text):
-        if m.start() <= pos < m.end():
-            return m.group(0)
-    return text
-
-
-def corrects(clause: str) -> bool:
-    """Whether the clause marks what it names as retired, corrected or in question."""
-    return _CORRECTION.search(expand(_MARKER.sub(" ", clause))) is not None
-
-
-def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
-    """Whether the answer claims `phrase`: stated in some clause that neither negates it nor
-    names it to correct it."""
-    lang = lang or detect(answer)
-    for _, piece in clauses(answer):
-        # Commas inside a clause do not part a claim ("our smallest plan, Pro, costs 29 €"),
-        # but they do bound a negation ("don't worry, they will honour it").
-        found = find(piece, phrase, gap=0, lang=lang, synonyms=synonyms)
-        if not found and "," in piece:
-            found = find(piece.replace(",", " "), phrase, gap=0, lang=lang, synonyms=synonyms)
-        if any(not x.negated for x in found) and not corrects(piece):
-            return True
-    return False
-
-
-_FUNCTION_WORDS = {
-    "en": "the and is are you your to of it for with not can on this be will in an do does "
-    "we our they there that from by at only but or yes no please has have".split(),
-    "de": "der die das und ist sind sie ihr ihre zu nicht mit für ein eine kann auf wir "
-    "unser es dass im den dem bei nur aber oder ja nein bitte wird werden auch".split(),
-    "fr": "le la les et est sont vous votre de des du pas avec pour un une peut sur nous "
-    "notre il elle que dans au aux mais ou oui non merci sera aussi".split(),
-    "es": "el la los las y es son usted su de del no con para un una puede en nosotros "
-    "nuestro que al pero o sí gracias será también se lo".split(),
-}
-
-
-def language(text: str) -> tuple[str | None, dict[str, int]]:
-    """The likeliest of en/de/fr/es by function words, or None when nothing tells them apart."""
-    words = regex.findall(r"\p{L}+", text.casefold())
-    counts = {lang: sum(w in set(fw) for w in words) for lang, fw in _FUNCTION_WORDS.items()}
-    best = max(counts, key=lambda k: counts[k])
-    ranked = sorted(counts.values(), reverse=True)
-    if ranked[0] == 0 or ranked[0] == ranked[1]:
-        return None, counts
-    return best, counts
