@@ -283,7 +283,7 @@ def calibrate(
             if suggest:
                 if format is not None:
                     raise InputError("--format applies to the calibration, not to --suggest")
-                from evals.calibrate.suggest import cmd_suggest
+                from evals.calibrate.command import cmd_suggest
 
                 return cmd_suggest(suite, apply)
             from evals.calibrate.command import cmd_calibrate_checks

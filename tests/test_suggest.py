@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from casekit import invoke, make_project
 
-from evals.calibrate.command import calibrate_checks
-from evals.calibrate.suggest import cmd_suggest
+from evals.calibrate.command import calibrate_checks, cmd_suggest
 from evals.suite.folder import Suite
 
 FACT = "the trial lasts 14 days"
@@ -149,3 +148,16 @@ def test_apply_without_suggest_and_suggest_without_checks_are_input_errors(
         proc = invoke(tmp_path, "calibrate", *args)
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+def test_a_word_a_case_expects_is_not_offered_as_a_synonym(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    other = {**trial_case(facts=["the contract endures a year"]), "id": "contract-length"}
+    s = make_project(tmp_path, [trial_case(facts=[fact]), other])
+    labelled(s, ("The trial endures 14 days.", "pass"))
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "synonyms.toml" not in out
+    assert not (s / "synonyms.toml").exists()

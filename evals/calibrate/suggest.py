@@ -24,7 +24,7 @@ from evals.calibrate.checks import Graded, grade_answers
 from evals.calibrate.command import calibrate_checks
 from evals.calibrate.labelled import Labelled, case_answers
 from evals.checks.base import case_language
-from evals.checks.expectations import Item, items
+from evals.checks.expectations import Item, all_phrasings, items
 from evals.checks.loading import load_cases
 from evals.checks.matching import claims, clauses, content, find, tokens
 from evals.checks.values import contains_value, parse_figures, parse_one
@@ -34,6 +34,8 @@ from evals.suite.folder import Suite, SuiteSettings, load_synonyms
 
 #: A fact holds at most this many phrasings: past it, the difference is a suite-wide synonym.
 MAX_PHRASINGS = 3
+# Words of the answer tried as the synonym of the fact's word (each try grades the suite).
+MAX_SYNONYM_TRIES = 4
 _WORDS = regex.compile(r"[\p{L}\p{N}]+")
 _LIMIT = regex.compile(r"\bat most (\d+) words\b", regex.IGNORECASE)
 _DISAGREE = ("false_alarm", "miss", "review")
@@ -55,10 +57,16 @@ class State:
         out = [a for cid in ids for a in case_answers(self.cases[cid])]
         return out + [a for a in self.labelled if case_id is None or a.case == case_id]
 
+    memo: dict[str | None, dict[str, Graded]] = field(default_factory=dict, repr=False)
+    # Stems of the words the cases expect: a plan or product named there is no synonym.
+    topical: frozenset[str] = frozenset()
+
     def grade(self, case_id: str | None = None) -> dict[str, Graded]:
         """Every answer of the case (or suite) graded, by where it came from."""
-        graded = grade_answers(self.answers(case_id), self.cases, self.settings)
-        return {_where(g.item): g for g in graded}
+        if case_id not in self.memo:
+            graded = grade_answers(self.answers(case_id), self.cases, self.settings)
+            self.memo[case_id] = {_where(g.item): g for g in graded}
+        return self.memo[case_id]
 
 
 @dataclass
@@ -73,17 +81,18 @@ class Proposal:
 
     def diff(self, root: Path) -> str:
         """The edit as a unified diff, paths relative to the suite."""
-        rel = _rel(self.path, root)
+        name = rel(self.path, root)
         lines = difflib.unified_diff(
             self.before.splitlines(keepends=True),
             self.after.splitlines(keepends=True),
-            f"a/{rel}",
-            f"b/{rel}",
+            f"a/{name}",
+            f"b/{name}",
         )
         return "".join(lines)
 
 
-def _rel(path: Path, root: Path) -> str:
+def rel(path: Path, root: Path) -> str:
+    """`path` relative to `root` when inside it."""
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -131,8 +140,9 @@ def _closest_clause(answer: str, it: Item, lang: str | None) -> tuple[str, str] 
     return (best[2], best[3]) if best else None
 
 
-def _differing(clause: str, alt: str, lang: str | None) -> tuple[str, str] | None:
-    """The one word of the fact the clause lacks and the clause's word that stands for it."""
+def _differing(clause: str, alt: str, lang: str | None) -> list[tuple[str, str]]:
+    """The one word of the fact the clause lacks, paired with each clause word the fact lacks,
+    the word standing where the fact's word stands first."""
 
     def words(text: str) -> list[tuple[str, set[str]]]:
         return [(w, _stems(w, lang)) for w in _WORDS.findall(text.casefold())]
@@ -141,11 +151,13 @@ def _differing(clause: str, alt: str, lang: str | None) -> tuple[str, str] | Non
     said = [(w, s) for w, s in words(clause) if s]
     said_stems = set().union(*(s for _, s in said))
     fact_stems = set().union(*(s for _, s in fact))
-    lacking = [w for w, s in fact if not s & said_stems]
-    extra = [w for w, s in said if not s & fact_stems]
+    lacking = [(i, w) for i, (w, s) in enumerate(fact) if not s & said_stems]
+    extra = [(i, w) for i, (w, s) in enumerate(said) if not s & fact_stems and not w.isdigit()]
     if len(lacking) != 1 or not extra:
-        return None
-    return lacking[0], extra[0]
+        return []
+    where = lacking[0][0] / len(fact)
+    extra.sort(key=lambda e: abs(e[0] / len(said) - where))
+    return [(lacking[0][1], w) for _, w in extra[:MAX_SYNONYM_TRIES]]
 
 
 def _with_synonym(text: str | None, word: str, other: str, groups: Any) -> str | None:
@@ -207,10 +219,12 @@ def _for_correct(g: Graded, state: State) -> list[Edit]:
                 what = f"expect.facts[{n}]: add the phrasing {clause!r}"
                 out.append((what, _add_phrasing(data, "facts", n, clause), None))
                 continue
-            pair = _differing(clause, alt, lang)
-            text = pair and _with_synonym(state.synonyms_text, *pair, state.settings.synonyms)
-            if pair and text:
-                out.append((f"synonyms.toml: {pair[1]!r} means {pair[0]!r}", None, text))
+            for word, other in _differing(clause, alt, lang):
+                if _stems(other, lang) & state.topical:
+                    continue
+                text = _with_synonym(state.synonyms_text, word, other, state.settings.synonyms)
+                if text:
+                    out.append((f"synonyms.toml: {other!r} means {word!r}", None, text))
     if "figures_expected" in g.failing:
         wanted = items(data["expect"].get("figures"))
         for n, it in enumerate(wanted):
@@ -267,7 +281,7 @@ def _try(state: State, edit: Edit, target: str, case_id: str) -> tuple[State, li
     """The state with the edit made, and the answers it fixes; None when it fixes not the
     target or makes any answer newly disagree with its label."""
     what, data, syn_text = edit
-    new = dataclasses.replace(state, cases=dict(state.cases))
+    new = dataclasses.replace(state, cases=dict(state.cases), memo={})
     scope: str | None = case_id
     if data is not None:
         new.cases[case_id] = Case(data, state.cases[case_id].path)
@@ -279,6 +293,9 @@ def _try(state: State, edit: Edit, target: str, case_id: str) -> tuple[State, li
         new.settings = dataclasses.replace(state.settings, synonyms=groups)
         scope = None  # a synonym is read in every case
     try:
+        # The target's own case first: most candidates fail there, before the whole suite.
+        if new.grade(case_id)[target].kind != "agree":
+            return None
         before, after = state.grade(scope), new.grade(scope)
     except Exception:  # an edit that makes a check crash is not offered
         return None
@@ -313,6 +330,12 @@ def suggest(suite: Suite) -> tuple[list[Proposal], list[str]]:
         [g.item for g in calibration.graded if g.item.source.startswith("labelled/")],
         syn_file.read_text("utf-8") if syn_file.is_file() else None,
         suite.settings,
+        topical=frozenset(
+            w
+            for c in cases
+            for p in all_phrasings(c.data.get("expect", {}).get("facts"))
+            for w in _stems(p, case_language(c))
+        ),
     )
     proposals: list[Proposal] = []
     left: list[str] = []
@@ -360,26 +383,3 @@ def apply(proposals: list[Proposal]) -> list[Path]:
     for path, text in final.items():
         path.write_text(text, encoding="utf-8")
     return list(final)
-
-
-def cmd_suggest(suite_dir: str | None, write: bool) -> int:
-    """Print each offered edit as a diff with the answers it fixes; write them with --apply."""
-    from evals.cli import EXIT_OK, suite_at
-
-    suite = suite_at(suite_dir)
-    proposals, left = suggest(suite)
-    for p in proposals:
-        print(f"# {p.what}")
-        print(f"# fixes: {', '.join(p.fixes)}")
-        print(p.diff(suite.path), end="")
-    n = sum(len(p.fixes) for p in proposals)
-    print(f"{len(proposals)} change(s) offered, fixing {n} labelled answer(s)", end="")
-    print(f"; {len(left)} disagreement(s) without one:" if left else "")
-    for line in left:
-        print(f"  {line}")
-    if write and proposals:
-        written = apply(proposals)
-        print(f"written: {', '.join(_rel(p, suite.path) for p in written)}")
-    elif proposals:
-        print("nothing written: add --apply to write these changes")
-    return EXIT_OK
