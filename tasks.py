@@ -303,21 +303,43 @@ def show(c, case, run=None):
         "checks": "measure the deterministic checks instead of the judge: grade the references, "
         "known_right/known_wrong drafts and labelled/*.jsonl answers; no model",
         "format": "with --checks: md (default) or json",
+        "suggest": "with --checks: print each disagreement's fix as a diff of the case file or "
+        "synonyms.toml, with the labelled answers it fixes; a fix that breaks another is left out",
+        "apply": "with --checks --suggest: write the suggested changes (case files in canonical form)",
     }
 )
 def calibrate(
-    c, suite=None, run=None, labels=None, judge=None, no_cache=False, checks=False, format=None
-):  # noqa: A002
+    c,
+    suite=None,
+    run=None,
+    labels=None,
+    judge=None,
+    no_cache=False,
+    checks=False,
+    format=None,  # noqa: A002
+    suggest=False,
+    apply=False,
+):
     """Judge vs human labels (kappa, confusion matrix); --checks: the checks vs labelled answers."""
 
     def body() -> int:
         from evals.errors import InputError
 
+        if (suggest or apply) and not checks:
+            raise InputError("--suggest and --apply apply to --checks")
+        if apply and not suggest:
+            raise InputError("--apply writes what --suggest offers: give both")
         if checks:
             if run or labels or judge or no_cache:
                 raise InputError(
                     "--checks calls no model: --run, --labels, --judge and --no-cache do not apply"
                 )
+            if suggest:
+                if format is not None:
+                    raise InputError("--format applies to the calibration, not to --suggest")
+                from evals.calibrate.command import cmd_suggest
+
+                return cmd_suggest(suite, apply)
             from evals.calibrate.command import cmd_calibrate_checks
 
             return cmd_calibrate_checks(suite, format or "md")

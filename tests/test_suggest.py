@@ -1,0 +1,163 @@
+"""`invoke calibrate --checks --suggest`: each disagreement turned into an edit of the suite,
+offered only when it breaks no other labelled answer, written only with --apply."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from casekit import invoke, make_project
+
+from evals.calibrate.command import calibrate_checks, cmd_suggest
+from evals.suite.folder import Suite
+
+FACT = "the trial lasts 14 days"
+
+
+def trial_case(**expect: Any) -> dict[str, Any]:
+    return {
+        "id": "trial-length",
+        "category": "billing",
+        "question": "How long is the free trial?",
+        "expect": {"facts": [FACT], **expect},
+        "reference": "The trial lasts 14 days.",
+    }
+
+
+def labelled(suite: Path, *rows: tuple[str, str]) -> Path:
+    """Write the answers, each (answer, label), as labelled/people.jsonl."""
+    (suite / "labelled").mkdir(exist_ok=True)
+    path = suite / "labelled" / "people.jsonl"
+    lines = [
+        json.dumps({"case": "trial-length", "answer": a, "label": label, "why": "read by a person"})
+        for a, label in rows
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def snapshot(suite: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(suite)): p.read_bytes() for p in suite.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    s = make_project(tmp_path, [trial_case()], prompt="Answer briefly. At most 40 words.\n")
+    labelled(
+        s,
+        ("Your trial runs two weeks. After that you pick a plan.", "pass"),
+        ("The trial lasts 30 days.", "fail"),
+    )
+    return s
+
+
+def test_a_correct_answer_that_misses_a_fact_gets_its_phrasing_proposed(
+    suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(suite)
+    assert cmd_suggest(str(suite), write=False) == 0
+    out = capsys.readouterr().out
+    assert "--- a/cases/trial-length.json" in out
+    assert "+++ b/cases/trial-length.json" in out
+    # The fact becomes a list of phrasings: its own, and the answer's closest clause.
+    assert f'-      "{FACT}"' in out
+    assert '+        "Your trial runs two weeks"' in out
+    assert "fixes: labelled/people.jsonl:1" in out
+    assert "1 change(s) offered, fixing 1 labelled answer(s)" in out
+    assert "nothing written" in out
+    assert snapshot(suite) == before  # without --apply, nothing is written
+
+
+def test_apply_writes_the_change_and_calibration_then_agrees(tmp_path: Path, suite: Path) -> None:
+    assert calibrate_checks(Suite(suite)).of_kind("false_alarm")
+    proc = invoke(tmp_path, "calibrate", "--checks", "--suggest", "--apply")
+    assert proc.returncode == 0, proc.stderr
+    assert "written: cases/trial-length.json" in proc.stdout
+    data = json.loads((suite / "cases" / "trial-length.json").read_text("utf-8"))
+    assert data["expect"]["facts"] == [[FACT, "Your trial runs two weeks"]]
+    after = calibrate_checks(Suite(suite))
+    assert [g.kind for g in after.graded] == ["agree", "agree", "agree"]
+
+
+def test_a_change_that_would_let_a_wrong_answer_pass_is_not_offered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [trial_case()])
+    labelled(
+        s,
+        ("Your trial runs two weeks.", "pass"),
+        # Wrong (the card), and caught today only because the fact is missing: the phrasing
+        # "Your trial runs two weeks" would let it pass.
+        ("Your trial runs two weeks. You must enter a credit card first.", "fail"),
+    )
+    before = snapshot(s)
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "---" not in out
+    assert "0 change(s) offered" in out
+    assert "labelled/people.jsonl:1 (trial-length, labelled pass, checks say fail)" in out
+    assert snapshot(s) == before
+
+
+def test_a_fact_with_three_phrasings_gets_a_synonym_instead(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    s = make_project(tmp_path, [trial_case(facts=[fact])])
+    (s / "synonyms.toml").write_text('groups = [\n  ["plan", "tier"],\n]\n', encoding="utf-8")
+    labelled(s, ("The trial endures 14 days.", "pass"))
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "+++ b/synonyms.toml" in out
+    assert '+  ["lasts", "endures"],' in out
+    text = (s / "synonyms.toml").read_text("utf-8")
+    assert text == 'groups = [\n  ["plan", "tier"],\n  ["lasts", "endures"],\n]\n'
+    assert not calibrate_checks(Suite(s)).of_kind("false_alarm")
+
+
+def test_a_wrong_answer_that_passed_gets_a_forbidden_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [trial_case()])
+    labelled(s, ("The trial lasts 14 days and then costs 99 € a month.", "fail"))
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "expect.forbidden_figures: add '99 €'" in out
+    data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
+    assert data["expect"]["forbidden_figures"] == ["99 €"]
+    assert not calibrate_checks(Suite(s)).of_kind("miss")
+
+
+def test_max_words_is_loosened_to_what_the_prompt_allows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [trial_case(max_words=8)], prompt="At most 20 words.\n")
+    labelled(s, ("Good question: the trial lasts 14 days, and you can cancel it any time.", "pass"))
+    cmd_suggest(str(s), write=True)
+    assert "expect.max_words: 20, as the prompt allows" in capsys.readouterr().out
+    data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
+    assert data["expect"]["max_words"] == 20
+
+
+def test_apply_without_suggest_and_suggest_without_checks_are_input_errors(
+    tmp_path: Path, suite: Path
+) -> None:
+    for args in (("--checks", "--apply"), ("--suggest",)):
+        proc = invoke(tmp_path, "calibrate", *args)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_a_word_a_case_expects_is_not_offered_as_a_synonym(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    other = {**trial_case(facts=["the contract endures a year"]), "id": "contract-length"}
+    s = make_project(tmp_path, [trial_case(facts=[fact]), other])
+    labelled(s, ("The trial endures 14 days.", "pass"))
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "synonyms.toml" not in out
+    assert not (s / "synonyms.toml").exists()
