@@ -1,0 +1,83 @@
+"""Grade labelled answers against a suite's checks, as a user's suite would be graded: false
+alarms, misses and answers left in review, optionally with every fact cut to its first
+phrasing (a fact as a user writes it).
+
+    .venv/bin/python bench/fresh_answers.py evals evals/labelled/rotaboard-3.jsonl [--first] [-v]
+
+Prints one line of counts; -v also prints every disagreement and review with the checks'
+details. Exit 0 always: this measures, the floors are `invoke calibrate --checks`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from evals.checks.grading import grade, outcome  # noqa: E402
+from evals.checks.loading import load_cases  # noqa: E402
+from evals.reply import Reply  # noqa: E402
+from evals.suite.folder import open_suite  # noqa: E402
+
+
+def first_phrasings(facts: list) -> list:
+    """Every fact cut to its first phrasing."""
+    out = []
+    for f in facts:
+        if isinstance(f, list):
+            out.append(f[:1])
+        elif isinstance(f, dict) and isinstance(f.get("any"), list):
+            out.append({**f, "any": f["any"][:1]})
+        else:
+            out.append(f)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("suite")
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--first", action="store_true", help="cut every fact to its first phrasing")
+    ap.add_argument("-v", action="store_true", help="print each disagreement and review")
+    args = ap.parse_args()
+    suite = open_suite(Path(args.suite))
+    cases = {c.id: c for c in load_cases(suite)[0]}
+    if args.first:
+        for c in cases.values():
+            if c.expect.get("facts"):
+                c.expect["facts"] = first_phrasings(c.expect["facts"])
+    counts = {"n": 0, "false_alarms": 0, "misses": 0, "review": 0, "errors": 0}
+    for name in args.files:
+        for line in Path(name).read_text("utf-8").split("\n"):
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            results = grade(cases[rec["case"]], Reply(answer=rec["answer"]), suite.settings)
+            status = outcome(results).status
+            counts["n"] += 1
+            kind = {
+                ("review", "pass"): "review",
+                ("review", "fail"): "review",
+                ("fail", "pass"): "false_alarms",
+                ("pass", "fail"): "misses",
+                ("error", "pass"): "errors",
+                ("error", "fail"): "errors",
+            }.get((status, rec["label"]))
+            if kind is None:
+                continue
+            counts[kind] += 1
+            if args.v:
+                print(f"--- {kind} {rec['case']} (label {rec['label']}): {rec['why']}")
+                print(f"    {rec['answer']}")
+                for check, r in results.items():
+                    if r.status in ("fail", "review", "error"):
+                        print(f"    {check}: {r.status}: {r.detail}")
+    print(" ".join(f"{k}={v}" for k, v in counts.items()), f"(first phrasing only: {args.first})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
