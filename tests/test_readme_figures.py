@@ -67,7 +67,7 @@ def test_what_the_cases_cover_is_counted_from_the_cases(pattern: str, count) -> 
 
 
 def test_the_calibration_table_is_what_calibrate_checks_computes() -> None:
-    from evals.calibrate.command import calibrate_checks
+    from evals.calibrate.grading import calibrate_checks
     from evals.suite.folder import open_suite
 
     c = calibrate_checks(open_suite(SUITE))

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from casekit import invoke, make_project
 
-from evals.calibrate.command import calibrate_checks, cmd_suggest
+from evals.calibrate.command import cmd_suggest
+from evals.calibrate.grading import calibrate_checks
 from evals.suite.folder import Suite
 
 FACT = "the trial lasts 14 days"

@@ -2,46 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-
-from evals.calibrate.checks import Calibration, grade_answers
-from evals.calibrate.labelled import (
-    case_answers,
-    labelled_files,
-    read_labelled,
-    sealed_skip_note,
-)
+from evals.calibrate.grading import calibrate_checks
 from evals.calibrate.render import render_json, render_markdown
-from evals.checks.loading import load_cases
 from evals.cli import suite_at
 from evals.errors import InputError
-from evals.suite.folder import Suite
 
 FORMATS = ("md", "json")
-
-
-def calibrate_checks(suite: Suite) -> Calibration:
-    """Grade every labelled answer of the suite; bad case or labelled files are input errors."""
-    cases, problems = load_cases(suite, strict=False)
-    by_id = {c.id: c for c in cases}
-    # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
-    skipped: list[str] = []
-    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, skipped)
-    if problems or found:
-        raise InputError(problems + found)
-    note = sealed_skip_note(skipped)
-    if note:
-        print(f"note: {note}", file=sys.stderr)
-    items = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)]
-    items += labelled
-    return Calibration(
-        suite=str(suite.path),
-        graded=grade_answers(items, by_id, suite.settings),
-        min_sensitivity=suite.settings.min_sensitivity,
-        min_specificity=suite.settings.min_specificity,
-        case_ids=sorted(by_id),
-        labelled_files=[p.name for p in labelled_files(suite)],
-    )
 
 
 def cmd_calibrate_checks(suite_dir: str | None, fmt: str = "md") -> int:

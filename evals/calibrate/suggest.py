@@ -21,12 +21,13 @@ from typing import Any
 import regex
 
 from evals.calibrate.checks import Graded, grade_answers
-from evals.calibrate.command import calibrate_checks
+from evals.calibrate.grading import calibrate_checks
 from evals.calibrate.labelled import Labelled, case_answers
 from evals.checks.base import case_language
+from evals.checks.clauses import claims, clauses
 from evals.checks.expectations import Item, all_phrasings, items
 from evals.checks.loading import load_cases
-from evals.checks.matching import claims, clauses, content, find, tokens
+from evals.checks.matching import content, find, tokens
 from evals.checks.values import contains_value, parse_figures, parse_one
 from evals.errors import InputError
 from evals.suite.case import Case, canonical_json

@@ -1,0 +1,41 @@
+"""Grading a suite's labelled answers with its checks: the calibration `invoke calibrate
+--checks` prints and `--suggest` builds on."""
+
+from __future__ import annotations
+
+import sys
+
+from evals.calibrate.checks import Calibration, grade_answers
+from evals.calibrate.labelled import (
+    case_answers,
+    labelled_files,
+    read_labelled,
+    sealed_skip_note,
+)
+from evals.checks.loading import load_cases
+from evals.errors import InputError
+from evals.suite.folder import Suite
+
+
+def calibrate_checks(suite: Suite) -> Calibration:
+    """Grade every labelled answer of the suite; bad case or labelled files are input errors."""
+    cases, problems = load_cases(suite, strict=False)
+    by_id = {c.id: c for c in cases}
+    # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
+    skipped: list[str] = []
+    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, skipped)
+    if problems or found:
+        raise InputError(problems + found)
+    note = sealed_skip_note(skipped)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    items = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)]
+    items += labelled
+    return Calibration(
+        suite=str(suite.path),
+        graded=grade_answers(items, by_id, suite.settings),
+        min_sensitivity=suite.settings.min_sensitivity,
+        min_specificity=suite.settings.min_specificity,
+        case_ids=sorted(by_id),
+        labelled_files=[p.name for p in labelled_files(suite)],
+    )
