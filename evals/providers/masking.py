@@ -131,8 +131,10 @@ class SecretMask:
     def message(self, text: str, limit: int = 500) -> str:
         """An endpoint's message (an error, a model id, a finish reason) safe for a row or a
         terminal: the secrets and anything shaped like a key masked, on one clean line."""
-        return _KEYLIKE.sub(
-            lambda m: _mask_keylike(m.group(0)), self.text(printable(text, one_line=True))
+        # Key-shaped tokens first: "sk-ab***yz" becomes "sk-***" whole, so no short end of
+        # the key is left beside the mask of its start.
+        return self.text(
+            _KEYLIKE.sub(lambda m: _mask_keylike(m.group(0)), printable(text, one_line=True))
         )[:limit]
 
 
