@@ -114,8 +114,8 @@ def test_every_string_a_batch_endpoint_sends_is_masked_in_rows_files_and_the_con
     _no_key_anywhere(root, out.out + out.err)
     got = by_case(run_files(root)[0])
     assert "finish_reason: content_filter ***" in got["case-000"]["error"]
-    assert got["case-001"]["resolved_model"] == "chat-small sk-***"
-    assert "Incorrect API key: sk-***" in got["case-002"]["error"]
+    assert got["case-001"]["resolved_model"] == "chat-small ***"
+    assert "Incorrect API key: ***" in got["case-002"]["error"]
     assert "HTTP 401 in the batch: key *** refused" in got["case-003"]["error"]
     assert got["case-004"]["status"] == "error" and got["case-005"]["status"] == "pass"
 
