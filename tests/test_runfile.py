@@ -147,9 +147,6 @@ def _mangle(records: list[dict[str, Any]], how: str) -> tuple[list[str], int]:
             header["settings"]["epochs"] = 1_000_000_000
         lines[0] = json.dumps(header)
         return lines, 1
-    elif how == "a row twice":
-        lines.insert(2, lines[1])
-        return lines, 3
     elif how == "two summaries":
         lines.append(lines[-1])
         return lines, len(lines)
@@ -183,7 +180,6 @@ MANGLED = [
     "token counts as text",
     "format 99",
     "epochs past the bound",
-    "a row twice",
     "two summaries",
     "a cost of 1e999",
     "batch custom_ids as a number",
@@ -252,4 +248,19 @@ def test_a_row_of_another_run_is_named_in_a_warning(good_run: Path, tmp_path: Pa
     assert run.warnings == [
         f"{path}: line 2: a case record of run '2026-01-01T00-00-00-000000Z_0000000', not of "
         f"this run ({run.run_id!r}); read as this run's"
+    ]
+
+
+def test_a_row_repeated_for_the_same_case_and_epoch_is_named_in_a_warning(
+    good_run: Path, tmp_path: Path
+) -> None:
+    lines = good_run.read_text("utf-8").split("\n")
+    lines.insert(2, lines[1])
+    path = tmp_path / "twice.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    run = read_run(path)
+    case = run.rows[0]["case"]
+    assert run.warnings == [
+        f"{path}: line 3: a second row for case {case!r}, epoch 0 (the first is line 2); "
+        "both are read"
     ]

@@ -21,6 +21,9 @@ MIN_FRAGMENT = 12
 #: quoting `sk-ab12cd****wx90yz` gives away both ends of the key.
 EDGE = 6
 _STARS = "*."
+# The token right after (or right before) a quoted key's stars.
+_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+_TOKEN_BEFORE = re.compile(r"[A-Za-z0-9_-]+$")
 # Query parameter names that carry a credential whatever its value looks like.
 _SECRET_NAME = re.compile(r"key|token|secret|sig|auth|pass|cred", re.IGNORECASE)
 # Error messages may quote a key partly masked ("Incorrect API key provided: sk-ab***yz").
@@ -95,6 +98,9 @@ class SecretMask:
                     continue
                 while end < len(text) and text[end] in _STARS:  # the quote's own stars
                     end += 1
+                tail = _TOKEN.match(text, end)
+                if tail and key.endswith(tail.group(0)):  # "sk-test***cdef": the end, too short
+                    end = tail.end()
                 spans.append((m.start(), end))
             for m in re.finditer(re.escape(key[-EDGE:]), text):
                 start, j = m.start(), EDGE
@@ -104,6 +110,9 @@ class SecretMask:
                     continue
                 while start > 0 and text[start - 1] in _STARS:
                     start -= 1
+                head = _TOKEN_BEFORE.search(text, 0, start)
+                if head and key.startswith(head.group(0)):
+                    start = head.start()
                 spans.append((start, m.end()))
         return sorted(spans)
 

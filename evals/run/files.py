@@ -284,13 +284,11 @@ def read_run(path: Path) -> RunFile:
         if kind == "case":
             pair = (rec["case"], rec.get("epoch", 0))
             if pair in row_at:
-                problems.append(
-                    Problem(
-                        str(path),
-                        f"line {n}",
-                        f"a second row for case {pair[0]!r}, epoch {pair[1]} "
-                        f"(the first is line {row_at[pair]})",
-                    )
+                # Hand-assembled files may repeat a case on purpose; a count must not hide it.
+                warnings.append(
+                    f"{path}: line {n}: a second row for case "
+                    f"{printable(str(pair[0]), one_line=True)[:80]!r}, epoch {pair[1]} "
+                    f"(the first is line {row_at[pair]}); both are read"
                 )
             row_at[pair] = n
             rows.append(rec)
