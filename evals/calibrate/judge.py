@@ -20,6 +20,7 @@ from evals.judge.verdict import Scale
 from evals.reply import Reply
 from evals.run.files import read_run, resolve_run
 from evals.suite.case import Case, parse_json_value
+from evals.suite.jsonl import jsonl_lines
 
 # -- inputs --------------------------------------------------------------------------------
 
@@ -53,7 +54,7 @@ def read_labels(path: Path) -> dict[str, str]:
         text = path.read_text("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})")]) from None
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
         where = f"line {n}"
