@@ -16,14 +16,22 @@ import regex
 
 from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals
 
+
 # Months come from CLDR (Babel) for every language considered; numbers written in words are
 # read by text2num in the text's own language (see evals/checks/language.py).
-MONTHS: dict[str, int] = {}
-for _lang in DEFAULT_LANGUAGES:
-    for _name, _num in month_names(_lang).items():
-        MONTHS.setdefault(_name, _num)
-# "may" and "mar" are English words more often than months without a day beside them; the
-# patterns below only read a month next to a day number, so they stay.
+# Both are loaded on the first figure read, not on import: a command that reads no figure
+# does not load Babel's locale data.
+@lru_cache(maxsize=1)
+def months() -> dict[str, int]:
+    """Month names and abbreviations of every language considered, case-folded."""
+    out: dict[str, int] = {}
+    for lang in DEFAULT_LANGUAGES:
+        for name, num in month_names(lang).items():
+            out.setdefault(name, num)
+    # "may" and "mar" are English words more often than months without a day beside them;
+    # the patterns below only read a month next to a day number, so they stay.
+    return out
+
 
 # Unit words by what they measure; a duration is compared in days or in minutes.
 _DURATION_UNITS: dict[str, tuple[str, int]] = {}
@@ -78,7 +86,6 @@ def _alt(words: list[str]) -> str:
 
 # Thousands groups ("1.312,50", "2 000", "1,080") or a plain number with decimals.
 _NUM = r"\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
-_MONTH = _alt(list(MONTHS))
 _CUR_PRE = r"[€$£]|\b(?:eur|usd|gbp|chf)\b"
 _CUR_POST = r"[€$£]|\b(?:eur|euros?|usd|dollars?|gbp|chf)\b"
 _PERCENT = r"%|\bpercent\b|\bper\s?cent\b|\bprozent\b|\bpour\s?cent\b|\bpor\s?ciento\b"
@@ -89,26 +96,31 @@ _MORE = (
     r"more|further|additional|extra|weitere|weiteren|zusätzliche|zusätzlichen|autres|otros|otras"
 )
 
-FIGURE = regex.compile(
-    rf"(?P<iso>\b(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})\b)"
-    rf"|(?P<dmy>\b(?P<nd>\d{{1,2}})[./](?P<nm>\d{{1,2}})[./](?P<ny>\d{{4}})\b)"
-    rf"|(?P<dm>\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s|of\s)?(?P<dmo>{_MONTH})\b\.?"
-    rf"(?:,?\s(?:de\s)?(?P<dy>\d{{4}})\b)?)"
-    rf"|(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s?(?:%|€|\$|£|[.,]\d))(?:,?\s(?P<my>\d{{4}})\b)?)"
-    # "the 1st of each month", "the 15th", "on the 1st day of the billing month".
-    rf"|(?P<dom>\b(?P<od>[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s(?:day\s)?of\s(?:the\s)?(?:each|every|month|billing|following|next)\b|\s(?:each|every)\b))"
-    rf"|(?P<clock>\b(?P<ch>[01]?\d|2[0-3])\s?(?::|h)\s?(?P<cm>[0-5]\d)\b"
-    rf"(?:\s?(?P<campm>[ap])\.?m\b\.?)?(?:\s?uhr\b)?)"
-    rf"|(?P<ampm>\b(?P<ah>1[0-2]|0?\d)\s?(?P<aap>[ap])\.?m\b\.?)"
-    rf"|(?P<uhr>\b(?P<uh>[01]?\d|2[0-4])\s?(?:uhr\b|o'clock\b))"
-    rf"|(?P<hour>\b(?P<hh>[01]?\d|2[0-4])\s?h\b(?!\s?\d))"
-    rf"|(?P<money>(?:(?P<cur1>{_CUR_PRE})\s?(?P<n1>{_NUM}))"
-    rf"|(?:\b(?P<n2>{_NUM})(?:\s|-)?(?P<cur2>{_CUR_POST})))"
-    rf"|(?P<pct>\b(?P<pn>{_NUM})\s?(?:{_PERCENT}))"
-    rf"|(?P<dur>\b(?P<dn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<du>{_DUR})\b)"
-    rf"|(?P<cnt>\b(?P<kn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<ku>{_CNT})\b)",
-    regex.IGNORECASE,
-)
+
+@lru_cache(maxsize=1)
+def figure_pattern() -> regex.Pattern[str]:
+    """The pattern of every figure kind (compiled once, on first use)."""
+    _MONTH = _alt(list(months()))  # noqa: N806 - read like the other pattern parts
+    return regex.compile(
+        rf"(?P<iso>\b(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})\b)"
+        rf"|(?P<dmy>\b(?P<nd>\d{{1,2}})[./](?P<nm>\d{{1,2}})[./](?P<ny>\d{{4}})\b)"
+        rf"|(?P<dm>\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s|of\s)?(?P<dmo>{_MONTH})\b\.?"
+        rf"(?:,?\s(?:de\s)?(?P<dy>\d{{4}})\b)?)"
+        rf"|(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s?(?:%|€|\$|£|[.,]\d))(?:,?\s(?P<my>\d{{4}})\b)?)"
+        # "the 1st of each month", "the 15th", "on the 1st day of the billing month".
+        rf"|(?P<dom>\b(?P<od>[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s(?:day\s)?of\s(?:the\s)?(?:each|every|month|billing|following|next)\b|\s(?:each|every)\b))"
+        rf"|(?P<clock>\b(?P<ch>[01]?\d|2[0-3])\s?(?::|h)\s?(?P<cm>[0-5]\d)\b"
+        rf"(?:\s?(?P<campm>[ap])\.?m\b\.?)?(?:\s?uhr\b)?)"
+        rf"|(?P<ampm>\b(?P<ah>1[0-2]|0?\d)\s?(?P<aap>[ap])\.?m\b\.?)"
+        rf"|(?P<uhr>\b(?P<uh>[01]?\d|2[0-4])\s?(?:uhr\b|o'clock\b))"
+        rf"|(?P<hour>\b(?P<hh>[01]?\d|2[0-4])\s?h\b(?!\s?\d))"
+        rf"|(?P<money>(?:(?P<cur1>{_CUR_PRE})\s?(?P<n1>{_NUM}))"
+        rf"|(?:\b(?P<n2>{_NUM})(?:\s|-)?(?P<cur2>{_CUR_POST})))"
+        rf"|(?P<pct>\b(?P<pn>{_NUM})\s?(?:{_PERCENT}))"
+        rf"|(?P<dur>\b(?P<dn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<du>{_DUR})\b)"
+        rf"|(?P<cnt>\b(?P<kn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<ku>{_CNT})\b)",
+        regex.IGNORECASE,
+    )
 
 
 @dataclass(frozen=True)
@@ -174,9 +186,9 @@ def _figure(m: regex.Match[str]) -> Figure | None:
     elif g["dmy"]:
         v = _date(g["ny"], int(g["nm"]), g["nd"])
     elif g["dm"]:
-        v = _date(g["dy"], MONTHS[g["dmo"].casefold()], g["dd"])
+        v = _date(g["dy"], months()[g["dmo"].casefold()], g["dd"])
     elif g["md"]:
-        v = _date(g["my"], MONTHS[g["mmo"].casefold()], g["md_d"])
+        v = _date(g["my"], months()[g["mmo"].casefold()], g["md_d"])
     else:
         v = None
     if v is not None:
@@ -255,7 +267,7 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
 
 def _scan(text: str) -> tuple[Figure, ...]:
     out: list[Figure] = []
-    for m in FIGURE.finditer(text):
+    for m in figure_pattern().finditer(text):
         fig = _figure(m)
         if fig is None:
             continue
