@@ -8,6 +8,8 @@ add you to the beta") states no figure, so nothing else would go red on it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import regex
 
 from evals.checks.base import (
@@ -53,7 +55,8 @@ def _steps(path: str) -> list[str]:
     return [s.strip(" .,;:").casefold() for s in _SEP_RE.split(path)]
 
 
-def _known_pairs(known: str) -> tuple[set[str], set[tuple[str, str]]]:
+@lru_cache(maxsize=1024)
+def _known_pairs(known: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The steps of the menu paths the passages give, and which step follows which."""
     steps: set[str] = set()
     pairs: set[tuple[str, str]] = set()
@@ -66,13 +69,12 @@ def _known_pairs(known: str) -> tuple[set[str], set[tuple[str, str]]]:
         steps.update(heads, found[1:])
         pairs.update((h, found[1]) for h in heads if len(found) > 1)
         pairs.update(zip(found[1:], found[2:], strict=False))
-    return steps, pairs
+    return frozenset(steps), frozenset(pairs)
 
 
 def invented_paths(answer: str, known: str) -> list[str]:
     """Menu paths in the answer with a step that no passage or ticket names, or with two
     known steps in an order no passage gives ("Settings › Billing › Billing")."""
-    known_steps, known_pairs = _known_pairs(known)
     out = []
     for m in _PATH.finditer(answer):
         steps = [s.strip(" .,;:") for s in _SEP_RE.split(m.group(0))]
@@ -94,6 +96,7 @@ def invented_paths(answer: str, known: str) -> list[str]:
         if missing:
             out.append(f"{m.group(0).strip()} (no passage names {quote(missing)})")
             continue
+        known_steps, known_pairs = _known_pairs(known)
         folded = [s.casefold() for s in steps]
         wrong = [
             f"{a} › {b}"

@@ -12,6 +12,7 @@ count. A forbidden claim named in order to correct it ("no longer", "archived",
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -295,33 +296,34 @@ def _find(answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synony
     return found
 
 
-def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None) -> list[Match]:
-    """The phrase's content words in any order within one clause, spanning at most `gap` more
-    words than the phrase has ("30 days of keeping your data" for "data kept for 30 days")."""
-    phrase_negates = NEG in want
-    keep = content(want, lang) | {w for w in want if w.isdigit()}
-    need = [w for w in want if w in keep]
-    if not need:
-        return []
-    width = len(want) + 2 * gap
-    found: list[Match] = []
+def _windows(seq: tuple[str, ...], need: list[str], width: int) -> Iterator[tuple[int, int]]:
+    """Each stretch of one clause, at most `width` words from a needed word on, that holds
+    every needed word (as often as it is needed)."""
+    wanted = set(need)
     for i, w in enumerate(seq):
-        if w not in need or w == BOUNDARY:
+        if w not in wanted:
             continue
         window = []
         for j in range(i, min(len(seq), i + width)):
             if seq[j] == BOUNDARY:
                 break
             window.append(seq[j])
-        if any(window.count(x) < need.count(x) for x in set(need)):
-            continue
-        end = i + len(window)
-        has_neg = NEG in window or _clause_negated_before(seq, i)
+        if all(window.count(x) >= need.count(x) for x in wanted):
+            yield i, i + len(window)
+
+
+def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None) -> list[Match]:
+    """The phrase's content words in any order within one clause, spanning at most `gap` more
+    words than the phrase has ("30 days of keeping your data" for "data kept for 30 days")."""
+    phrase_negates = NEG in want
+    keep = content(want, lang) | {w for w in want if w.isdigit()}
+    need = [w for w in want if w in keep]
+    for start, end in _windows(seq, need, len(want) + 2 * gap) if need else ():
+        has_neg = NEG in seq[start:end] or _clause_negated_before(seq, start)
         if phrase_negates and not has_neg:
             continue
-        found.append(Match(i, end, has_neg and not phrase_negates))
-        break
-    return found
+        return [Match(start, end, has_neg and not phrase_negates)]
+    return []
 
 
 def near(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> set[str]:
@@ -357,19 +359,7 @@ def says(answer: str, phrase: str, *, lang: str | None = None) -> bool:
     want = [w for w in tokens(phrase, lang) if w != BOUNDARY]
     if not want or not set(want) <= set(seq):
         return False
-    width = len(want) + MAX_GAP
-    for i, w in enumerate(seq):
-        if w != want[0]:
-            continue
-        lo, hi = i, i
-        while lo > 0 and seq[lo - 1] != BOUNDARY and i - lo < width:
-            lo -= 1
-        while hi < len(seq) and seq[hi] != BOUNDARY and hi - i < width:
-            hi += 1
-        window = seq[lo:hi]
-        if all(window.count(x) >= want.count(x) for x in set(want)):
-            return True
-    return False
+    return next(_windows(seq, want, len(want) + 2 * MAX_GAP), None) is not None
 
 
 def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
