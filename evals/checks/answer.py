@@ -3,6 +3,8 @@ abstention, length."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -53,16 +55,24 @@ def _graded(results: list[tuple[Item, bool]], noun: str, missing_word: str) -> C
 REVIEW_SHARE = 0.5
 
 
-@check()
-def facts_present(inp: CheckInput) -> CheckResult:
-    facts = items(inp.case.expect.get("facts"))
-    if not facts:
-        return skipped("no expect.facts")
+@dataclass(frozen=True)
+class ItemState:
+    """How one expected fact or figure stands in the answer.
+
+    `state`: stated; negated (stated, but denied); unsure (its words are there, not as
+    written: a person or the judge decides); missing; for figures also `unbound` (stated, but
+    its clause names no subject) and `elsewhere` (stated about a rival subject)."""
+
+    item: Item
+    state: str
+    note: str = ""
+
+
+def fact_states(inp: CheckInput) -> list[ItemState]:
+    """Each expected fact and whether the answer states it."""
     lang, syn = inp.lang, inp.synonyms
-    results = []
-    negated: list[str] = []
-    unsure: list[str] = []
-    for it in facts:
+    out: list[ItemState] = []
+    for it in items(inp.case.expect.get("facts")):
         hits = [
             (alt, m)
             for alt in it.alternatives
@@ -75,20 +85,33 @@ def facts_present(inp: CheckInput) -> CheckResult:
             denies_by_polarity(inp.answer, alt, inp.case.question, lang=lang, synonyms=syn)
             for alt in it.alternatives
         )
-        if not ok and hits:
-            negated.append(f'"{denied[0]}"' if denied else it.label)
-        elif not ok and not it.optional:
-            terms = _key_terms_present(inp.answer, it, lang, syn)
+        if ok:
+            out.append(ItemState(it, "stated"))
+        elif hits:
+            out.append(ItemState(it, "negated", f'"{denied[0]}"' if denied else it.label))
+        else:
+            terms = None if it.optional else _key_terms_present(inp.answer, it, lang, syn)
             if terms is not None:
-                unsure.append(f"{it.label} (its words {', '.join(terms)} are there)")
-        results.append((it, ok))
-    res = _graded(results, "facts", "missing")
+                out.append(ItemState(it, "unsure", f"its words {', '.join(terms)} are there"))
+            else:
+                out.append(ItemState(it, "missing"))
+    return out
+
+
+@check()
+def facts_present(inp: CheckInput) -> CheckResult:
+    if not items(inp.case.expect.get("facts")):
+        return skipped("no expect.facts")
+    states_ = fact_states(inp)
+    res = _graded([(s.item, s.state == "stated") for s in states_], "facts", "missing")
+    negated = [s.note for s in states_ if s.state == "negated"]
     if negated and res.status == "fail":
         return failed(
             res.detail + f" (negated in the answer: {', '.join(negated)})", res.score or 0.0
         )
-    missing = sum(1 for it, ok in results if not ok and not it.optional)
-    if res.status == "fail" and unsure and len(unsure) == missing:
+    missing = [s for s in states_ if s.state != "stated" and not s.item.optional]
+    unsure = [f"{s.item.label} ({s.note})" for s in missing if s.state == "unsure"]
+    if res.status == "fail" and unsure and len(unsure) == len(missing):
         # Every missing fact has its words in the answer: stated in other words, or not at
         # all. A person (or the judge) decides; a guess either way would be wrong too often.
         return undecided(f"not stated as written, but may be in other words: {'; '.join(unsure)}")
@@ -113,31 +136,45 @@ def _key_terms_present(
     return best
 
 
-@check()
-def figures_expected(inp: CheckInput) -> CheckResult:
+def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
+    """Each expected figure and whether (and about what) the answer states it; an error
+    result when an expected figure is not one the parser reads."""
     wanted = items(inp.case.expect.get("figures"))
-    if not wanted:
-        return skipped("no expect.figures")
-    results = []
-    elsewhere: list[str] = []
-    unbound: list[str] = []
     abouts = [it.about for it in wanted if it.about]
+    out: list[ItemState] = []
     for it in wanted:
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
         if not figs:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
         stated = [s for f in figs for s in _stated_values(inp.answer, f, inp.lang)]
-        if stated and it.about:
+        if not stated:
+            out.append(ItemState(it, "missing"))
+            continue
+        if it.about:
             rivals = [a for a in abouts if a != it.about]
             states_ = [
                 about_state(inp.answer, s, it.about, rivals, inp.lang, inp.synonyms) for s in stated
             ]
             if "bound" not in states_:
-                where = f'{it.label} (stated, but not about "{it.about}")'
-                (elsewhere if "other" in states_ else unbound).append(where)
-                stated = [] if "other" in states_ else stated
-        results.append((it, bool(stated)))
+                state = "elsewhere" if "other" in states_ else "unbound"
+                out.append(ItemState(it, state, f'{it.label} (stated, but not about "{it.about}")'))
+                continue
+        out.append(ItemState(it, "stated"))
+    return out
+
+
+@check()
+def figures_expected(inp: CheckInput) -> CheckResult:
+    if not items(inp.case.expect.get("figures")):
+        return skipped("no expect.figures")
+    states_ = figure_states(inp)
+    if isinstance(states_, CheckResult):
+        return states_
+    # A figure stated without its subject still counts as stated here; review says so below.
+    results = [(s.item, s.state in ("stated", "unbound")) for s in states_]
     res = _graded(results, "figures", "figure not stated:")
+    elsewhere = [s.note for s in states_ if s.state == "elsewhere"]
+    unbound = [s.note for s in states_ if s.state == "unbound"]
     if elsewhere and res.status == "fail":
         return failed(
             res.detail + f"; about another subject: {', '.join(elsewhere)}", res.score or 0.0

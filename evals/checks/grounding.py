@@ -42,7 +42,7 @@ _PROMISE = regex.compile(
 )
 
 
-def _known(inp: CheckInput) -> str:
+def known_text(inp: CheckInput) -> str:
     """Everything the answer may draw on: the passages, the ticket, the customer's turns."""
     case = inp.case
     parts = [str(r.get("text") or "") for r in case.retrieved]
@@ -133,7 +133,7 @@ def promises(answer: str) -> list[str]:
 def claims_grounded(inp: CheckInput) -> CheckResult:
     """Menu paths must come from a passage or the ticket (fail); a hand-over that promises an
     outcome for someone else is undecided (review): only a person can give that promise."""
-    known = _known(inp)
+    known = known_text(inp)
     paths = invented_paths(inp.answer, known)
     if paths:
         return failed(f"menu path not in any passage: {'; '.join(paths)}")

@@ -5,10 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +14,10 @@ from evals.checks import CheckResult
 from evals.checks.grading import checks_for, grade
 from evals.config import Settings
 from evals.errors import InputError
+from evals.judge.asking import JudgeOutcome, Request, ask
 from evals.judge.cache import VerdictCache, package_version
 from evals.judge.prompt import JudgePrompt, messages_for, read_judge_prompt, retry_message
+from evals.judge.questions import decide
 from evals.judge.verdict import (
     Scale,
     check_reply,
@@ -42,103 +42,6 @@ __all__ = ["Judge", "JudgeOutcome", "make_judge", "same_family"]
 
 DEFAULT_MAX_ATTEMPTS = 3
 PASS_RULE = "grounded and rubric_met and score > threshold"
-_KEY_LIKE = re.compile(r"\b(?:sk|key|api[-_]?key)[-_][A-Za-z0-9*_.\-]{3,}", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class JudgeOutcome:
-    """One judging: a valid verdict, or the reason there is none. `attempts` counts requests made."""
-
-    verdict: dict[str, Any] | None
-    error: str | None
-    attempts: int
-    cached: bool = False
-    #: Tokens over every reply the judge sent (retries included); None when none was sent.
-    usage: dict[str, int] | None = None
-    #: False when some reply came without token counts: the usage is then a floor.
-    usage_complete: bool = True
-
-
-_TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
-
-
-class _Tally:
-    """The tokens of one judging, summed over its replies."""
-
-    def __init__(self) -> None:
-        self.tokens = dict.fromkeys(_TOKEN_KEYS, 0)
-        self.replies = 0
-        self.complete = True
-
-    def add(self, resp: Any) -> None:
-        self.replies += 1
-        usage = getattr(resp, "usage", None)
-        counts = [getattr(usage, k, None) for k in _TOKEN_KEYS]
-        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
-            self.complete = False
-            return
-        for k, n in zip(_TOKEN_KEYS, counts, strict=True):
-            self.tokens[k] += n
-
-    def outcome(
-        self, verdict: dict[str, Any] | None, error: str | None, attempts: int
-    ) -> JudgeOutcome:
-        usage = dict(self.tokens) if self.replies else None
-        return JudgeOutcome(verdict, error, attempts, usage=usage, usage_complete=self.complete)
-
-
-def _redacted(text: str) -> str:
-    """An endpoint's error text, cut short, with anything shaped like an API key masked."""
-    return _KEY_LIKE.sub("[redacted]", " ".join(text.split()))[:300]
-
-
-def _error_message(body: object) -> str | None:
-    """The message of an error body: `{"message": ...}` or `{"error": {"message": ...}}`."""
-    if not isinstance(body, dict):
-        return None
-    inner = body.get("error")
-    said = inner.get("message") if isinstance(inner, dict) else body.get("message")
-    return said if isinstance(said, str) and said.strip() else None
-
-
-def _describe_failure(exc: Exception, retries: int | None = None) -> str:
-    """A transport failure in one line, without anything the request carried (keys, bodies)."""
-    import openai  # the SDK loads only where a judge talks to an endpoint
-
-    name = type(exc).__name__
-    # The SDK has already retried timeouts, 429, 5xx and dropped connections this often.
-    tries = f" after {retries} retries" if retries else ""
-    if isinstance(exc, openai.APIStatusError):
-        said = _error_message(exc.body)
-        tail = f": {_redacted(said)}" if said else ""
-        return f"judge request failed{tries}: HTTP {exc.status_code} ({name}){tail}"
-    if isinstance(exc, openai.APITimeoutError):
-        return f"judge request failed{tries}: timed out ({name})"
-    if isinstance(exc, openai.APIConnectionError):
-        return f"judge request failed{tries}: connection error ({name})"
-    return f"judge request failed: {name}: {str(exc)[:200]}"
-
-
-def _with_history(error: str, problems: list[str]) -> str:
-    return f"{error} (earlier: {'; '.join(problems)})" if problems else error
-
-
-def _content(resp: Any) -> tuple[str | None, str | None]:
-    """The reply's text, or why there is none (no choices, a refusal)."""
-    choices = getattr(resp, "choices", None)
-    if not choices:
-        return None, "the endpoint's response had no choices"
-    message = getattr(choices[0], "message", None)
-    refusal = getattr(message, "refusal", None)
-    if refusal:
-        return None, f"the judge refused: {str(refusal)[:200]}"
-    content = getattr(message, "content", None)
-    if isinstance(content, list):  # some gateways send text parts: [{"type": "text", ...}]
-        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
-        content = "".join(t for t in texts if isinstance(t, str))
-    if content is not None and not isinstance(content, str):
-        return None, f"the reply's content is {type(content).__name__}, not text"
-    return content, None
 
 
 class Judge:
@@ -221,51 +124,25 @@ class Judge:
         key = self.cache_key(messages)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             return JudgeOutcome(hit, None, 0, cached=True)
-        import openai  # already loaded by the client; a cached verdict never gets here
-
-        problems: list[str] = []
-        tally = _Tally()
-        for attempt in range(1, self.max_attempts + 1):
-            try:
-                resp = await self.client.chat.completions.create(
-                    model=endpoint_name(self.model),
-                    messages=messages,  # type: ignore[arg-type]
-                    temperature=self.temperature,
-                    response_format=self.response_format,  # type: ignore[arg-type]
-                )
-            except openai.APIError as exc:  # the SDK has already retried what can be retried
-                retries = getattr(self.client, "max_retries", None)
-                if not isinstance(exc, openai.APIStatusError | openai.APIConnectionError):
-                    retries = None  # a body the SDK could not read was not retried by it
-                why = _with_history(_describe_failure(exc, retries), problems)
-                return tally.outcome(None, self._mask(why), attempt)
-            except Exception as exc:  # an unreadable response body: ask again, unchanged
-                problems.append(f"attempt {attempt}: unreadable response ({type(exc).__name__})")
-                # It was answered, so it may be billed; its tokens are unknown.
-                tally.complete = False
-                continue
-            tally.add(resp)
-            content, missing = _content(resp)
-            if missing:
-                # The judge said nothing usable to correct: ask again, unchanged.
-                problems.append(f"attempt {attempt}: {missing}")
-                continue
-            verdict, problem = check_reply(content, self.schema)
-            problem = self._mask(problem)
-            if verdict is not None:
-                # A server that echoes request headers must not put the key in a run file.
-                verdict["reasoning"] = self._mask(verdict["reasoning"])
-                if self.cache is not None:
-                    self.cache.put(key, verdict)
-                return tally.outcome(verdict, None, attempt)
-            problems.append(f"attempt {attempt}: {problem}")
-            messages = [
-                *messages,
-                {"role": "assistant", "content": content or ""},
-                {"role": "user", "content": retry_message(problem, self.scale)},
-            ]
-        error = f"no valid verdict after {self.max_attempts} attempts: " + "; ".join(problems)
-        return tally.outcome(None, self._mask(error), self.max_attempts)
+        out = await ask(
+            self.client,
+            Request(
+                model=endpoint_name(self.model),
+                messages=messages,
+                response_format=self.response_format,
+                temperature=self.temperature,
+                max_attempts=self.max_attempts,
+                check=lambda content: check_reply(content, self.schema),
+                retry=lambda problem: retry_message(problem, self.scale),
+                mask=self.mask,
+            ),
+        )
+        if out.verdict is not None:
+            # A server that echoes request headers must not put the key in a run file.
+            out.verdict["reasoning"] = self.mask(out.verdict["reasoning"])
+            if self.cache is not None:
+                self.cache.put(key, out.verdict)
+        return out
 
     def cost_of(self, out: JudgeOutcome) -> float | None:
         """What this judging paid: 0 for a cached verdict or no reply; None when unknown."""
@@ -275,7 +152,7 @@ class Judge:
             return 0.0
         return cost_usd(out.usage, self.price)
 
-    def _mask(self, text: str) -> str:
+    def mask(self, text: str) -> str:
         """`text` with the endpoint's API key (whole, any long piece, its start or end) and
         any credential in its URL as `***`."""
         key = getattr(self.client, "api_key", None)
@@ -304,6 +181,12 @@ class Judge:
             "judge_cost_usd": self.cost_of(out),
         }
         return judge_result(out.verdict, out.error, self.scale), extra
+
+    async def decide(
+        self, case: Case, reply: Reply, results: dict[str, CheckResult]
+    ) -> tuple[dict[str, CheckResult], dict[str, Any]]:
+        """Put each fact, figure or promise the checks left in review to the judge."""
+        return await decide(self, case, reply, results)
 
     async def aclose(self) -> None:
         await self.client.close()

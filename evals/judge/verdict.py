@@ -145,8 +145,9 @@ def unfence(content: str) -> str:
     return m.group(1) if m else content
 
 
-def check_reply(content: str | None, schema: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
-    """Parse and validate one judge reply: (verdict, "") or (None, what was wrong)."""
+def parse_reply(content: str | None, schema: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """Parse one judge reply and validate it against `schema`: (object, "") or (None, what
+    was wrong, in words the judge can act on)."""
     if content is None or not content.strip():
         return None, "the reply was empty"
     try:
@@ -164,6 +165,14 @@ def check_reply(content: str | None, schema: dict[str, Any]) -> tuple[dict[str, 
     )
     if errors:
         return None, "; ".join(dict.fromkeys(_describe(e) for e in errors))
+    return data, ""
+
+
+def check_reply(content: str | None, schema: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """Parse and validate one judge reply: (verdict, "") or (None, what was wrong)."""
+    data, problem = parse_reply(content, schema)
+    if data is None:
+        return None, problem
     verdict = {k: data[k] for k in FIELDS}
     verdict["score"] = int(verdict["score"])  # 4.0 is an integer to JSON Schema; store 4
     return verdict, ""

@@ -39,6 +39,13 @@ class Grader(Protocol):
         """The check's result plus fields to add to the row (e.g. the verdict)."""
         ...
 
+    async def decide(
+        self, case: Case, reply: Reply, results: dict[str, CheckResult]
+    ) -> tuple[dict[str, CheckResult], dict[str, Any]]:
+        """The results with what the checks left in review decided, item by item, and the
+        row fields that record it: `judge_questions`, `usage`, `cost_usd`."""
+        ...
+
     async def aclose(self) -> None: ...
 
 

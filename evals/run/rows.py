@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evals.checks import CheckResult
+from evals.checks import CheckResult, errored
 from evals.checks.grading import grade, not_graded, outcome, results_json
 from evals.providers.masking import printable
 from evals.reply import Reply
 from evals.run.files import FORMAT_VERSION
-from evals.run.plan import RunPlan
+from evals.run.plan import Grader, RunPlan
 from evals.run.precedents import find
 from evals.run.stamps import git_state, versions
 from evals.suite.case import Case
@@ -79,16 +79,53 @@ async def grade_reply(
     results = grade(case, reply, plan.suite.settings)
     extra: dict[str, Any] = {}
     g = plan.grader
+    if g is not None and any(r.status == "review" for r in results.values()):
+        results, extra = await _decide(g, case, reply, results)
     if g is not None and g.applies_to(case):
         try:
-            results[g.name], extra = await g.grade(case, reply)
+            results[g.name], graded = await g.grade(case, reply)
         except Exception as exc:  # a grader that crashes is that check's error, never a score
             results[g.name] = CheckResult("error", None, f"{type(exc).__name__}: {exc}")
             # It may have paid for replies before it crashed: their cost is unknown.
-            extra = {f"{g.name}_usage": None, f"{g.name}_cost_usd": None}
+            graded = {f"{g.name}_usage": None, f"{g.name}_cost_usd": None}
+        extra = _merge_spend(extra, graded, g.name)
     # A rubric no grader of this run grades is a `skip` that says so, never silently absent.
     results.update(not_graded(case, set(results)))
     return results, extra
+
+
+async def _decide(
+    g: Grader, case: Case, reply: Reply, results: dict[str, CheckResult]
+) -> tuple[dict[str, CheckResult], dict[str, Any]]:
+    """The checks left in review, put to the judge item by item; the questions' tokens and
+    cost join the row's judge_usage and judge_cost_usd."""
+    try:
+        decided, asked = await g.decide(case, reply, results)
+    except Exception as exc:  # a crash is each undecided check's error, never a verdict
+        why = f"the judge could not decide: {type(exc).__name__}: {exc}"
+        decided = {n: errored(why) if r.status == "review" else r for n, r in results.items()}
+        return decided, {f"{g.name}_usage": None, f"{g.name}_cost_usd": None}
+    if not asked:
+        return decided, {}
+    return decided, {
+        "judge_questions": asked["judge_questions"],
+        f"{g.name}_usage": asked["usage"],
+        f"{g.name}_cost_usd": asked["cost_usd"],
+    }
+
+
+def _merge_spend(first: dict[str, Any], then: dict[str, Any], name: str) -> dict[str, Any]:
+    """Row fields of two judgings of one answer, their tokens and costs added up (a cost
+    unknown for either is unknown for both)."""
+    out = {**first, **then}
+    usage, cost = f"{name}_usage", f"{name}_cost_usd"
+    if usage in first and usage in then:
+        a, b = first[usage] or {}, then[usage] or {}
+        out[usage] = {k: a.get(k, 0) + b.get(k, 0) for k in {*a, *b}} or None
+    if cost in first and cost in then:
+        a, b = first[cost], then[cost]
+        out[cost] = None if a is None or b is None else round(a + b, 9)
+    return out
 
 
 def make_row(

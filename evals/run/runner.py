@@ -286,8 +286,10 @@ async def execute(
                 if reply is not None and spend.judged and not work.admit(spend):
                     return  # a cached answer, but its judging would pass the cap
                 graded = await grade_reply(plan, case, reply) if reply is not None else None
-                if graded is not None and spend.judged and plan.grader is not None:
-                    spend.add(graded[1].get(f"{plan.grader.name}_cost_usd", 0.0))
+                paid = f"{plan.grader.name}_cost_usd" if plan.grader is not None else ""
+                if graded is not None and paid in graded[1]:
+                    # The case's verdict and any question on what the checks left undecided.
+                    spend.add(graded[1][paid])
             finally:
                 work.settle(spend)
             row = make_row(plan, run_id, prompt_sha, case, epoch, reply, error, graded)

@@ -1,0 +1,176 @@
+"""What the checks leave undecided, as questions a judge can answer one by one, and how an
+answer settles the check.
+
+A check in `review` has found the words of a fact but not the fact, a figure but not what it
+is about, or a promise it cannot back. Each such item becomes one yes-or-no question with a
+quote as evidence. The quote is checked here, with the checks' own reading of text: it must
+occur in what it quotes (the answer, or for a promise the passages and the ticket) and must
+not sit in a negated clause. A quote that fails is an error for the check, never a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from evals.checks.answer import fact_states, figure_states
+from evals.checks.base import CheckInput, CheckResult, errored, failed, is_refusal, passed
+from evals.checks.grounding import known_text, promises
+from evals.checks.matching import BOUNDARY, NEG, NEGATION_REACH, tokens
+
+#: Where a question's quote must come from.
+ANSWER, SOURCES = "answer", "sources"
+# A judge may shorten its quote: "Pro costs ... per seat" is two pieces, each quoted exactly.
+_ELLIPSIS = regex.compile(r"\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One undecided item of one check, put as "does the text state that ...?"."""
+
+    check: str
+    #: The item as the check names it: a fact's label, a figure's label, a promise.
+    item: str
+    #: What must be stated, in the case's words.
+    statement: str
+    #: The expectation's accepted phrasings (the same meaning in other words counts too).
+    phrasings: tuple[str, ...]
+    #: ANSWER: the quote comes from the answer; SOURCES: from the passages or the ticket.
+    source: str = ANSWER
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "check": self.check,
+            "item": self.item,
+            "statement": self.statement,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The judge's answer to one question: stated or not with its quote, or an error."""
+
+    stated: bool | None
+    quote: str = ""
+    error: str | None = None
+
+
+def open_questions(inp: CheckInput, results: dict[str, CheckResult]) -> list[Question]:
+    """The questions that would decide every check the results leave in review."""
+    out: list[Question] = []
+    if _in_review(results, "facts_present"):
+        for s in fact_states(inp):
+            if s.state == "unsure":
+                alts = s.item.alternatives
+                out.append(Question("facts_present", s.item.label, alts[0], alts))
+    if _in_review(results, "figures_expected"):
+        states = figure_states(inp)
+        for s in states if isinstance(states, list) else []:
+            if s.state == "unbound" and s.item.about:
+                alts = s.item.alternatives
+                said = f"{s.item.about}: {alts[0]}"
+                out.append(Question("figures_expected", s.item.label, said, alts))
+    if _in_review(results, "claims_grounded") and is_refusal(inp):
+        for sentence in promises(inp.answer):
+            said = f"the promise made in the answer holds: {sentence}"
+            out.append(Question("claims_grounded", sentence, said, (sentence,), SOURCES))
+    return out
+
+
+def _in_review(results: dict[str, CheckResult], name: str) -> bool:
+    r = results.get(name)
+    return r is not None and r.status == "review"
+
+
+def quote_problem(inp: CheckInput, q: Question, quote: str) -> str | None:
+    """Why `quote` is no evidence for the question (None: it is evidence).
+
+    It must occur in the text, read as the checks read it (case, accents, punctuation,
+    contractions, stems), its pieces in order where it is cut with "...", and must not be
+    negated: no negation inside it that the statement lacks, none before it in its clause.
+    """
+    pieces = [p for p in _ELLIPSIS.split(quote.strip()) if p.strip()]
+    if not pieces:
+        return "the quote is empty"
+    lang = inp.lang
+    seq = tokens(evidence(inp, q), lang)
+    words = [(i, w) for i, w in enumerate(seq) if w != BOUNDARY]
+    plain = [w for _, w in words]
+    # A negative fact ("no refund after 14 days") is quoted with its negation.
+    negates = any(NEG in tokens(p, lang) for p in q.phrasings)
+    where = "answer" if q.source == ANSWER else "passages or the ticket"
+    at = 0
+    for piece in pieces:
+        want = [w for w in tokens(piece, lang) if w != BOUNDARY]
+        if not want:
+            continue
+        hit = _find_run(plain, want, at)
+        if hit is None:
+            return f"the quote {_short(piece)} is not in the {where}"
+        start = words[hit][0]
+        if not negates and (NEG in want or _negated_before(seq, start)):
+            return f"the quote {_short(piece)} is negated where it stands"
+        at = hit + len(want)
+    return None
+
+
+def _find_run(seq: list[str], want: list[str], start: int) -> int | None:
+    n = len(want)
+    for i in range(start, len(seq) - n + 1):
+        if seq[i : i + n] == want:
+            return i
+    return None
+
+
+def _negated_before(seq: tuple[str, ...], start: int) -> bool:
+    for i in range(start - 1, max(-1, start - 1 - NEGATION_REACH), -1):
+        if seq[i] == BOUNDARY:
+            return False
+        if seq[i] == NEG:
+            return True
+    return False
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return f'"{text}"' if len(text) <= limit else f'"{text[: limit - 1]}…"'
+
+
+def evidence(inp: CheckInput, q: Question) -> str:
+    """The text a question's quote must come from."""
+    return inp.answer if q.source == ANSWER else known_text(inp)
+
+
+def settle(
+    inp: CheckInput, name: str, asked: list[tuple[Question, Decision]]
+) -> CheckResult | None:
+    """The check's result once the judge has answered every question of it; None when the
+    check had no question (it stays as it was)."""
+    mine = [(q, d) for q, d in asked if q.check == name]
+    if not mine:
+        return None
+    errors = [f"{q.item}: {d.error}" for q, d in mine if d.error is not None]
+    if errors:
+        return errored("the judge could not decide " + "; ".join(errors))
+    yes = [f"{q.item} (\u201c{d.quote.strip()}\u201d)" for q, d in mine if d.stated]
+    no = [q.item for q, d in mine if not d.stated]
+    decided = f"decided by the judge: {', '.join(yes) or 'none stated'}"
+    if name == "claims_grounded":
+        if no:
+            return failed(
+                f"the hand-over promises what no passage backs (the judge): {'; '.join(no)}"
+            )
+        return passed(f"the promise is backed by the sources; {decided}")
+    states = fact_states(inp) if name == "facts_present" else figure_states(inp)
+    if isinstance(states, CheckResult):
+        return states
+    required = [s for s in states if not s.item.optional]
+    n = len(required) or 1
+    # Only unsure (facts) or unbound (figures) items were asked; the rest were already met.
+    met = n - len(no)
+    noun = "facts" if name == "facts_present" else "figures"
+    if no:
+        return failed(f"not stated (the judge): {', '.join(no)}; {decided}", met / n)
+    return passed(f"all {n} {noun} present; {decided}", 1.0)
