@@ -147,7 +147,7 @@ def test_calibrate_on_references_prints_kappa_matrix_and_disagreements(
     assert proc.returncode == 1, out + proc.stderr  # below the floor of 0.6
     assert "n = 6" in out
     assert "agreement: 66.7% (4/6)" in out
-    assert "Cohen's kappa: 0.333 (floor 0.6, n = 6)" in out
+    assert "Cohen's kappa: 0.333 (95% CI -0.42 to 1.00) (floor 0.6, n = 6)" in out
     assert out.rstrip().endswith("kappa 0.333 is below the floor 0.6 (exit 1)")
     assert re.search(r"human pass\s+2\s+1", out) and re.search(r"human fail\s+1\s+2", out)
     assert "disagreements: 2" in out

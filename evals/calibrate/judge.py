@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.calibrate.stats import LABELS, agreement, cohen_kappa, confusion
+from evals.calibrate.facts import ask_facts, fact_lines
+from evals.calibrate.stats import LABELS, agreement, cohen_kappa, confusion, kappa_interval
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
 from evals.cli import settings as load_settings
@@ -169,6 +170,7 @@ def render(
     scored = [i for i in items if i.verdict is not None]
     pairs = [(i.human, i.judge_label(scale) or "") for i in scored]
     kappa, agree, table = cohen_kappa(pairs), agreement(pairs), confusion(pairs)
+    ci = kappa_interval(pairs)
     errors = [i for i in items if i.verdict is None]
     n = len(pairs)
     agreed = sum(h == j for h, j in pairs)
@@ -179,7 +181,7 @@ def render(
         + (f"{agree * 100:.1f}% ({agreed}/{n})" if agree is not None else "n/a (n = 0)"),
         "Cohen's kappa: "
         + (
-            f"{kappa:.3f}"
+            f"{kappa:.3f}" + (f" (95% CI {ci[0]:.2f} to {ci[1]:.2f})" if ci else "")
             if kappa is not None
             else "undefined (every label and verdict is one class)"
         )
@@ -284,7 +286,17 @@ def cmd_calibrate(
     items.sort(key=lambda i: i.case)
     lines, kappa = render(items, scale, cfg.kappa_floor, judge_model)
     code = _exit(items, kappa, cfg.kappa_floor)
-    print("\n".join([*lines, "", _conclusion(code, kappa, cfg.kappa_floor)]))
+    facts_failed = False
+    if judge:
+        s = suite_at(suite)
+        facts = ask_facts(make_judge(judge, s, cfg, use_cache), s, cfg.concurrency)
+        lines += fact_lines(facts)
+        facts_failed = any(f.error is not None for f in facts)
+    conclusion = _conclusion(code, kappa, cfg.kappa_floor)
+    if facts_failed:
+        conclusion += "; some questions per fact have no valid quoted answer (exit 3)"
+        code = EXIT_ERROR
+    print("\n".join([*lines, "", conclusion]))
     return code
 
 
