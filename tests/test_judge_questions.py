@@ -157,6 +157,14 @@ def test_a_fact_the_judge_quotes_from_the_answer_passes_and_is_cached(
     assert asked["statement"] == "payroll export is not part of Starter"
     assert asked["stated"] is True and asked["error"] is None and asked["cached"] is False
     assert row["judge_usage"]["prompt_tokens"] > 0
+    assert summary["judge_questions"] == {
+        "n_rows": 1,
+        "n_questions": 1,
+        "stated": 1,
+        "not_stated": 0,
+        "error": 0,
+    }
+    assert summary["n_judge_calls"] == 1
     # The question, not the case verdict: the case has no rubric, so only the fact is asked.
     (request,) = openai_server.chat_requests
     assert request.body["response_format"]["json_schema"]["name"] == "answer"
@@ -280,3 +288,5 @@ def test_without_a_judge_the_fact_stays_in_review_and_invoke_run_says_so(
     newest = sorted((tmp_path / "runs").glob("*.jsonl"))[-1]
     (row,) = [r for r in read_jsonl(newest) if r["kind"] == "case"]
     assert row["status"] == "pass" and row["judge_questions"][0]["stated"] is True
+    assert "judge per fact: 1 question(s) on 1 case(s)" in proc.stdout + proc.stderr
+    assert "1 stated, 0 not stated, 0 error" in proc.stdout + proc.stderr

@@ -21,7 +21,12 @@ from evals.run.console import counts_text
 from evals.run.files import OutputError, read_run, write_whole
 from evals.run.latest import resolve_configured
 from evals.run.precedents import label_counts, label_counts_line
-from evals.run.summary import judge_spend_lines, not_graded_line
+from evals.run.summary import (
+    judge_spend_lines,
+    not_graded_line,
+    question_counts,
+    question_counts_line,
+)
 
 STYLE = {"weak": "bold red", "fair": "yellow", "good": "green", "none": "dim"}
 
@@ -119,6 +124,8 @@ def print_report(rep: RunReport, console: Console) -> None:
         console.print(Text(not_graded_line(s["not_graded"])))
     if labels := label_counts(rep.rows):
         console.print(Text(label_counts_line(labels)))
+    if asked := question_counts(rep.rows):
+        console.print(Text(question_counts_line(asked)))
     console.print(
         Text(f"cost: {fmt_cost(s.get('cost_usd'))}; tokens: {fmt_tokens(s.get('tokens'))}")
     )

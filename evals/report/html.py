@@ -19,6 +19,7 @@ from evals.report.data import (
 from evals.report.detail import detail_html
 from evals.report.page import bar_chart, esc, json_script, kv_table, page
 from evals.run.precedents import decided_by, label_counts
+from evals.run.summary import question_counts
 
 # Cases in review sit beside errors: neither is scored, both need a person.
 STATUS_RANK = {"error": 0, "review": 1, "fail": 2, "pass": 3}
@@ -116,6 +117,11 @@ def top(rep: RunReport) -> str:
     if labels:
         sub = f"{labels['pass']} pass, {labels['fail']} fail; checks said otherwise on {labels['checks_disagreed']}"
         cards.append(card("decided by a label", str(labels["n"]), sub, "warn", "card-labels"))
+    asked = question_counts(rep.rows)
+    if asked:
+        sub = f"{asked['stated']} stated, {asked['not_stated']} not stated, {asked['error']} error; on {asked['n_rows']} case(s)"
+        tone = "bad" if asked["error"] else "warn"
+        cards.append(card("judge per fact", str(asked["n_questions"]), sub, tone, "card-questions"))
     if j is not None:
         cards.append(
             card(

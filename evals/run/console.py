@@ -7,7 +7,12 @@ from typing import Any, TextIO
 
 from evals.providers.masking import printable
 from evals.run.precedents import decided_by, label_counts_line
-from evals.run.summary import coverage_line, judge_spend_lines, not_graded_line
+from evals.run.summary import (
+    coverage_line,
+    judge_spend_lines,
+    not_graded_line,
+    question_counts_line,
+)
 
 LABEL = {"pass": "PASS ", "fail": "FAIL ", "review": "REVIEW", "error": "ERROR"}
 
@@ -134,6 +139,8 @@ def print_summary(summary: dict[str, Any], path: str, out: TextIO | None = None)
             say(f"  {cid}: passed {r['pass']}/{r['n_scored']} scored epochs")
     if summary.get("labels"):
         say(label_counts_line(summary["labels"]))
+    if summary.get("judge_questions"):
+        say(question_counts_line(summary["judge_questions"]))
     if summary.get("judge"):
         say(coverage_line(summary["judge"]))
     if summary.get("not_graded"):

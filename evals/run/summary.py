@@ -92,7 +92,37 @@ def epoch_stats(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 def _attempts(row: dict[str, Any]) -> int:
     j = row.get("judge")
     n = j.get("attempts") if isinstance(j, dict) and not j.get("cached") else 0
-    return n if isinstance(n, int) and n > 0 else 0
+    asked = [q.get("attempts") for q in _questions(row) if not q.get("cached")]
+    return sum(a for a in [n, *asked] if isinstance(a, int) and a > 0)
+
+
+def _questions(row: dict[str, Any]) -> list[dict[str, Any]]:
+    qs = row.get("judge_questions")
+    return [q for q in qs if isinstance(q, dict)] if isinstance(qs, list) else []
+
+
+def question_counts(rows: list[dict[str, Any]]) -> dict[str, int] | None:
+    """What the judge was asked about items the checks left in review: rows, questions, and
+    how they were answered; None when nothing was asked."""
+    asked = [r for r in rows if _questions(r)]
+    if not asked:
+        return None
+    qs = [q for r in asked for q in _questions(r)]
+    return {
+        "n_rows": len(asked),
+        "n_questions": len(qs),
+        "stated": sum(1 for q in qs if q.get("error") is None and q.get("stated") is True),
+        "not_stated": sum(1 for q in qs if q.get("error") is None and q.get("stated") is False),
+        "error": sum(1 for q in qs if q.get("error") is not None),
+    }
+
+
+def question_counts_line(c: dict[str, int]) -> str:
+    """`judge per fact: 4 question(s) on 3 case(s): 2 stated, 1 not stated, 1 error`."""
+    return (
+        f"judge per fact: {c['n_questions']} question(s) on {c['n_rows']} case(s) the checks "
+        f"left in review: {c['stated']} stated, {c['not_stated']} not stated, {c['error']} error"
+    )
 
 
 def judge_spend(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -187,6 +217,8 @@ def summarise(
         "not_graded": not_graded(rows, left_out or []),
         # Cases a person's label decided, counted apart from the checks' own verdicts.
         "labels": label_counts(rows),
+        # Items the checks left undecided, put to the judge one question each (--judge).
+        "judge_questions": question_counts(rows),
         "elapsed_s": round(elapsed_s, 3) if elapsed_s is not None else None,
     }
 
