@@ -91,6 +91,7 @@ def test_a_labelled_answer_takes_the_persons_verdict_and_keeps_every_checks_own_
         "why": "read by a person: pass",
         "source": "labelled/people.jsonl:1",
         "run": "earlier-run",
+        "pinned": True,
         "checks_status": "fail",
         "checks_score": night["precedent"]["checks_score"],
     }
@@ -193,3 +194,34 @@ def test_label_counts_keep_the_persons_verdicts_apart_from_the_checks() -> None:
     ]
     assert label_counts(rows) == {"n": 2, "pass": 1, "fail": 1, "checks_disagreed": 1}
     assert label_counts([{"status": "pass"}]) is None
+
+
+def test_a_label_written_by_hand_without_the_case_sha_decides_unpinned_and_validate_says_so(
+    project: Path,
+) -> None:
+    suite = project / "suite"
+    # The documented minimum a person writes by hand: case, answer, label, why.
+    bare = [
+        {"case": "night-shift", "answer": NIGHT, "label": "pass", "why": "right in substance"},
+        {"case": "price-pro", "answer": PRICE, "label": "fail", "why": "wrong plan"},
+    ]
+    write_labels(suite, bare)
+    out = invoke(project, "run", "--model", MODEL, "--answers", str(project / "a.jsonl"))
+    assert out.returncode == 1, out.stderr
+    (path,) = (project / "runs").glob("*.jsonl")
+    rows = rows_by_case(path)
+    assert rows["night-shift"]["status"] == "pass"
+    assert rows["night-shift"]["precedent"]["pinned"] is False
+    assert rows["price-pro"]["status"] == "fail"
+    assert read_jsonl(path)[-1]["labels"]["n"] == 2
+    out = invoke(project, "validate")
+    assert out.returncode == 0
+    assert "note: 2 label(s) in labelled/people.jsonl have no case_sha" in out.stderr
+    # No edit of the case can void it: it carries no sha to compare.
+    path = suite / "cases" / "night-shift.json"
+    data = parse_json_value(path.read_text("utf-8"))
+    data["question"] += " Thanks!"
+    path.write_text(canonical_json(data), "utf-8")
+    invoke(project, "run", "--model", MODEL, "--answers", str(project / "a.jsonl"))
+    newest = sorted((project / "runs").glob("*.jsonl"))[-1]
+    assert rows_by_case(newest)["night-shift"]["precedent"]["pinned"] is False

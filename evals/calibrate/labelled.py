@@ -179,20 +179,41 @@ def _item(rec: dict[str, Any], source: str) -> Labelled:
 
 def precedents(items: list[Labelled], cases: list[Case]) -> tuple[Precedents, list[Labelled]]:
     """The labels that decide answers to the cases as they are now, and the stale ones: labels
-    given to a case's earlier content (the case was edited since), which decide nothing."""
+    given to a case's earlier content (the case was edited since), which decide nothing.
+
+    A label written without the case's sha decides too (a person's verdict on that answer
+    stands), but unpinned: no edit of the case can void it. A pinned label of the same
+    answer wins over it."""
     shas = {c.id: c.sha for c in cases}
     index: dict[tuple[str, str], Precedent] = {}
     stale: list[Labelled] = []
-    for item in items:
-        if item.case_sha is None:
-            continue  # a label written by hand without the case's sha only calibrates
-        if item.case_sha != shas.get(item.case):
+    for item in sorted(items, key=lambda i: i.case_sha is not None):
+        current = shas.get(item.case)
+        if current is None:
+            continue
+        if item.case_sha is not None and item.case_sha != current:
             stale.append(item)
             continue
-        index[(item.case_sha, answer_sha(item.answer))] = Precedent(
-            item.label, item.by, item.at, item.why, item.source, item.run
+        index[(current, answer_sha(item.answer))] = Precedent(
+            item.label,
+            item.by,
+            item.at,
+            item.why,
+            item.source,
+            item.run,
+            pinned=item.case_sha is not None,
         )
     return index, stale
+
+
+def unpinned(items: list[Labelled]) -> dict[str, int]:
+    """Labels without a case sha, counted per labelled file."""
+    out: dict[str, int] = {}
+    for item in items:
+        if item.case_sha is None and item.source.startswith(f"{LABELLED_DIR}/"):
+            name = item.source.rsplit(":", 1)[0]
+            out[name] = out.get(name, 0) + 1
+    return out
 
 
 def sealed_skip_note(skipped: list[str]) -> str | None:

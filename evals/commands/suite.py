@@ -7,7 +7,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from evals.calibrate.labelled import labelled_files, precedents, read_labelled, sealed_skip_note
+from evals.calibrate.labelled import (
+    labelled_files,
+    precedents,
+    read_labelled,
+    sealed_skip_note,
+    unpinned,
+)
 from evals.checks.lint import brittle
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
@@ -65,7 +71,16 @@ def cmd_validate(suite_dir: str | None) -> int:
     warnings = [w for case in cases for w in brittle(case)]
     for w in warnings:
         print(w, file=sys.stderr)
-    stale = precedents(read_labelled(suite, {c.id for c in cases})[0], cases)[1]
+    labels = read_labelled(suite, {c.id for c in cases})[0]
+    stale = precedents(labels, cases)[1]
+    loose = unpinned(labels)
+    if loose:
+        print(
+            f"note: {sum(loose.values())} label(s) in {', '.join(sorted(loose))} have no "
+            "case_sha: each decides the same answer to its case whatever the case's content "
+            "(`invoke label` writes the sha, so that editing the case voids the label)",
+            file=sys.stderr,
+        )
     for item in stale:
         print(
             f"{suite.path / item.source}: stale label: case {item.case!r} was edited after "

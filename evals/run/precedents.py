@@ -36,6 +36,8 @@ class Precedent:
     source: str
     #: The run the labelled answer came from, when the label says.
     run: str | None = None
+    #: False for a label written without the case's sha: no edit of the case voids it.
+    pinned: bool = True
 
     def to_json(self, checks_status: str, checks_score: float | None) -> dict[str, Any]:
         """The row's `precedent` field: the label, and what the checks alone decided."""
@@ -46,6 +48,7 @@ class Precedent:
             "why": self.why,
             "source": self.source,
             "run": self.run,
+            "pinned": self.pinned,
             "checks_status": checks_status,
             "checks_score": checks_score,
         }
