@@ -309,3 +309,29 @@ def test_epochs_are_bounded(tmp_path, monkeypatch, openai_server, capsys):
     assert run(epochs=1_000_000_000) == 2
     assert "--epochs 1000000000: at most 100" in capsys.readouterr().err
     assert run_files(root) == [] and openai_server.chat_requests == []
+
+
+def test_resume_tells_apart_two_urls_that_differ_only_in_their_masked_part(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    # The test server answers no URL with a query (404): every case is an error row, which
+    # is all a resume needs; what matters is which endpoint the rest would go to.
+    root = make_project(tmp_path, 2, max_retries=0, concurrency=1)
+    first = f"{openai_server.base_url}?tenant=k7f3Qm9ZpL2x"
+    use(monkeypatch, root, first)
+    assert run() == 3
+    (path,) = run_files(root)
+    original = path.read_bytes()
+    stamp = records(path)[0]["settings"]["provider"]
+    assert "k7f3Qm9ZpL2x" not in path.read_text("utf-8")
+    assert stamp["base_url"].endswith("?tenant=***") and len(stamp["base_url_id"]) == 32
+    # Shown the same ("?tenant=***"), but another tenant's endpoint: refused.
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{openai_server.base_url}?tenant=R2d8Wv4NcJ6y")
+    assert run(resume=path.name, models=[]) == 2
+    err = capsys.readouterr().err
+    assert "another secret part in the URL" in err and "R2d8Wv4NcJ6y" not in err
+    assert path.read_bytes() == original
+    # The run's own endpoint: resumed (its cases are asked again and fail again, exit 3).
+    monkeypatch.setenv("OPENAI_BASE_URL", first)
+    assert run(resume=path.name, models=[]) == 3
+    assert "another secret part" not in capsys.readouterr().err

@@ -112,9 +112,11 @@ class OpenAICompatProvider:
         return gen
 
     def stamp(self) -> dict[str, Any]:
+        masked = self.url()
         return {
             "kind": "openai",
-            "base_url": self.url(),
+            "base_url": masked,
+            **({"base_url_id": endpoint_id(self.base_url)} if masked != self.base_url else {}),
             "endpoint_model": endpoint_name(self.model),
             "model_date_is_label": self.model_date_is_label,
             "generation": self.generation(),
@@ -357,3 +359,13 @@ def from_settings(
         warn=warn,
         withhold=withhold,
     )
+
+
+def endpoint_id(url: str) -> str:
+    """A fingerprint of a URL that holds a secret (a token in its path or query), so that a
+    resumed run can tell two such endpoints apart while the run file keeps the secret out.
+
+    scrypt, not a bare hash: the rest of the URL is in the file, so a short token could
+    otherwise be guessed offline by hashing candidates."""
+    salt = b"evals endpoint id v1"
+    return hashlib.scrypt(url.encode("utf-8"), salt=salt, n=2**14, r=8, p=1, dklen=16).hex()

@@ -75,6 +75,17 @@ def check_resumable(
                 "base_url) to the run's endpoint, or start a new run",
             )
         )
+    elif old.get("base_url_id") != provider_stamp.get("base_url_id"):
+        # Same URL as shown, but its masked part (a token) differs: another endpoint.
+        problems.append(
+            Problem(
+                where,
+                "/settings/provider/base_url_id",
+                f"the run was sent to {old.get('base_url')!r} with another secret part in the "
+                "URL (its masked token or query value differs): set OPENAI_BASE_URL to the "
+                "run's endpoint, or start a new run",
+            )
+        )
     for key in ("kind", "generation", "target", "endpoint_model"):
         if old.get(key) != provider_stamp.get(key):
             problems.append(
