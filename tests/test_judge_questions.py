@@ -290,3 +290,12 @@ def test_without_a_judge_the_fact_stays_in_review_and_invoke_run_says_so(
     assert row["status"] == "pass" and row["judge_questions"][0]["stated"] is True
     assert "judge per fact: 1 question(s) on 1 case(s)" in proc.stdout + proc.stderr
     assert "1 stated, 0 not stated, 0 error" in proc.stdout + proc.stderr
+    shown = invoke(tmp_path, "show", "datev")
+    assert (
+        "judge per fact, facts_present: payroll export is not part of Starter: stated: "
+        "\u201crather than Starter\u201d" in shown.stdout
+    )
+    proc = invoke(tmp_path, "report", "--html", str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text("utf-8")
+    assert "Judge per fact" in page and "rather than Starter" in page
+    assert 'id="card-questions"' in page

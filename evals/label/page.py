@@ -12,7 +12,7 @@ from typing import Any
 from evals.checks.values import Figure, parse_figures
 from evals.label.queue import WHY_QUEUED, Item
 from evals.report.data import Passages, citation_spans
-from evals.report.detail import judge_html, passages_html, turns_html
+from evals.report.detail import judge_html, passages_html, questions_html, turns_html
 from evals.report.page import asset as report_asset
 from evals.report.page import esc
 from evals.run.precedents import decided_by
@@ -114,7 +114,8 @@ def item_html(i: int, n: int, item: Item, passages: Passages, pattern: str, note
         f'<h3>Ticket</h3><div class="question">{esc(row.get("question"))}</div>'
         f'<h3>Answer</h3><div class="answer">{answer_html(item.answer, pattern, anchors)}</div>'
         f"<h3>Passages</h3>{passages_html(passages, anchors, cited)}"
-        f"<h3>Checks</h3>{checks_html(row)}{judge_html(row) if row.get('judge') else ''}</article>"
+        f"<h3>Checks</h3>{checks_html(row)}{judge_html(row) if row.get('judge') else ''}"
+        f"{questions_html(row)}</article>"
     )
 
 

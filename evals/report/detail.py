@@ -66,6 +66,28 @@ def judge_html(row: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def questions_html(row: dict[str, Any]) -> str:
+    """The judge's answers to what the checks left undecided: each item, stated or not, the
+    quote, or the error."""
+    asked = [q for q in row.get("judge_questions") or [] if isinstance(q, dict)]
+    if not asked:
+        return ""
+    items = []
+    for q in asked:
+        if q.get("error"):
+            said = f'<span class="bad">error: {esc(q["error"])}</span>'
+        elif q.get("stated"):
+            said = f"<b>stated</b>: \u201c{esc(q.get('quote'))}\u201d"
+        else:
+            said = "<b>not stated</b>"
+        where = " (asked of the passages)" if q.get("source") == "sources" else ""
+        items.append(
+            f"<li>{esc(q.get('check'))}: {esc(q.get('statement'))}{where}: {said}"
+            f'<br><span class="dim">{esc(q.get("reasoning") or "")}</span></li>'
+        )
+    return f"<h4>Judge per fact</h4><ul class='questions'>{''.join(items)}</ul>"
+
+
 def precedent_html(row: dict[str, Any]) -> str:
     """`decided by a label (who, when)` with the label's reason and the checks' own verdict."""
     p = row.get("precedent")
@@ -155,5 +177,5 @@ def detail_html(i: int, row: dict[str, Any], rep: RunReport, suite: Path | None)
         f"<h4>Answer</h4>{answer_block}"
         f"<h4>Retrieved passages</h4>{passages_html(passages, anchors, cited)}"
         f"<h4>Checks</h4>{checks_table}"
-        f"{judge_html(row)}<h4>Reply</h4>{meta}</article>"
+        f"{judge_html(row)}{questions_html(row)}<h4>Reply</h4>{meta}</article>"
     )

@@ -97,6 +97,28 @@ def judge_lines(row: dict[str, Any]) -> list[Text]:
     ]
 
 
+def question_lines(row: dict[str, Any]) -> list[Text]:
+    """The judge's answer to each item the checks left undecided (--judge)."""
+    asked = row.get("judge_questions")
+    out = []
+    for q in asked if isinstance(asked, list) else []:
+        if not isinstance(q, dict):
+            continue
+        if q.get("error"):
+            said = Text(f"error: {plain(q.get('error'))}", style="bold magenta")
+        elif q.get("stated"):
+            said = Text(f"stated: \u201c{plain(q.get('quote'))}\u201d")
+        else:
+            said = Text("not stated")
+        where = " (asked of the passages)" if q.get("source") == "sources" else ""
+        out.append(
+            Text(f"judge per fact, {plain(q.get('check'))}: ", style="bold")
+            + Text(f"{plain(q.get('statement'))}{where}: ")
+            + said
+        )
+    return out
+
+
 def precedent_lines(row: dict[str, Any]) -> list[Text]:
     """Who decided the case when a person's label did, and what the checks alone said."""
     p = row.get("precedent")
@@ -173,7 +195,7 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
     pattern = (run.header.get("settings") or {}).get("citation_pattern") or DEFAULT_CITATION_PATTERN
     for line in citation_lines(row, str(pattern)):
         console.print(line)
-    for line in judge_lines(row):
+    for line in [*judge_lines(row), *question_lines(row)]:
         console.print(line)
     if row.get("error"):
         console.print(Text("error: ", style="bold magenta") + Text(plain(row.get("error"))))
