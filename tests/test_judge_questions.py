@@ -79,10 +79,13 @@ def run_with_judge(
     judge = make(suite, srv, monkeypatch)
     s = open_suite(suite)
     from evals.checks.loading import load_cases
+    from evals.commands.run import suite_precedents
 
+    loaded = load_cases(s)[0]
     plan = RunPlan(
         suite=s,
-        cases=load_cases(s)[0],
+        cases=loaded,
+        precedents=suite_precedents(s, loaded),
         provider=ReferenceModel(),
         runs_dir=tmp_path / "runs",
         root=tmp_path,
@@ -299,3 +302,18 @@ def test_without_a_judge_the_fact_stays_in_review_and_invoke_run_says_so(
     page = (tmp_path / "r.html").read_text("utf-8")
     assert "Judge per fact" in page and "rather than Starter" in page
     assert 'id="card-questions"' in page
+
+
+def test_an_answer_a_person_labelled_is_not_put_to_the_judge(
+    tmp_path: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(tmp_path, [payroll_case()])
+    (tmp_path / "suite" / "judge_prompt.txt").write_text("Grade.\n", encoding="utf-8")
+    (tmp_path / "suite" / "labelled").mkdir()
+    label = {"case": "datev", "answer": OTHER_WORDS, "label": "pass", "why": "read it"}
+    (tmp_path / "suite" / "labelled" / "a.jsonl").write_text(json.dumps(label) + "\n", "utf-8")
+    openai_server.responder = lambda body: reply_with(False)
+    rows, summary, code = run_with_judge(tmp_path, openai_server, monkeypatch, [])
+    assert rows["datev"]["status"] == "pass" and "precedent" in rows["datev"]
+    assert "judge_questions" not in rows["datev"] and not openai_server.chat_requests
+    assert summary["labels"]["n"] == 1 and code == 0

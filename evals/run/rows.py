@@ -79,7 +79,9 @@ async def grade_reply(
     results = grade(case, reply, plan.suite.settings)
     extra: dict[str, Any] = {}
     g = plan.grader
-    if g is not None and any(r.status == "review" for r in results.values()):
+    undecided = any(r.status == "review" for r in results.values())
+    # A person's label decides this answer anyway: the judge is not asked (nor paid).
+    if g is not None and undecided and find(plan.precedents, case.sha, reply.answer) is None:
         results, extra = await _decide(g, case, reply, results)
     if g is not None and g.applies_to(case):
         try:
