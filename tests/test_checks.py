@@ -35,6 +35,19 @@ def test_facts_present_fails_naming_the_missing_fact() -> None:
     assert '"14 days"' in r.detail
 
 
+def test_an_answer_stating_the_opposite_of_a_negative_fact_fails_it() -> None:
+    case = good_case(expect={"facts": ["payroll export is not part of Starter"]})
+    r = run("facts_present", "Payroll export is part of Starter as well as Pro.", case)
+    assert r.status == "fail" and "negated in the answer" in r.detail
+    # Said in other words, it stays for a person or the judge to decide.
+    r = run("facts_present", "Payroll export comes with Pro rather than Starter.", case)
+    assert r.status == "review"
+    # "no phone" without its "no" is one word: naming phones is no claim of the opposite.
+    case = good_case(expect={"facts": ["no phone support"]})
+    r = run("facts_present", "Phone support is Enterprise-only; chat is on every plan.", case)
+    assert r.status != "fail"
+
+
 def test_facts_do_not_match_inside_a_longer_number() -> None:
     case = good_case(expect={"facts": ["14 days"]})
     assert run("facts_present", "You have 114 days.", case).status == "fail"

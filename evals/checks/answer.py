@@ -85,10 +85,12 @@ def fact_states(inp: CheckInput) -> list[ItemState]:
             denies_by_polarity(inp.answer, alt, inp.case.question, lang=lang, synonyms=syn)
             for alt in it.alternatives
         )
+        flipped = [] if ok or hits else _flipped(inp.answer, it, lang, syn)
         if ok:
             out.append(ItemState(it, "stated"))
-        elif hits:
-            out.append(ItemState(it, "negated", f'"{denied[0]}"' if denied else it.label))
+        elif hits or flipped:
+            shown = denied[0] if denied else (flipped[0] if flipped else None)
+            out.append(ItemState(it, "negated", f'"{shown}"' if shown else it.label))
         else:
             terms = None if it.optional else _key_terms_present(inp.answer, it, lang, syn)
             if terms is not None:
@@ -116,6 +118,30 @@ def facts_present(inp: CheckInput) -> CheckResult:
         # all. A person (or the judge) decides; a guess either way would be wrong too often.
         return undecided(f"not stated as written, but may be in other words: {'; '.join(unsure)}")
     return res
+
+
+# The content words a negative fact must keep without its negation before its affirmative in
+# the answer counts as a denial of it.
+MIN_FLIPPED_WORDS = 3
+
+
+def _flipped(
+    answer: str, it: Item, lang: str | None, syn: tuple[tuple[str, ...], ...]
+) -> list[str]:
+    """A negative fact's phrasings whose affirmative the answer states: "payroll export is
+    part of Starter" against the fact "payroll export is not part of Starter"."""
+    out = []
+    for alt in it.alternatives:
+        words = tokens(alt, lang, syn)
+        if NEG not in words:
+            continue
+        positive = " ".join(w for w in alt.split() if NEG not in tokens(w, lang))
+        # "no phone" without its "no" is "phone": too little to be a claim of the opposite.
+        if len(content(tokens(positive, lang, syn), lang)) < MIN_FLIPPED_WORDS:
+            continue
+        if states(answer, positive, lang=lang, synonyms=syn):
+            out.append(alt)
+    return out
 
 
 def _key_terms_present(
