@@ -1,4 +1,5 @@
-"""A fresh copy of this project, as a clone would have it, to run README walkthroughs verbatim."""
+"""A fresh copy of this project, as a clone would have it, to run the walk-throughs of the README
+and docs/ verbatim."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 
-def readme_block(heading: str, lang: str = "bash") -> list[str]:
-    """The commands of the first fenced block after `heading` in the README, one per line."""
-    text = (ROOT / "README.md").read_text("utf-8")
-    section = text.split(heading, 1)[1]
+def doc_block(page: str, heading: str, lang: str = "bash") -> list[str]:
+    """The commands of the first fenced block after `heading` in `page` (README.md or a page
+    under docs/), one per line."""
+    text = (ROOT / page).read_text("utf-8")
+    assert f"\n{heading}\n" in text, f"{page}: no heading {heading!r}"
+    section = text.split(f"\n{heading}\n", 1)[1]
     block = re.search(rf"```{lang}\n(.*?)```", section, re.S)
-    assert block is not None, heading
+    assert block is not None, f"{page}: {heading}"
     return [line for line in block.group(1).splitlines() if line.strip()]
 
 

@@ -500,11 +500,11 @@ def test_import_refuses_a_folder_that_is_not_a_suite_and_writes_nothing(tmp_path
     assert not (tmp_path / "suites" / "bad").exists()
 
 
-def test_the_readme_import_walkthrough_works_verbatim_on_a_fresh_clone(tmp_path):
-    from clonekit import fresh_copy, readme_block, run_lines
+def test_the_import_walkthrough_in_docs_works_verbatim_on_a_fresh_clone(tmp_path):
+    from clonekit import doc_block, fresh_copy, run_lines
 
     repo = fresh_copy(tmp_path / "clone")
-    lines = readme_block("### `invoke import`: bring an existing golden set", "sh")
+    lines = doc_block("docs/ci.md", "## `invoke import`: bring an existing golden set", "sh")
     codes, done = run_lines(lines, repo)
     assert codes == [0, 1], done.stdout + done.stderr
     assert "0 error" in done.stdout and "no saved answer" not in done.stdout

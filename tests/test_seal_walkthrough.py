@@ -1,16 +1,16 @@
-"""The README's sealed-pile walkthrough, run verbatim on a fresh copy of this project."""
+"""The sealed-pile walk-through in docs/sealing.md, run verbatim on a fresh copy of this project."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from clonekit import bash, fresh_copy, readme_block, run_lines
+from clonekit import bash, doc_block, fresh_copy, run_lines
 
 
 def test_the_seal_walkthrough_works_verbatim_on_a_fresh_clone(tmp_path: Path) -> None:
     repo = fresh_copy(tmp_path / "clone")
-    lines = readme_block("### Try it on the example suite")
+    lines = doc_block("docs/sealing.md", "## Try it on the example suite")
     assert lines[0].startswith("export EVAL_SEAL_KEY=")
     assert any(" --allow-exposed" in line for line in lines)
 
