@@ -62,9 +62,10 @@ def test_a_correct_answer_that_misses_a_fact_gets_its_phrasing_proposed(
     out = capsys.readouterr().out
     assert "--- a/cases/trial-length.json" in out
     assert "+++ b/cases/trial-length.json" in out
-    # The fact becomes a list of phrasings: its own, and the answer's closest clause.
+    # The fact becomes a list of phrasings: its own, and the answer's words for it (no
+    # leading "Your": a phrasing starts on a word that carries meaning).
     assert f'-      "{FACT}"' in out
-    assert '+        "Your trial runs two weeks"' in out
+    assert '+        "trial runs two weeks"' in out
     assert "fixes: labelled/people.jsonl:1" in out
     assert "1 change(s) offered, fixing 1 labelled answer(s)" in out
     assert "nothing written" in out
@@ -77,7 +78,7 @@ def test_apply_writes_the_change_and_calibration_then_agrees(tmp_path: Path, sui
     assert proc.returncode == 0, proc.stderr
     assert "written: cases/trial-length.json" in proc.stdout
     data = json.loads((suite / "cases" / "trial-length.json").read_text("utf-8"))
-    assert data["expect"]["facts"] == [[FACT, "Your trial runs two weeks"]]
+    assert data["expect"]["facts"] == [[FACT, "trial runs two weeks"]]
     after = calibrate_checks(Suite(suite))
     assert [g.kind for g in after.graded] == ["agree", "agree", "agree"]
 
