@@ -21,6 +21,7 @@ from evals.checks.clauses import claims, clauses
 from evals.checks.expectations import Item
 from evals.checks.language import month_names, stem, stop_words
 from evals.checks.matching import NEG, Synonyms, content, find, states, tokens
+from evals.checks.values import parse_figures
 
 #: The longest span offered, in words: a phrasing a person writes is a few words, not a clause.
 MAX_SPAN_WORDS = 6
@@ -160,7 +161,14 @@ def fact_phrasings(
     """
     right, wrong = list(right), list(wrong)
     fact = set().union(*(both(a, lang, synonyms) for a in it.alternatives))
-    numbers = {w for w in fact if w.isdigit()}
+    # Numbers of the fact's figures ("14 days"), not a number word of its wording ("one way").
+    numbers = {
+        w
+        for a in it.alternatives
+        if parse_figures(a, lang)
+        for w in stems(a, lang, synonyms)
+        if w.isdigit()
+    }
     polarity = {NEG in tokens(a, lang, synonyms) for a in it.alternatives}
     said = set(tokens(answer, lang))  # "two weeks" for 14 days: no span can carry the 14
     common = _common(lang)
