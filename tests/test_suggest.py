@@ -319,3 +319,28 @@ def test_edits_to_one_fact_compose_into_one_diff_that_applies(
     data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
     assert len(data["expect"]["facts"][0]) == 3
     assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)
+
+
+def test_a_wrong_answer_gets_a_short_forbidden_claim_no_correct_answer_makes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [trial_case()])
+    labelled(
+        s,
+        ("The trial lasts 14 days, and after it the account stays as it is.", "pass"),
+        (
+            "The trial lasts 14 days, and after it the account switches to Starter by itself.",
+            "fail",
+        ),
+    )
+    assert [g.kind for g in calibrate_checks(Suite(s)).graded] == ["agree", "agree", "miss"]
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
+    [claim] = data["expect"]["must_not_contain"]
+    # The words that say what is wrong, not the whole clause (whose "trial lasts 14 days" and
+    # "after it the account" the correct answer says too).
+    assert "Starter" in claim and len(claim.split()) <= 4, claim
+    assert "trial" not in claim and "account" not in claim
+    assert f"expect.must_not_contain: add {claim!r}" in out
+    assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)

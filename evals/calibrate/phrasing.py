@@ -25,6 +25,8 @@ from evals.checks.values import parse_figures
 
 #: The longest span offered, in words: a phrasing a person writes is a few words, not a clause.
 MAX_SPAN_WORDS = 6
+# Short spans tried as a forbidden claim before the answer's whole clauses.
+MAX_CLAIM_SPANS = 4
 # Words joined by an apostrophe or hyphen are one word ("don't", "Enterprise-only").
 _WORD = regex.compile(r"[\p{L}\p{N}]+(?:['’\-][\p{L}\p{N}]+)*")
 # A comma, a bracket or a dash parts a clause's phrases as find() reads them.
@@ -217,19 +219,30 @@ def fact_phrasings(
 def claim_phrasings(
     answer: str, right: Iterable[str], lang: str | None, synonyms: Synonyms = ()
 ) -> list[str]:
-    """The answer's clauses that no correct answer of the case claims, as forbidden claims,
-    the clause with the most words no correct answer uses first (it says most what is
-    wrong)."""
+    """Forbidden claims taken from a wrong answer, each one no correct answer of the case
+    claims: first its short spans, cut clean of common words ("otherwise", "today"), that
+    hold a word no correct answer uses and that is no common word (the fewest words
+    that say what is wrong, so that the claim also catches the same mistake worded a little
+    differently), the one with the most such words first; then its whole clauses."""
     right = list(right)
     used = set().union(*(stems(r, lang) for r in right))
-    found = []
+    common = _common(lang)
+    short, whole = [], []
+    for text in spans(answer, lang):
+        novel = stems(text, lang) - used - common
+        ends = [stem(w.casefold(), lang) for w in _WORD.findall(text) if not _kind(w, lang)[1]]
+        if not novel or not ends or {ends[0], ends[-1]} & common:
+            continue  # nothing only wrong answers say, or a ragged cut ("otherwise chat")
+        if not any(claims(r, text, lang=lang, synonyms=synonyms) for r in right):
+            short.append((-len(novel), len(_WORD.findall(text)), text))
     for _, piece in clauses(answer):
         text = tidy(piece)
         words = stems(text, lang)
         if len(words) < 2 or any(claims(r, text, lang=lang, synonyms=synonyms) for r in right):
             continue
-        found.append((-len(words - used), len(text), text))
-    return [text for *_, text in sorted(found)]
+        whole.append((-len(words - used), len(text), text))
+    found = [text for *_, text in sorted(short)[:MAX_CLAIM_SPANS]]
+    return list(dict.fromkeys(found + [text for *_, text in sorted(whole)]))
 
 
 def differing(clause: str, alt: str, lang: str | None, tries: int) -> list[tuple[str, str]]:
