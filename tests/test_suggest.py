@@ -12,7 +12,9 @@ import pytest
 from casekit import invoke, make_project
 
 from evals.calibrate.command import cmd_suggest
+from evals.calibrate.edits import Edit, add_phrasing, add_to
 from evals.calibrate.grading import calibrate_checks
+from evals.calibrate.suggest import Proposal, begin, compose
 from evals.suite.folder import Suite
 
 FACT = "the trial lasts 14 days"
@@ -287,7 +289,8 @@ def test_an_about_that_would_fail_another_correct_answer_is_not_offered(
     out = capsys.readouterr().out
     assert "retention'" not in out.split("without one")[0]
     assert (
-        "labelled/people.jsonl:1 (retention, labelled pass, checks say review): every edit" in out
+        "labelled/people.jsonl:1 (retention, labelled pass, checks say review): no edit tried"
+        in out
     )
     assert snapshot(s) == before
 
@@ -344,3 +347,22 @@ def test_a_wrong_answer_gets_a_short_forbidden_claim_no_correct_answer_makes(
     assert "trial" not in claim and "account" not in claim
     assert f"expect.must_not_contain: add {claim!r}" in out
     assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)
+
+
+def test_edits_that_together_break_an_answer_are_not_all_written(suite: Path) -> None:
+    start = begin(Suite(suite))
+    target = "labelled/people.jsonl:1"  # "Your trial runs two weeks. ..." (correct)
+    phrasing = Edit(
+        "phrasing", "trial-length", lambda d: add_phrasing(d, "facts", 0, "trial runs two weeks")
+    )
+    # Drawn on another footing, it would forbid the very words the phrasing accepts.
+    claim = Edit("claim", "trial-length", lambda d: add_to(d, "must_not_contain", "runs two weeks"))
+    graded = start.grade()[target]
+    chosen = [
+        (phrasing, Proposal("phrasing", Path(), [target]), graded),
+        (claim, Proposal("claim", Path()), graded),
+    ]
+    kept, dropped = compose(start, chosen)
+    assert [e.what for e, _, _ in kept] == ["phrasing"]
+    assert dropped == [graded]
+    assert compose(start, chosen[:1]) == (chosen[:1], [])

@@ -144,7 +144,7 @@ def missing_facts(case: Case, answer: str, synonyms: Synonyms) -> list[int]:
 
 
 @dataclass(frozen=True)
-class Suite:
+class Source:
     """What the edits are drawn from: the cases as edited so far and their labelled answers."""
 
     cases: dict[str, Case]
@@ -159,7 +159,7 @@ def _states_fact(answer: str, it: Item, lang: str | None, syn: Synonyms) -> bool
     return any(states(answer, a, lang=lang, synonyms=syn) for a in it.alternatives)
 
 
-def _fact_edits(g: Graded, s: Suite) -> list[Edit]:
+def _fact_edits(g: Graded, s: Source) -> list[Edit]:
     """Phrasings (or synonyms) for every fact the answer misses, the i-th candidate of each
     fact made in one edit, so that an answer missing two facts is settled by one edit."""
     case, answer = s.cases[g.item.case], g.item.answer
@@ -212,7 +212,7 @@ def _phrasing_edit(cid: str, picks: list[tuple[int, str]], facts: list[Item]) ->
     return Edit("; ".join(parts), cid, change)
 
 
-def _synonym_edits(answer: str, it: Item, cid: str, s: Suite, lang: str | None) -> list[Edit]:
+def _synonym_edits(answer: str, it: Item, cid: str, s: Source, lang: str | None) -> list[Edit]:
     found = closest_clause(answer, it, lang)
     if found is None:
         return []
@@ -231,7 +231,7 @@ def _synonym_edits(answer: str, it: Item, cid: str, s: Suite, lang: str | None) 
     return out
 
 
-def _about_edits(g: Graded, s: Suite) -> list[Edit]:
+def _about_edits(g: Graded, s: Source) -> list[Edit]:
     """For an expected figure the answer states but does not bind to its `about`: the `about`
     with a word of the figure's own clause added, tried in the clause's order."""
     case, answer = s.cases[g.item.case], g.item.answer
@@ -262,7 +262,7 @@ def _about_edits(g: Graded, s: Suite) -> list[Edit]:
     return out
 
 
-def for_correct(g: Graded, s: Suite) -> Draft:
+def for_correct(g: Graded, s: Source) -> Draft:
     """Edits that would let a correct answer pass, most likely first."""
     case, answer = s.cases[g.item.case], g.item.answer
     lang, data, out = case_language(case), case.data, []
@@ -297,7 +297,7 @@ def for_correct(g: Graded, s: Suite) -> Draft:
     return Draft(out, why)
 
 
-def for_wrong(g: Graded, s: Suite) -> Draft:
+def for_wrong(g: Graded, s: Source) -> Draft:
     """Edits that would fail a wrong answer: a figure no passage, ticket or correct answer of
     the case states, then a claim no correct answer of the case makes."""
     case, answer = s.cases[g.item.case], g.item.answer

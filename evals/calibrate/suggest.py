@@ -31,6 +31,7 @@ from evals.suite.folder import Suite, SuiteSettings
 
 MAX_PHRASINGS = edits.MAX_PHRASINGS
 _DISAGREE = ("false_alarm", "miss", "review")
+_TRIED = "no edit tried both settled it and left every other answer as close to its label"
 # How far an answer is from agreeing with its label: an edit may move none further away.
 _DISTANCE = {"agree": 0, "unscored": 0, "review": 1, "false_alarm": 2, "miss": 2, "error": 3}
 
@@ -79,10 +80,10 @@ class State:
             return None  # the case no longer has what the edit changes
         return new
 
-    def source(self) -> edits.Suite:
+    def source(self) -> edits.Source:
         """What edits are drawn from, as the suite stands now."""
         prompt = self.suite.prompt_path
-        return edits.Suite(
+        return edits.Source(
             self.cases,
             self.answers,
             self.settings.synonyms,
@@ -165,9 +166,8 @@ def _label(g: Graded) -> str:
     return f"{where(g.item)} ({g.item.case}, labelled {g.item.label}, checks say {g.verdict})"
 
 
-def suggest(suite: Suite) -> Suggestions:
-    """Every edit offered, in order (each drawn from the suite as edited by the ones before),
-    and the disagreements left without one."""
+def begin(suite: Suite) -> State:
+    """The suite as it is, its labelled answers graded once (the calibration's own grades)."""
     cases, problems = load_cases(suite, strict=False)
     if problems:
         raise InputError(problems)
@@ -187,11 +187,18 @@ def suggest(suite: Suite) -> Suggestions:
         ),
     )
     start.memo[None] = {where(g.item): g for g in calibration.graded}
+    return start
+
+
+def suggest(suite: Suite) -> Suggestions:
+    """Every edit offered, in order (each drawn from the suite as edited by the ones before),
+    and the disagreements left without one."""
+    start = begin(suite)
     state = start
     chosen: list[tuple[Edit, Proposal, Graded]] = []
     left: list[str] = []
     settled: set[str] = set()
-    for g in calibration.graded:
+    for g in start.grade().values():
         target = where(g.item)
         if g.kind not in _DISAGREE or target in settled:
             continue
@@ -209,21 +216,21 @@ def suggest(suite: Suite) -> Suggestions:
                 settled.update(fixes)
                 break
         else:
-            why = draft.none_why if not draft.edits else "every edit tried moved another answer"
+            why = draft.none_why if not draft.edits else _TRIED
             left.append(f"{_label(g)}: {why}")
-    chosen, dropped = _compose(start, chosen)
+    chosen, dropped = compose(start, chosen)
     left += [
         f"{_label(g)}: its edit broke another answer once every edit was made" for g in dropped
     ]
     return Suggestions([p for _, p, _ in chosen], _files(start, [e for e, _, _ in chosen]), left)
 
 
-def _compose(
+def compose(
     start: State, chosen: list[tuple[Edit, Proposal, Graded]]
 ) -> tuple[list[tuple[Edit, Proposal, Graded]], list[Graded]]:
     """The chosen edits made together on the suite as it was, every answer graded once more;
-    the last edit touching a case (or the synonyms) where an answer got worse is dropped, until
-    none does."""
+    while an answer is further from its label than before, or an answer an edit settled
+    does not agree, the last edit to its case (or a synonym) is dropped."""
     dropped: list[Graded] = []
     while chosen:
         final: State | None = start
@@ -233,7 +240,9 @@ def _compose(
             worse_cases: set[str | None] = {None}
         else:
             graded = final.grade(None)
-            worse_cases = {graded[k].item.case for k in _worse(start.grade(None), graded)}
+            broken = _worse(start.grade(None), graded)
+            broken += [k for _, p, _ in chosen for k in p.fixes if graded[k].kind != "agree"]
+            worse_cases = {graded[k].item.case for k in broken}
         if not worse_cases:
             break
         for i in range(len(chosen) - 1, -1, -1):
