@@ -4,6 +4,7 @@ offered only when it breaks no other labelled answer, written only with --apply.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ import pytest
 from casekit import invoke, make_project
 
 from evals.calibrate.command import cmd_suggest
+from evals.calibrate.edits import Edit, add_phrasing, add_to
 from evals.calibrate.grading import calibrate_checks
+from evals.calibrate.suggest import Proposal, begin, compose
 from evals.suite.folder import Suite
 
 FACT = "the trial lasts 14 days"
@@ -62,9 +65,10 @@ def test_a_correct_answer_that_misses_a_fact_gets_its_phrasing_proposed(
     out = capsys.readouterr().out
     assert "--- a/cases/trial-length.json" in out
     assert "+++ b/cases/trial-length.json" in out
-    # The fact becomes a list of phrasings: its own, and the answer's closest clause.
+    # The fact becomes a list of phrasings: its own, and the answer's words for it (no
+    # leading "Your": a phrasing starts on a word that carries meaning).
     assert f'-      "{FACT}"' in out
-    assert '+        "Your trial runs two weeks"' in out
+    assert '+        "trial runs two weeks"' in out
     assert "fixes: labelled/people.jsonl:1" in out
     assert "1 change(s) offered, fixing 1 labelled answer(s)" in out
     assert "nothing written" in out
@@ -77,7 +81,7 @@ def test_apply_writes_the_change_and_calibration_then_agrees(tmp_path: Path, sui
     assert proc.returncode == 0, proc.stderr
     assert "written: cases/trial-length.json" in proc.stdout
     data = json.loads((suite / "cases" / "trial-length.json").read_text("utf-8"))
-    assert data["expect"]["facts"] == [[FACT, "Your trial runs two weeks"]]
+    assert data["expect"]["facts"] == [[FACT, "trial runs two weeks"]]
     after = calibrate_checks(Suite(suite))
     assert [g.kind for g in after.graded] == ["agree", "agree", "agree"]
 
@@ -162,3 +166,203 @@ def test_a_word_a_case_expects_is_not_offered_as_a_synonym(
     out = capsys.readouterr().out
     assert "synonyms.toml" not in out
     assert not (s / "synonyms.toml").exists()
+
+
+def test_a_fact_at_three_phrasings_worded_apart_gets_a_fourth_said_to_be_past_the_usual(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    s = make_project(tmp_path, [trial_case(facts=[fact])])
+    # Two of the fact's words are missing ("trial", "lasts"): no one-word synonym says it.
+    labelled(s, ("You may evaluate Pro for free during 14 days.", "pass"))
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "its 4th phrasing, past the usual 3" in out
+    assert "synonyms.toml" not in out
+    data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
+    added = data["expect"]["facts"][0][3]
+    assert "14" in added and len(added.split()) <= 6
+    assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)
+
+
+def test_a_correct_answer_in_review_gets_the_words_that_state_the_fact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [trial_case()])
+    answer = "Good news [doc:trial#overview]: the 14 days of the trial are free."
+    labelled(s, (answer, "pass"))
+    assert [g.kind for g in calibrate_checks(Suite(s)).graded] == ["agree", "review"]
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
+    added = data["expect"]["facts"][0][1]
+    # Cut from the answer: no citation marker, no leading "the", the fact's number kept.
+    assert "[" not in added and not added.lower().startswith("the ") and "14" in added
+    assert f"add the phrasing {added!r}" in out
+    assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)
+
+
+def test_a_phrasing_of_the_opposite_polarity_is_never_offered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = {
+        **trial_case(facts=["archived employees are not billed"]),
+        "id": "archived",
+        "question": "Do we pay for archived employees?",
+        "reference": "No: archived employees are not billed.",
+    }
+    s = make_project(tmp_path, [case])
+    # Correct (they are not billed once archived), but its only words near the fact say
+    # "billed" without a negation: "removed employees are billed" would read as the fact.
+    row = {
+        "case": "archived",
+        "answer": "Archive them: removed employees are billed until month end, archived ones drop out.",
+        "label": "pass",
+        "why": "read by a person",
+    }
+    (s / "labelled").mkdir()
+    (s / "labelled" / "people.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    before = snapshot(s)
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "0 change(s) offered" in out
+    assert "labelled/people.jsonl:1 (archived, labelled pass" in out
+    assert snapshot(s) == before
+
+
+def retention_case() -> dict[str, Any]:
+    return {
+        "id": "retention",
+        "category": "data",
+        # The ticket names 30 days, so the answers need no citation for it.
+        "question": "Do you really delete our data 30 days after we cancel?",
+        "expect": {"figures": [{"value": "30 days", "about": "data kept"}]},
+        "reference": "Yes: your data is kept for 30 days, then deleted.",
+    }
+
+
+def test_a_figure_not_bound_to_its_subject_gets_an_about_its_clause_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [retention_case()])
+    row = {
+        "case": "retention",
+        "answer": "Yes, 30 days of retention, then it is gone.",
+        "label": "pass",
+        "why": "right",
+    }
+    (s / "labelled").mkdir()
+    (s / "labelled" / "people.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert [g.kind for g in calibrate_checks(Suite(s)).graded] == ["agree", "review"]
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "expect.figures[0]: about 'data kept, retention'" in out
+    data = json.loads((s / "cases" / "retention.json").read_text("utf-8"))
+    assert data["expect"]["figures"][0]["about"] == "data kept, retention"
+    assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)
+
+
+def test_an_about_that_would_fail_another_correct_answer_is_not_offered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = retention_case()
+    case["question"] = "Is our data deleted 30 days after we cancel, and backups 14 days later?"
+    case["expect"]["figures"].append({"value": "14 days", "about": "backups overwritten"})
+    case["reference"] = "Your data is kept for 30 days; backups are overwritten 14 days later."
+    s = make_project(tmp_path, [case])
+    rows = [
+        ("Yes, 30 days of retention, and backups are overwritten 14 days later.", "pass"),
+        # "retention" here is the backups': with it in the data's `about`, this answer's
+        # 14 days would read as about the data kept, and fail.
+        (
+            "Data is kept 30 days. Backups are overwritten later, after 14 days of retention.",
+            "pass",
+        ),
+    ]
+    (s / "labelled").mkdir()
+    lines = [{"case": "retention", "answer": a, "label": lb, "why": "right"} for a, lb in rows]
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    (s / "labelled" / "people.jsonl").write_text(text, encoding="utf-8")
+    assert [g.kind for g in calibrate_checks(Suite(s)).graded] == ["agree", "review", "agree"]
+    before = snapshot(s)
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "retention'" not in out.split("without one")[0]
+    assert (
+        "labelled/people.jsonl:1 (retention, labelled pass, checks say review): no edit tried"
+        in out
+    )
+    assert snapshot(s) == before
+
+
+def test_edits_to_one_fact_compose_into_one_diff_that_applies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [trial_case()])
+    labelled(
+        s,
+        ("Your trial runs two weeks.", "pass"),
+        ("You get 14 days to test everything.", "pass"),
+        ("The trial lasts 30 days.", "fail"),
+    )
+    cmd_suggest(str(s), write=False)
+    out = capsys.readouterr().out
+    assert out.count("--- a/cases/trial-length.json") == 1
+    assert out.count("# trial-length: expect.facts[0]: add the phrasing") == 2
+    # The printed diff is a patch of the suite as it is: git applies it.
+    patch = out[out.index("--- a/") : out.index("2 change(s) offered")]
+    (tmp_path / "edits.patch").write_text(patch, encoding="utf-8")
+    proc = subprocess.run(
+        ["git", "apply", "--directory=suite", str(tmp_path / "edits.patch")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
+    assert len(data["expect"]["facts"][0]) == 3
+    assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)
+
+
+def test_a_wrong_answer_gets_a_short_forbidden_claim_no_correct_answer_makes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = make_project(tmp_path, [trial_case()])
+    labelled(
+        s,
+        ("The trial lasts 14 days, and after it the account stays as it is.", "pass"),
+        (
+            "The trial lasts 14 days, and after it the account switches to Starter by itself.",
+            "fail",
+        ),
+    )
+    assert [g.kind for g in calibrate_checks(Suite(s)).graded] == ["agree", "agree", "miss"]
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    data = json.loads((s / "cases" / "trial-length.json").read_text("utf-8"))
+    [claim] = data["expect"]["must_not_contain"]
+    # The words that say what is wrong, not the whole clause (whose "trial lasts 14 days" and
+    # "after it the account" the correct answer says too).
+    assert "Starter" in claim and len(claim.split()) <= 4, claim
+    assert "trial" not in claim and "account" not in claim
+    assert f"expect.must_not_contain: add {claim!r}" in out
+    assert all(g.kind == "agree" for g in calibrate_checks(Suite(s)).graded)
+
+
+def test_edits_that_together_break_an_answer_are_not_all_written(suite: Path) -> None:
+    start = begin(Suite(suite))
+    target = "labelled/people.jsonl:1"  # "Your trial runs two weeks. ..." (correct)
+    phrasing = Edit(
+        "phrasing", "trial-length", lambda d: add_phrasing(d, "facts", 0, "trial runs two weeks")
+    )
+    # Drawn on another footing, it would forbid the very words the phrasing accepts.
+    claim = Edit("claim", "trial-length", lambda d: add_to(d, "must_not_contain", "runs two weeks"))
+    graded = start.grade()[target]
+    chosen = [
+        (phrasing, Proposal("phrasing", Path(), [target]), graded),
+        (claim, Proposal("claim", Path()), graded),
+    ]
+    kept, dropped = compose(start, chosen)
+    assert [e.what for e, _, _ in kept] == ["phrasing"]
+    assert dropped == [graded]
+    assert compose(start, chosen[:1]) == (chosen[:1], [])

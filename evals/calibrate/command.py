@@ -20,23 +20,25 @@ def cmd_calibrate_checks(suite_dir: str | None, fmt: str = "md") -> int:
 
 
 def cmd_suggest(suite_dir: str | None, write: bool) -> int:
-    """Print each offered edit as a diff with the answers it fixes; write them with --apply."""
+    """Print each offered edit with the answers it settles and each changed file's diff;
+    write them with --apply."""
     from evals.calibrate.suggest import apply, rel, suggest
 
     suite = suite_at(suite_dir)
-    proposals, left = suggest(suite)
-    for p in proposals:
-        print(f"# {p.what}")
-        print(f"# fixes: {', '.join(p.fixes)}")
-        print(p.diff(suite.path), end="")
-    n = sum(len(p.fixes) for p in proposals)
-    print(f"{len(proposals)} change(s) offered, fixing {n} labelled answer(s)", end="")
-    print(f"; {len(left)} disagreement(s) without one:" if left else "")
-    for line in left:
+    found = suggest(suite)
+    for path in found.files:
+        for p in (p for p in found.proposals if p.path == path):
+            print(f"# {p.what}")
+            print(f"# fixes: {', '.join(p.fixes)}")
+        print(found.diff(path, suite.path), end="")
+    n = sum(len(p.fixes) for p in found.proposals)
+    print(f"{len(found.proposals)} change(s) offered, fixing {n} labelled answer(s)", end="")
+    print(f"; {len(found.left)} disagreement(s) without one:" if found.left else "")
+    for line in found.left:
         print(f"  {line}")
-    if write and proposals:
-        written = apply(proposals)
+    if write and found.files:
+        written = apply(found)
         print(f"written: {', '.join(rel(p, suite.path) for p in written)}")
-    elif proposals:
+    elif found.files:
         print("nothing written: add --apply to write these changes")
     return 0
