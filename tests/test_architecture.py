@@ -7,6 +7,7 @@ lazy import cannot hide a cycle. The layers are the ones ARCHITECTURE.md describ
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,3 +131,32 @@ def test_few_modules_at_the_top_and_none_too_long() -> None:
 def test_every_subpackage_says_what_it_owns() -> None:
     for init in PKG.glob("*/__init__.py"):
         assert len(ast.get_docstring(ast.parse(init.read_text("utf-8"))) or "") > 40, init
+
+
+def listed_modules() -> dict[str, list[str]]:
+    """Each package ARCHITECTURE.md describes module by module, with its modules in the order given."""
+    text = (ROOT / "ARCHITECTURE.md").read_text("utf-8")
+    section = text.split("## Inside the feature packages", 1)[1].split("\n## ", 1)[0]
+    out: dict[str, list[str]] = {}
+    for item in re.split(r"\n- ", section)[1:]:
+        package = re.match(r"`(\w+)/`", item)
+        assert package, item
+        home = PKG / package.group(1)
+        names = [n for n in re.findall(r"`(\w+)`", item) if (home / f"{n}.py").exists()]
+        out[f"evals.{package.group(1)}"] = list(dict.fromkeys(names))
+    return out
+
+
+def test_feature_modules_import_only_those_listed_before_them() -> None:
+    graph = import_graph()
+    listed = listed_modules()
+    assert set(listed) == {"evals.mutate", "evals.seal", "evals.interchange"}
+    out_of_order = []
+    for package, names in listed.items():
+        on_disk = {p.stem for p in (PKG / package.split(".")[1]).glob("*.py")} - {"__init__"}
+        assert set(names) == on_disk, package
+        for i, name in enumerate(names):
+            for dep in graph[f"{package}.{name}"]:
+                if dep.startswith(package + ".") and names.index(dep.rsplit(".", 1)[1]) >= i:
+                    out_of_order.append(f"{package}.{name} -> {dep}")
+    assert out_of_order == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from casekit import good_case, invoke, make_project, read_jsonl, write_case
 
-from evals.interchange.importers import slugify
+from evals.interchange.naming import slugify
 
 
 def project(tmp_path: Path) -> Path:

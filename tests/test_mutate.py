@@ -10,8 +10,9 @@ from casekit import invoke, make_project, write_case
 
 from evals.checks import CheckResult, failed, passed
 from evals.checks.loading import load_cases
-from evals.mutate.engine import GoodAnswer, MutationReport, mutate_case, mutate_suite
+from evals.mutate.engine import GoodAnswer, mutate_case, mutate_suite
 from evals.mutate.report import by_check, render_markdown, to_json, totals
+from evals.mutate.results import MutationReport
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings, open_suite

@@ -8,7 +8,8 @@ import pytest
 
 from evals.checks.grading import grade, outcome
 from evals.mutate.answer import Answer, CaseContext
-from evals.mutate.operators import OPERATORS, Variant, invariant_ids, make_variants, mutant_ids
+from evals.mutate.operators import OPERATORS, invariant_ids, make_variants, mutant_ids
+from evals.mutate.registry import Variant
 from evals.mutate.text import citation_template, find_figures, split_sentences
 from evals.reply import Reply
 from evals.suite.case import Case
@@ -407,7 +408,7 @@ GERMAN_ANNUAL = make_case(
 
 
 def test_negation_never_writes_english_into_a_german_answer() -> None:
-    from evals.mutate.operators import NotApplicable
+    from evals.mutate.registry import NotApplicable
 
     # No German auxiliary to negate: skipped, with the reason, rather than "Wenn Sie not ...".
     try:

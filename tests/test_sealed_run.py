@@ -25,7 +25,7 @@ from sealkit import (  # noqa: E402
 )
 
 from evals.seal.manifest import pile_problems  # noqa: E402
-from evals.seal.runs import newcombe_gap, wilson  # noqa: E402
+from evals.seal.rates import newcombe_gap, wilson  # noqa: E402
 from evals.suite.folder import open_suite  # noqa: E402
 
 CHOSEN = ["team-00", "team-01", "team-02", "team-04", "team-05", "team-08"]

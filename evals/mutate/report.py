@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evals.mutate.engine import CaseReport, MutationReport, VariantResult
 from evals.mutate.operators import OPERATORS
+from evals.mutate.results import CaseReport, MutationReport, VariantResult
 from evals.mutate.undecided import review_lines, review_note
 
 SYMBOL = {

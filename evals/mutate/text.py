@@ -273,3 +273,21 @@ def phrase_regex(phrase: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(ch) + (_INVISIBLE if ch.isalnum() else ""))
     return re.compile("".join(out), re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------
+# Edits the operators make.
+
+
+def tidy(text: str) -> str:
+    """Collapse the gaps a deletion leaves behind."""
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r" +([.,;:!?])", r"\1", text)
+    return text.strip()
+
+
+def splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """Each (start, end) span replaced, the last first so earlier offsets stay valid."""
+    for s, e, new in sorted(edits, reverse=True):
+        text = text[:s] + new + text[e:]
+    return text

@@ -5,7 +5,7 @@ nor survived, neither caught nor missed, and is listed for a person."""
 
 from __future__ import annotations
 
-from evals.mutate.engine import MutationReport
+from evals.mutate.results import MutationReport
 
 
 def review_note(n: int, what: str = "in review") -> str:
