@@ -79,7 +79,7 @@ import sys
 sys.path.insert(0, {root!r})
 from evals.cli import guarded
 from evals.commands.run import RunOptions
-from evals.commands.run import cmd_run_sealed
+from evals.commands.sealed import cmd_run_sealed
 opts = RunOptions()
 opts.sealed = True
 opts.force = {force!r}

@@ -79,7 +79,7 @@ def run_with_judge(
     judge = make(suite, srv, monkeypatch)
     s = open_suite(suite)
     from evals.checks.loading import load_cases
-    from evals.commands.run import suite_precedents
+    from evals.commands.execution import suite_precedents
 
     loaded = load_cases(s)[0]
     plan = RunPlan(
