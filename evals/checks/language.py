@@ -99,6 +99,11 @@ def detect(text: str, candidates: tuple[str, ...] = DEFAULT_LANGUAGES) -> str | 
 
 _TEXT2NUM = {"en", "de", "fr", "es", "it", "nl", "pt", "da"}
 _TOKEN = regex.compile(r"\S+")
+# Compiled once: looked up by pattern text, each call cost more than text2num's own reading.
+_LETTER = regex.compile(r"\p{L}")
+_LEAD_NUMBER = regex.compile(r"(\d+(?:st|nd|rd|th)?)")
+_NON_WORD = regex.compile(r"\W*")
+_TRAILING = regex.compile(r"\p{L}(\W*)$")
 
 
 @lru_cache(maxsize=8192)
@@ -108,7 +113,7 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     "twenty-nine euros" gives (0, 11, "29"). A word is read in the text's own language only,
     so "once" is eleven in Spanish and nothing in English.
     """
-    if lang not in _TEXT2NUM or not regex.search(r"\p{L}", text):
+    if lang not in _TEXT2NUM or not _LETTER.search(text):
         return ()
     from text_to_num import alpha2digit
 
@@ -124,17 +129,17 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     for tag, i1, i2, j1, j2 in ops.get_opcodes():
         if tag != "replace" or i2 <= i1:
             continue
-        if not any(regex.search(r"\p{L}", t) for *_, t in src[i1:i2]):
+        if not any(_LETTER.search(t) for *_, t in src[i1:i2]):
             continue  # text2num also rewrites "20 %" as "20%": only words are numbers here
         # "twenty-nine euros," -> "29 euros,": keep the number; trailing punctuation stays out.
         got = " ".join(dst[j1:j2])
-        m = regex.match(r"(\d+(?:st|nd|rd|th)?)", got)
+        m = _LEAD_NUMBER.match(got)
         if m is None:
             continue
-        lead = regex.match(r"\W*", src[i1][2])
+        lead = _NON_WORD.match(src[i1][2])
         start = src[i1][0] + (lead.end() if lead else 0)
         end = src[i2 - 1][1]
-        tail = regex.search(r"\p{L}(\W*)$", src[i2 - 1][2])
+        tail = _TRAILING.search(src[i2 - 1][2])
         if tail:
             end -= len(tail.group(1))
         out.append((start, end, m.group(1)))
