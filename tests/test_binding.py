@@ -99,3 +99,17 @@ def test_a_figure_is_bound_to_a_passage_once_for_every_case_that_shares_them() -
         assert REGISTRY["figures_supported"].fn(inp).status == "pass"
     info = bind.cache_info()
     assert info.misses == 1 and info.hits == 2
+
+
+def test_a_text_is_cut_into_clauses_once() -> None:
+    # Every figure of an answer asks for the clauses of the answer and of its passage.
+    from evals.checks.clauses import clauses
+
+    text = "Data is kept for 30 days; backups within 14 days, but not longer."
+    first = clauses(text)
+    assert clauses(text) is first
+    assert first == (
+        (0, "Data is kept for 30 days"),
+        (24, " backups within 14 days, "),
+        (49, " not longer."),
+    )

@@ -160,3 +160,10 @@ def test_stored_results_round_trip_status_score_and_detail_in_order():
     assert back == results and list(back) == ["b", "a", "c", "d"]
     assert decode("not json") is None
     assert decode('[["x", "error", null, "boom"]]') is None  # an error is never replayed
+
+
+def test_the_code_digest_covers_the_checks_their_language_data_and_what_they_import():
+    from evals.run.grade_cache import _harness_files
+
+    names = {p.name for p in _harness_files()}
+    assert {"language.py", "matching.py", "figures.py", "cldr.json", "case.py", "reply.py"} <= names

@@ -64,6 +64,8 @@ def _harness_files() -> tuple[Path, ...]:
     files = sorted(base.glob("*.py"))
     for sub in _HARNESS_DIRS:
         files += sorted((base / sub).glob("*.py"))
+    # The language data shipped beside the checks (CLDR's month names) shapes verdicts too.
+    files += sorted((base / "checks").glob("*.json"))
     return tuple(files)
 
 
