@@ -161,7 +161,6 @@ class GradeCache:
         self.context = f"{code_digest()}:{settings_digest(settings)}"
         self._found: dict[str, str] = {}
         self._pending: dict[str, tuple[str, float, str]] = {}
-        self.reused = 0
         self.broken = False
         try:
             db.execute(_SCHEMA)
@@ -188,7 +187,6 @@ class GradeCache:
         stored = self._found.get(key)
         results = decode(stored) if stored is not None else None
         if results is not None:
-            self.reused += 1
             return results
         results = grade(case, reply, settings)
         if all(r.status != "error" for r in results.values()):

@@ -297,9 +297,7 @@ async def execute(
                     return  # the budget stopped the run before this case started
                 if reply is not None and spend.judged and not work.admit(spend):
                     return  # a cached answer, but its judging would pass the cap
-                graded = (
-                    await grade_reply(plan, case, reply, work.grades) if reply is not None else None
-                )
+                graded = await grade_reply(plan, case, reply, work.grades) if reply else None
                 if graded is not None and spend.judged and plan.grader is not None:
                     spend.add(graded[1].get(f"{plan.grader.name}_cost_usd", 0.0))
             finally:
