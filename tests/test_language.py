@@ -114,3 +114,36 @@ def test_the_language_of_an_answer_is_detected(text: str, lang: str) -> None:
 
 def test_a_text_without_words_has_no_language() -> None:
     assert detect("45 € [doc:pricing#plans]") is None
+
+
+def test_the_compiled_stemmer_reads_every_word_of_the_example_suite_as_the_python_one() -> None:
+    # snowballstemmer hands over to PyStemmer when it is installed (3 MB less than its
+    # 36 pure-Python stemmers, and faster); no verdict may depend on which one stems a word.
+    import importlib
+    from pathlib import Path
+
+    import regex
+    import snowballstemmer
+    import Stemmer
+    from stop_words import get_stop_words
+
+    assert snowballstemmer.stemmer is Stemmer.Stemmer
+    root = Path(__file__).resolve().parent.parent / "evals"
+    files = [*root.glob("cases/*.json"), *root.glob("labelled/*.jsonl"), root / "synonyms.toml"]
+    words = {w.casefold() for f in files for w in regex.findall(r"\p{L}+", f.read_text("utf-8"))}
+    names = {
+        "en": "english",
+        "de": "german",
+        "fr": "french",
+        "es": "spanish",
+        "it": "italian",
+        "nl": "dutch",
+        "pt": "portuguese",
+    }
+    for lang, name in names.items():
+        pure = importlib.import_module(f"snowballstemmer.{name}_stemmer")
+        python = getattr(pure, f"{name.capitalize()}Stemmer")()
+        compiled = Stemmer.Stemmer(name)
+        read = words | set(get_stop_words(lang))
+        assert len(read) > 1000
+        assert [w for w in read if python.stemWord(w) != compiled.stemWord(w)] == []

@@ -55,7 +55,7 @@ REPLY_FIELDS = (
 #: The harness code a check can reach: the checks themselves and the layers beneath them.
 _HARNESS_DIRS = ("checks", "suite")
 #: Libraries whose behaviour shapes a verdict (stems, stop words, numbers, month names).
-_LIBRARIES = ("regex", "snowballstemmer", "stop_words", "text_to_num", "babel")
+_LIBRARIES = ("regex", "snowballstemmer", "Stemmer", "stop_words", "text_to_num", "babel")
 
 
 @cache
