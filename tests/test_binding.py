@@ -82,3 +82,34 @@ def test_a_derived_figure_is_supported_by_the_passage_it_comes_from() -> None:
     span = "That is 8 hours of surcharge [doc:rules#night]."
     assert run("figures_supported", span, night).status == "pass"
     assert run("figures_supported", "That is 9 hours [doc:rules#night].", night).status == "fail"
+
+
+def test_a_figure_is_bound_to_a_passage_once_for_every_case_that_shares_them() -> None:
+    # A suite's cases share passages and a model repeats its answers: the binding of one
+    # figure in one answer to one passage is worked out once.
+    from evals.checks.binding import bind
+
+    bind.cache_clear()
+    answer = "Your data is kept for 30 days [doc:data#retention]."
+    for i in range(3):
+        data = retention_case()
+        data["id"] = f"retention-{i}"
+        data["question"] = f"Customer {i}: how long is our data kept?"
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        assert REGISTRY["figures_supported"].fn(inp).status == "pass"
+    info = bind.cache_info()
+    assert info.misses == 1 and info.hits == 2
+
+
+def test_a_text_is_cut_into_clauses_once() -> None:
+    # Every figure of an answer asks for the clauses of the answer and of its passage.
+    from evals.checks.clauses import clauses
+
+    text = "Data is kept for 30 days; backups within 14 days, but not longer."
+    first = clauses(text)
+    assert clauses(text) is first
+    assert first == (
+        (0, "Data is kept for 30 days"),
+        (24, " backups within 14 days, "),
+        (49, " not longer."),
+    )

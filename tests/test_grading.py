@@ -98,3 +98,31 @@ def test_reference_of_the_trap_case_passes_and_known_wrong_fails() -> None:
     bad = outcome(grade(case, Reply(case.data["known_wrong"][0]["draft"]), SuiteSettings()))
     assert good.status == "pass"
     assert bad.status == "fail"
+
+
+def test_grading_a_reply_reads_the_case_language_once(monkeypatch) -> None:
+    # Every language-aware check asks for it; it was detected again for each of them.
+    from evals.checks import base
+
+    calls: list[str] = []
+    real = base.case_language
+
+    def counted(case: Case) -> str | None:
+        calls.append(case.id)
+        return real(case)
+
+    monkeypatch.setattr(base, "case_language", counted)
+    case = Case(good_case(expect={**good_case()["expect"], "abstain": False}))
+    results = grade(case, Reply(answer=good_case()["reference"]), SuiteSettings())
+    assert len(results) >= 8 and all(r.status != "error" for r in results.values())
+    assert calls == ["price-pro"]
+
+
+def test_an_answer_is_read_for_refusal_phrases_once_however_many_checks_ask() -> None:
+    from evals.checks.base import says_refusal
+
+    says_refusal.cache_clear()
+    case = Case(good_case(expect={**good_case()["expect"], "abstain": False}))
+    grade(case, Reply(answer=good_case()["reference"]), SuiteSettings())
+    info = says_refusal.cache_info()
+    assert info.misses == 1 and info.hits >= 1  # abstention and claims_grounded both ask

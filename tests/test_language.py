@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
-from evals.checks.language import detect, month_names, numerals, stem
+from evals.checks.language import (
+    CLDR_FILE,
+    babel_month_names,
+    cldr_table,
+    detect,
+    month_names,
+    numerals,
+    stem,
+)
 from evals.checks.values import contains_value, parse_figures, parse_one
 
 
@@ -52,6 +64,33 @@ def test_month_names_come_from_cldr_for_any_language() -> None:
     assert contains_value("fino al 30 settembre 2026", parse_one("30 September 2026"), "it")
 
 
+def test_the_shipped_cldr_file_is_what_babel_gives() -> None:
+    # Shipped so that grading loads no Babel data; this test says when Babel's CLDR data
+    # changed (write it again with evals.checks.language.write_cldr_file()).
+    shipped = json.loads(CLDR_FILE.read_text("utf-8"))
+    assert shipped == cldr_table()
+
+
+def test_a_language_not_shipped_is_read_from_babel() -> None:
+    assert month_names("sv")["september"] == 9
+    assert month_names("sv") == babel_month_names("sv")
+    assert stem("flickorna", "sv") == stem("flickor", "sv")
+
+
+def test_grading_english_loads_no_babel_data() -> None:
+    # Babel's locale data cost every graded run 12 MB and a tenth of a second.
+    probe = (
+        "import sys\n"
+        "from evals.checks.values import parse_figures\n"
+        "from evals.checks.matching import tokens\n"
+        "assert parse_figures('Pro costs 45 EUR from 1 March 2026.', 'en')\n"
+        "assert tokens('The employees were paid thirty euros.', None)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'babel'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_stems_join_inflections_in_each_language() -> None:
     assert stem("employees", "en") == stem("employee", "en")
     assert stem("tagen", "de") == stem("tage", "de")
@@ -75,3 +114,36 @@ def test_the_language_of_an_answer_is_detected(text: str, lang: str) -> None:
 
 def test_a_text_without_words_has_no_language() -> None:
     assert detect("45 € [doc:pricing#plans]") is None
+
+
+def test_the_compiled_stemmer_reads_every_word_of_the_example_suite_as_the_python_one() -> None:
+    # snowballstemmer hands over to PyStemmer when it is installed (3 MB less than its
+    # 36 pure-Python stemmers, and faster); no verdict may depend on which one stems a word.
+    import importlib
+    from pathlib import Path
+
+    import regex
+    import snowballstemmer
+    import Stemmer
+    from stop_words import get_stop_words
+
+    assert snowballstemmer.stemmer is Stemmer.Stemmer
+    root = Path(__file__).resolve().parent.parent / "evals"
+    files = [*root.glob("cases/*.json"), *root.glob("labelled/*.jsonl"), root / "synonyms.toml"]
+    words = {w.casefold() for f in files for w in regex.findall(r"\p{L}+", f.read_text("utf-8"))}
+    names = {
+        "en": "english",
+        "de": "german",
+        "fr": "french",
+        "es": "spanish",
+        "it": "italian",
+        "nl": "dutch",
+        "pt": "portuguese",
+    }
+    for lang, name in names.items():
+        pure = importlib.import_module(f"snowballstemmer.{name}_stemmer")
+        python = getattr(pure, f"{name.capitalize()}Stemmer")()
+        compiled = Stemmer.Stemmer(name)
+        read = words | set(get_stop_words(lang))
+        assert len(read) > 1000
+        assert [w for w in read if python.stemWord(w) != compiled.stemWord(w)] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from evals.checks.language import detect
@@ -69,9 +70,11 @@ class CheckInput:
     def answer(self) -> str:
         return self.reply.answer
 
-    @property
+    @cached_property
     def lang(self) -> str | None:
-        """The language the case is read in: `expect.language`, else the customer's words'."""
+        """The language the case is read in: `expect.language`, else the customer's words'.
+
+        Read once per graded reply: every check asks for it."""
         return case_language(self.case)
 
     @property
@@ -131,7 +134,10 @@ def is_refusal(inp: CheckInput) -> bool:
     """The explicit flag when the system gave one, else the suite's refusal phrases."""
     if inp.reply.abstained is not None:
         return inp.reply.abstained
-    return any(
-        contains_phrase(inp.answer, p) or says(inp.answer, p, lang=inp.lang)
-        for p in inp.settings.refusal_phrases
-    )
+    return says_refusal(inp.answer, tuple(inp.settings.refusal_phrases), inp.lang)
+
+
+@lru_cache(maxsize=4096)
+def says_refusal(answer: str, phrases: tuple[str, ...], lang: str | None) -> bool:
+    """Whether the answer says one of the refusal `phrases` (asked by several checks)."""
+    return any(contains_phrase(answer, p) or says(answer, p, lang=lang) for p in phrases)

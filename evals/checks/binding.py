@@ -9,12 +9,15 @@ figure is held to the passage clause that states the same value.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from evals.checks.clauses import clauses
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.values import Figure, parse_figures
 
 
+# Memoised: the same answer and passages are bound figure by figure, check by check.
+@lru_cache(maxsize=4096)
 def clause_of(text: str, pos: int) -> str:
     """The clause of `text` (cut at sentence ends, ';', ':', 'but' and commas) holding `pos`."""
     for start, piece in clauses(text):
@@ -27,11 +30,12 @@ def clause_of(text: str, pos: int) -> str:
     return text
 
 
-def subject(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ()) -> set[str]:
+@lru_cache(maxsize=4096)
+def subject(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ()) -> frozenset[str]:
     """The content words of the clause the figure stands in, the figure's own words left out."""
     clause = clause_of(text, fig.start)
     own = set(tokens(fig.text, lang, synonyms))
-    return (
+    return frozenset(
         content(tokens(clause, lang, synonyms), lang)
         - own
         - {w for w in tokens(clause, lang) if any(ch.isdigit() for ch in w)}
@@ -46,6 +50,7 @@ class Binding:
     other: str | None  # the passage clause whose subject the answer's words match instead
 
 
+@lru_cache(maxsize=4096)
 def bind(
     answer: str, fig: Figure, passage: str, lang: str | None, synonyms: Synonyms = ()
 ) -> Binding:

@@ -4,6 +4,8 @@ something only to correct or question it ("no longer", "archived price list", "n
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import regex
 
 from evals.checks.language import detect
@@ -28,8 +30,10 @@ _CLAUSE_BREAK = regex.compile(
 )
 
 
-def clauses(text: str) -> list[tuple[int, str]]:
-    """The clauses of `text` with their offsets, citation markers blanked."""
+@lru_cache(maxsize=4096)
+def clauses(text: str) -> tuple[tuple[int, str], ...]:
+    """The clauses of `text` with their offsets, citation markers blanked (memoised: every
+    figure of an answer, and every case sharing a passage, asks again)."""
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), text)
     out: list[tuple[int, str]] = []
     for s in _SENTENCE.finditer(plain):
@@ -37,7 +41,7 @@ def clauses(text: str) -> list[tuple[int, str]]:
         for piece in _CLAUSE_BREAK.split(s.group(0)):
             out.append((start, piece))
             start += len(piece)
-    return out
+    return tuple(out)
 
 
 def clause_at(text: str, pos: int) -> str:

@@ -7,7 +7,10 @@ without code changes and a suite in English never pays for German data.
 
 from __future__ import annotations
 
+import json
 from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
 
 import regex
 
@@ -17,15 +20,40 @@ DEFAULT_LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt")
 _WORD = regex.compile(r"\p{L}+(?:['’]\p{L}+)?")
 
 
+#: CLDR's names and months of the languages considered, as Babel gives them, shipped in
+#: cldr.json: loading Babel's locale data costs 12 MB and a tenth of a second. A test holds
+#: the file to Babel's own output; `write_cldr_file()` writes it again.
+CLDR_FILE = Path(__file__).with_name("cldr.json")
+
+
 @cache
-def _stemmer(lang: str):  # type: ignore[no-untyped-def]
-    import snowballstemmer
+def _shipped() -> dict[str, dict[str, Any]]:
+    try:
+        return json.loads(CLDR_FILE.read_text("utf-8"))["languages"]
+    except (OSError, ValueError, KeyError):
+        return {}  # then every language is read from Babel, as any other language is
+
+
+def _english_name(lang: str) -> str | None:
+    """The language's English name, case-folded ("de" -> "german"), or None if unknown."""
+    shipped = _shipped().get(lang)
+    if shipped is not None:
+        return shipped["name"]
     from babel import Locale, UnknownLocaleError
 
     try:
-        name = Locale.parse(lang).english_name.casefold()  # "de" -> "german"
+        return Locale.parse(lang).english_name.casefold()
     except (ValueError, UnknownLocaleError):
         return None
+
+
+@cache
+def _stemmer(lang: str):  # type: ignore[no-untyped-def]
+    name = _english_name(lang)
+    if name is None:
+        return None
+    import snowballstemmer
+
     return snowballstemmer.stemmer(name) if name in snowballstemmer.algorithms() else None
 
 
@@ -71,6 +99,11 @@ def detect(text: str, candidates: tuple[str, ...] = DEFAULT_LANGUAGES) -> str | 
 
 _TEXT2NUM = {"en", "de", "fr", "es", "it", "nl", "pt", "da"}
 _TOKEN = regex.compile(r"\S+")
+# Compiled once: looked up by pattern text, each call cost more than text2num's own reading.
+_LETTER = regex.compile(r"\p{L}")
+_LEAD_NUMBER = regex.compile(r"(\d+(?:st|nd|rd|th)?)")
+_NON_WORD = regex.compile(r"\W*")
+_TRAILING = regex.compile(r"\p{L}(\W*)$")
 
 
 @lru_cache(maxsize=8192)
@@ -80,7 +113,7 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     "twenty-nine euros" gives (0, 11, "29"). A word is read in the text's own language only,
     so "once" is eleven in Spanish and nothing in English.
     """
-    if lang not in _TEXT2NUM or not regex.search(r"\p{L}", text):
+    if lang not in _TEXT2NUM or not _LETTER.search(text):
         return ()
     from text_to_num import alpha2digit
 
@@ -96,17 +129,17 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     for tag, i1, i2, j1, j2 in ops.get_opcodes():
         if tag != "replace" or i2 <= i1:
             continue
-        if not any(regex.search(r"\p{L}", t) for *_, t in src[i1:i2]):
+        if not any(_LETTER.search(t) for *_, t in src[i1:i2]):
             continue  # text2num also rewrites "20 %" as "20%": only words are numbers here
         # "twenty-nine euros," -> "29 euros,": keep the number; trailing punctuation stays out.
         got = " ".join(dst[j1:j2])
-        m = regex.match(r"(\d+(?:st|nd|rd|th)?)", got)
+        m = _LEAD_NUMBER.match(got)
         if m is None:
             continue
-        lead = regex.match(r"\W*", src[i1][2])
+        lead = _NON_WORD.match(src[i1][2])
         start = src[i1][0] + (lead.end() if lead else 0)
         end = src[i2 - 1][1]
-        tail = regex.search(r"\p{L}(\W*)$", src[i2 - 1][2])
+        tail = _TRAILING.search(src[i2 - 1][2])
         if tail:
             end -= len(tail.group(1))
         out.append((start, end, m.group(1)))
@@ -116,6 +149,14 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
 @cache
 def month_names(lang: str) -> dict[str, int]:
     """Month names and abbreviations of `lang` from CLDR, case-folded, accent-free too."""
+    shipped = _shipped().get(lang)
+    if shipped is not None:
+        return dict(shipped["months"])
+    return babel_month_names(lang)
+
+
+def babel_month_names(lang: str) -> dict[str, int]:
+    """`month_names` as Babel's CLDR data gives them (what cldr.json holds)."""
     from babel import Locale, UnknownLocaleError
     from babel.dates import get_month_names
 
@@ -137,3 +178,26 @@ def _plain(word: str) -> str:
     import unicodedata
 
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def cldr_table(langs: tuple[str, ...] = DEFAULT_LANGUAGES) -> dict[str, Any]:
+    """What cldr.json holds, read from Babel: each language's English name and months."""
+    import babel
+    from babel import Locale
+
+    return {
+        "babel": babel.__version__,
+        "languages": {
+            lang: {
+                "name": Locale.parse(lang).english_name.casefold(),
+                "months": babel_month_names(lang),
+            }
+            for lang in langs
+        },
+    }
+
+
+def write_cldr_file() -> None:
+    """Write cldr.json from Babel again (after a Babel upgrade changed CLDR's data)."""
+    text = json.dumps(cldr_table(), ensure_ascii=False, indent=1)
+    CLDR_FILE.write_text(text + "\n", encoding="utf-8")

@@ -98,6 +98,8 @@ class OpenAICompatProvider:
         self._warned: set[str] = set()
         self._warned_length = False
         self._client: Any = None
+        # (base URL, its masked form): masking parses the URL, once per run rather than per case.
+        self._shown: tuple[str, str] | None = None
 
     @property
     def model_date_is_label(self) -> bool:
@@ -146,7 +148,9 @@ class OpenAICompatProvider:
 
     def url(self) -> str:
         """The endpoint's URL as it may be stored or printed (credential-looking parts masked)."""
-        return redact_url(self.base_url, self._mask.secret)
+        if self._shown is None or self._shown[0] != self.base_url:
+            self._shown = (self.base_url, redact_url(self.base_url, self._mask.secret))
+        return self._shown[1]
 
     def _get_client(self) -> Any:
         if self._client is None:

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from evals.reply import Reply
+from evals.run.grade_cache import GradeCache
+from evals.suite.folder import SuiteSettings
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -38,6 +40,16 @@ _FIELDS = ("answer", "retrieved", "cited", "abstained", "usage", "latency_ms", "
 
 def _reply_json(reply: Reply) -> str:
     return json.dumps({k: getattr(reply, k) for k in _FIELDS}, ensure_ascii=False)
+
+
+def _decode(value: str) -> Reply | None:
+    """A stored reply, or None when the entry is damaged."""
+    try:
+        data = json.loads(value)
+        reply = Reply(cached=True, **{k: data.get(k) for k in _FIELDS})
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return reply if isinstance(reply.answer, str) else None
 
 
 def open_cache_db(path: Path) -> sqlite3.Connection:
@@ -69,6 +81,13 @@ class AnswerCache:
         self.write_failed = False
         self._prefetched: dict[str, str] = {}
         self._prefetched_keys: frozenset[str] = frozenset()
+        self._grades: GradeCache | None = None
+
+    def grade_cache(self, settings: SuiteSettings) -> GradeCache:
+        """The check results stored beside the answers, written when this cache closes."""
+        if self._grades is None:
+            self._grades = GradeCache(self._db, settings)
+        return self._grades
 
     def prefetch(self, keys: list[str]) -> None:
         """Read the stored replies of all `keys` in one query; `get` then answers from them.
@@ -85,6 +104,11 @@ class AnswerCache:
         self._prefetched = dict(found)
         self._prefetched_keys = frozenset(keys)
 
+    def prefetched(self, key: str) -> Reply | None:
+        """The reply `prefetch` read for `key`, or None (not counted as a hit)."""
+        value = self._prefetched.get(key)
+        return _decode(value) if value is not None else None
+
     def get(self, key: str) -> Reply | None:
         """The cached reply, or None; a damaged entry or an unreadable store is a miss."""
         if key in self._prefetched_keys:
@@ -98,16 +122,9 @@ class AnswerCache:
                 row = None
         if row is None and key in self._pending:
             row = (self._pending[key][3],)
-        if row is None:
-            return None
-        try:
-            data = json.loads(row[0])
-            reply = Reply(cached=True, **{k: data.get(k) for k in _FIELDS})
-        except (ValueError, TypeError, AttributeError):
-            return None
-        if not isinstance(reply.answer, str):
-            return None
-        self.hits += 1
+        reply = _decode(row[0]) if row is not None else None
+        if reply is not None:
+            self.hits += 1
         return reply
 
     def put(self, key: str, model: str, reply: Reply) -> None:
@@ -139,4 +156,6 @@ class AnswerCache:
 
     def close(self) -> None:
         self.flush()
+        if self._grades is not None:
+            self._grades.flush()
         self._db.close()

@@ -10,6 +10,7 @@ from evals.checks.grading import grade, not_graded, outcome, results_json
 from evals.providers.masking import printable
 from evals.reply import Reply
 from evals.run.files import FORMAT_VERSION
+from evals.run.grade_cache import GradeCache, grade_results
 from evals.run.plan import Grader, RunPlan
 from evals.run.precedents import find
 from evals.run.stamps import git_state, versions
@@ -73,10 +74,11 @@ def _date_label(plan: RunPlan) -> dict[str, bool]:
 
 
 async def grade_reply(
-    plan: RunPlan, case: Case, reply: Reply
+    plan: RunPlan, case: Case, reply: Reply, stored: GradeCache | None = None
 ) -> tuple[dict[str, CheckResult], dict[str, Any]]:
-    """Deterministic checks, then the judge when the case asks for it and one is configured."""
-    results = grade(case, reply, plan.suite.settings)
+    """Deterministic checks (reused from `stored` when its inputs are unchanged), then the
+    judge when the case asks for it and one is configured."""
+    results = grade_results(stored, case, reply, plan.suite.settings)
     extra: dict[str, Any] = {}
     g = plan.grader
     undecided = any(r.status == "review" for r in results.values())

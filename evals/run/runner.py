@@ -24,6 +24,7 @@ from evals.reply import ProviderError, Reply
 from evals.run.cache import AnswerCache, cache_key
 from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
 from evals.run.files import run_file_name, unwritable, utc_now
+from evals.run.grade_cache import GradeCache
 from evals.run.plan import RowCallback, RunPlan, RunResult
 from evals.run.resume import reopen
 from evals.run.rows import grade_reply, make_header, make_row
@@ -80,6 +81,7 @@ class _Work:
         p = plan.provider
         self.requester = p if isinstance(p, RequestProvider) else None
         self.cache: AnswerCache | None = None
+        self.grades: GradeCache | None = None
         # (case id, epoch) -> (request, cache key), built up front by `prefetch`.
         self.prepared: dict[tuple[str, int], tuple[dict[str, Any], str]] = {}
         if plan.use_cache and self.requester is not None and plan.cache_path is not None:
@@ -88,6 +90,8 @@ class _Work:
             except (OSError, sqlite3.Error) as exc:
                 # A broken cache must not stop a run: it only costs requests.
                 print(f"warning: answer cache off ({plan.cache_path}: {exc})", file=sys.stderr)
+        if self.cache is not None:
+            self.grades = self.cache.grade_cache(plan.suite.settings)
 
     async def answer(
         self, case: Case, epoch: int, spend: _Spend
@@ -145,6 +149,14 @@ class _Work:
             except Exception:  # noqa: S112 - `answer` builds it again and makes it this case's error
                 continue
         self.cache.prefetch([key for _, key in self.prepared.values()])
+        if self.grades is not None:
+            # A cached reply graded before under the same inputs is not graded again.
+            hits = [
+                (c, self.cache.prefetched(self.prepared[(c.id, e)][1]))
+                for c, e in queue
+                if (c.id, e) in self.prepared
+            ]
+            self.grades.prefetch([(c, r) for c, r in hits if r is not None])
 
     def _reason(self, exc: ProviderError) -> str:
         """The error row's reason: the provider's message, or only its kind when withheld."""
@@ -285,7 +297,7 @@ async def execute(
                     return  # the budget stopped the run before this case started
                 if reply is not None and spend.judged and not work.admit(spend):
                     return  # a cached answer, but its judging would pass the cap
-                graded = await grade_reply(plan, case, reply) if reply is not None else None
+                graded = await grade_reply(plan, case, reply, work.grades) if reply else None
                 paid = f"{plan.grader.name}_cost_usd" if plan.grader is not None else ""
                 if graded is not None and paid in graded[1]:
                     # The case's verdict and any question on what the checks left undecided.
