@@ -24,6 +24,21 @@ RUBRIC = "States the Pro price per seat and month and cites the pricing page."
 GOOD_ANSWER = "An extra Pro seat costs 45 € per seat and month [doc:pricing#plans]."
 
 
+class ReferenceModel:
+    """A system under test that answers every case with its reference answer."""
+
+    model = "test/reference@2026-01-01"
+
+    def stamp(self) -> dict[str, Any]:
+        return {"kind": "reference"}
+
+    async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
+        return Reply(case.data["reference"])
+
+    async def aclose(self) -> None:
+        return None
+
+
 def verdict(
     score: int = 5, grounded: bool = True, rubric_met: bool = True, reasoning: str = "ok"
 ) -> str:

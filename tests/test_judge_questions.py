@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from casekit import good_case, invoke, make_project, read_jsonl
-from judgekit import JUDGE, make
+from judgekit import JUDGE, ReferenceModel, make
 from openai_server import Fault, OpenAIServer
 
 from evals.checks.base import CheckInput
@@ -51,21 +51,6 @@ def payroll_case(
 
 def reply_with(stated: bool, quote: str = "", reasoning: str = "checked") -> str:
     return json.dumps({"stated": stated, "quote": quote, "reasoning": reasoning})
-
-
-class ReferenceModel:
-    """Answers every case with its reference answer."""
-
-    model = "test/reference@2026-01-01"
-
-    def stamp(self) -> dict[str, Any]:
-        return {"kind": "reference"}
-
-    async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
-        return Reply(case.data["reference"])
-
-    async def aclose(self) -> None:
-        return None
 
 
 def run_with_judge(

@@ -12,6 +12,7 @@ from judgekit import (
     JUDGE,
     PROMPT,
     RUBRIC,
+    ReferenceModel,
     grade,
     judge_project,
     load_case,
@@ -22,11 +23,9 @@ from judgekit import (
 from openai_server import OpenAIServer, Scripted
 
 from evals.config import load_settings
-from evals.reply import Reply
 from evals.run.plan import RunPlan
 from evals.run.runner import exit_code, run
 from evals.run.summary import judge_coverage
-from evals.suite.case import Case
 from evals.suite.folder import open_suite
 
 
@@ -36,21 +35,6 @@ def project(tmp_path: Path) -> Path:
 
 
 # -- through the runner --------------------------------------------------------------------
-
-
-class ReferenceModel:
-    """A system under test that answers every case with its reference answer."""
-
-    model = "test/reference@2026-01-01"
-
-    def stamp(self) -> dict[str, Any]:
-        return {"kind": "reference"}
-
-    async def answer(self, case: Case, prompt: str, epoch: int) -> Reply:
-        return Reply(case.data["reference"])
-
-    async def aclose(self) -> None:
-        return None
 
 
 SCRIPT = {

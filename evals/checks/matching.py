@@ -233,7 +233,8 @@ class Match:
     negated: bool
 
 
-def _clause_negated_before(seq: tuple[str, ...], start: int) -> bool:
+def clause_negated_before(seq: tuple[str, ...], start: int) -> bool:
+    """Whether a negation stands before `start` in its clause, within NEGATION_REACH words."""
     for i in range(start - 1, max(-1, start - 1 - NEGATION_REACH), -1):
         if seq[i] == BOUNDARY:
             return False
@@ -289,7 +290,7 @@ def _find(answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synony
             j += 1
         if k < len(want):
             continue
-        negated = (inserted_neg or _clause_negated_before(seq, i)) and not phrase_negates
+        negated = (inserted_neg or clause_negated_before(seq, i)) and not phrase_negates
         found.append(Match(i, j, negated))
     if not found and gap and len(want) > 1:
         found = _unordered(seq, want, gap, lang)
@@ -319,7 +320,7 @@ def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None
     keep = content(want, lang) | {w for w in want if w.isdigit()}
     need = [w for w in want if w in keep]
     for start, end in _windows(seq, need, len(want) + 2 * gap) if need else ():
-        has_neg = NEG in seq[start:end] or _clause_negated_before(seq, start)
+        has_neg = NEG in seq[start:end] or clause_negated_before(seq, start)
         if phrase_negates and not has_neg:
             continue
         return [Match(start, end, has_neg and not phrase_negates)]

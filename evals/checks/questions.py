@@ -17,7 +17,7 @@ import regex
 from evals.checks.answer import fact_states, figure_states
 from evals.checks.base import CheckInput, CheckResult, errored, failed, is_refusal, passed
 from evals.checks.grounding import known_text, promises
-from evals.checks.matching import BOUNDARY, NEG, NEGATION_REACH, tokens
+from evals.checks.matching import BOUNDARY, NEG, clause_negated_before, tokens
 
 #: Where a question's quote must come from.
 ANSWER, SOURCES = "answer", "sources"
@@ -110,7 +110,7 @@ def quote_problem(inp: CheckInput, q: Question, quote: str) -> str | None:
         if hit is None:
             return f"the quote {_short(piece)} is not in the {where}"
         start = words[hit][0]
-        if not negates and (NEG in want or _negated_before(seq, start)):
+        if not negates and (NEG in want or clause_negated_before(seq, start)):
             return f"the quote {_short(piece)} is negated where it stands"
         at = hit + len(want)
     return None
@@ -122,15 +122,6 @@ def _find_run(seq: list[str], want: list[str], start: int) -> int | None:
         if seq[i : i + n] == want:
             return i
     return None
-
-
-def _negated_before(seq: tuple[str, ...], start: int) -> bool:
-    for i in range(start - 1, max(-1, start - 1 - NEGATION_REACH), -1):
-        if seq[i] == BOUNDARY:
-            return False
-        if seq[i] == NEG:
-            return True
-    return False
 
 
 def _short(text: str, limit: int = 80) -> str:

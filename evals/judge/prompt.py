@@ -73,18 +73,22 @@ def _passages(case: Case, reply: Reply) -> list[str]:
     return out
 
 
+def earlier_turns(case: Case) -> str:
+    """A conversation's earlier turns as the judge reads them.
+
+    They give the question its meaning ("and on Starter?"); what the assistant said in them
+    is part of the conversation, not a source."""
+    turns = "\n".join(f'<turn role="{m["role"]}">\n{m["content"]}\n</turn>' for m in case.messages)
+    return f"<earlier_turns>\n{turns}\n</earlier_turns>"
+
+
 def case_message(case: Case, reply: Reply, scale: Scale) -> str:
     """The user message: earlier turns, question, context, passages, the answer, facts, rubric
     and the scale."""
     expect = case.expect
     parts = []
     if case.messages:
-        # The earlier turns give the question its meaning ("and on Starter?"); what the
-        # assistant said in them is part of the conversation, not a source.
-        turns = "\n".join(
-            f'<turn role="{m["role"]}">\n{m["content"]}\n</turn>' for m in case.messages
-        )
-        parts.append(f"<earlier_turns>\n{turns}\n</earlier_turns>")
+        parts.append(earlier_turns(case))
     parts.append(f"<question>\n{case.question}\n</question>")
     if case.context:
         parts.append(

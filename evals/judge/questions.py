@@ -26,6 +26,7 @@ from evals.checks.questions import (
 )
 from evals.judge.asking import JudgeOutcome, Request, ask
 from evals.judge.cache import package_version
+from evals.judge.prompt import earlier_turns
 from evals.judge.verdict import parse_reply, schema_sha, wire_schema
 from evals.providers.modelid import endpoint_name
 from evals.reply import Reply
@@ -80,10 +81,7 @@ def question_message(case: Case, reply: Reply, q: Question) -> str:
     """The user message: the conversation, the text the quote must come from, the statement."""
     parts = []
     if case.messages:
-        turns = "\n".join(
-            f'<turn role="{m["role"]}">\n{m["content"]}\n</turn>' for m in case.messages
-        )
-        parts.append(f"<earlier_turns>\n{turns}\n</earlier_turns>")
+        parts.append(earlier_turns(case))
     parts.append(f"<customer_question>\n{case.question}\n</customer_question>")
     if q.source == SOURCES:
         passages = "\n".join(
