@@ -167,3 +167,27 @@ def test_the_code_digest_covers_the_checks_their_language_data_and_what_they_imp
 
     names = {p.name for p in _harness_files()}
     assert {"language.py", "matching.py", "figures.py", "cldr.json", "case.py", "reply.py"} <= names
+
+
+def test_one_reply_object_prefetched_for_two_cases_is_keyed_per_case(tmp_path) -> None:
+    import json as _json
+
+    from evals.reply import Reply
+    from evals.run.cache import open_cache_db
+    from evals.run.grade_cache import GradeCache
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    a, b = case(0), case(1)
+    b["expect"] = {"facts": ["no such fact anywhere"]}
+    cases = [Case(_json.loads(_json.dumps(d)), tmp_path / f"{d['id']}.json") for d in (a, b)]
+    shared = Reply(GOOD)  # what the answer cache hands out for two identical requests
+    db = open_cache_db(tmp_path / "c.sqlite")
+    before = GradeCache(db, SuiteSettings())
+    expected = [before.grade(c, shared, SuiteSettings()) for c in cases]
+    before.flush()
+    assert expected[0] != expected[1] and expected[1]["facts_present"].status == "fail"
+    # A re-run: both stored, both prefetched for the same reply object.
+    store = GradeCache(db, SuiteSettings())
+    store.prefetch([(c, shared) for c in cases])
+    assert [store.grade(c, shared, SuiteSettings()) for c in cases] == expected

@@ -81,6 +81,8 @@ class AnswerCache:
         self.write_failed = False
         self._prefetched: dict[str, str] = {}
         self._prefetched_keys: frozenset[str] = frozenset()
+        # Replies `prefetched` decoded, handed out again by `get`: one decode per reply.
+        self._decoded: dict[str, Reply] = {}
         self._grades: GradeCache | None = None
 
     def grade_cache(self, settings: SuiteSettings) -> GradeCache:
@@ -105,12 +107,21 @@ class AnswerCache:
         self._prefetched_keys = frozenset(keys)
 
     def prefetched(self, key: str) -> Reply | None:
-        """The reply `prefetch` read for `key`, or None (not counted as a hit)."""
+        """The reply `prefetch` read for `key`, or None (not counted as a hit); `get` later
+        returns this same object."""
+        if key in self._decoded:
+            return self._decoded[key]
         value = self._prefetched.get(key)
-        return _decode(value) if value is not None else None
+        reply = _decode(value) if value is not None else None
+        if reply is not None:
+            self._decoded[key] = reply
+        return reply
 
     def get(self, key: str) -> Reply | None:
         """The cached reply, or None; a damaged entry or an unreadable store is a miss."""
+        if key in self._decoded:
+            self.hits += 1
+            return self._decoded[key]
         if key in self._prefetched_keys:
             # Read by `prefetch`; a key it did not find can only be among the pending writes.
             value = self._prefetched.get(key)
