@@ -59,3 +59,25 @@ def test_known_steps_in_an_order_no_passage_gives_fail() -> None:
     r = run("They are under Settings › Billing › Billing.")
     assert r.status == "fail" and "billing › billing" in r.detail
     assert run("They are under Billing › Invoices.").status == "pass"
+
+
+def test_every_check_reads_the_same_sentence_boundaries() -> None:
+    from evals.checks.clauses import clause_at, sentence_at
+    from evals.checks.grounding import promises
+    from evals.checks.text import sentences
+
+    text = "Pro costs 4.50 € per seat, e.g. for a planner. Chat opens at 8 a.m. CET! Then: done"
+    assert [s for _, s in sentences(text)] == [
+        "Pro costs 4.50 € per seat, e.g. for a planner.",
+        " Chat opens at 8 a.m. CET!",
+        " Then: done",
+    ]
+    # A decimal point or an abbreviation does not cut a figure's clause from its subject.
+    assert (
+        clause_at(text, text.index("4.50")).strip()
+        == "Pro costs 4.50 € per seat, e.g. for a planner."
+    )
+    assert sentence_at(text, text.index("CET")) == " Chat opens at 8 a.m. CET!"
+    # A promise is read within its sentence, cut at ';' as before.
+    said = promises("I'll pass this on, e.g. to billing; they'll email you the code today.")
+    assert said == ["they'll email you the code today."]

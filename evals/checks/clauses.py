@@ -10,6 +10,7 @@ import regex
 
 from evals.checks.language import detect
 from evals.checks.matching import MARKER, Synonyms, expand, find
+from evals.checks.text import sentences
 
 # A sentence that names something in order to correct or question it does not claim it.
 _CORRECTION = regex.compile(
@@ -22,7 +23,6 @@ _CORRECTION = regex.compile(
     r"ya\s+no|(?:precio|tarifa|lista)\w*\s+archivad\w*|anterior\w*|en\s+lugar\s+de|en\s+vez\s+de|si\s+es\s+legal)\b",
     regex.IGNORECASE,
 )
-_SENTENCE = regex.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 # A claim's reach: a sentence cut at ';', ':' and at "but" (a correction in one half does not
 # excuse a claim in the other).
 _CLAUSE_BREAK = regex.compile(
@@ -36,9 +36,8 @@ def clauses(text: str) -> tuple[tuple[int, str], ...]:
     figure of an answer, and every case sharing a passage, asks again)."""
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), text)
     out: list[tuple[int, str]] = []
-    for s in _SENTENCE.finditer(plain):
-        start = s.start()
-        for piece in _CLAUSE_BREAK.split(s.group(0)):
+    for start, sentence in sentences(plain):
+        for piece in _CLAUSE_BREAK.split(sentence):
             out.append((start, piece))
             start += len(piece)
     return tuple(out)
@@ -54,9 +53,9 @@ def clause_at(text: str, pos: int) -> str:
 
 def sentence_at(text: str, pos: int) -> str:
     """The sentence of `text` that holds character `pos`."""
-    for m in _SENTENCE.finditer(text):
-        if m.start() <= pos < m.end():
-            return m.group(0)
+    for start, sentence in sentences(text):
+        if start <= pos < start + len(sentence):
+            return sentence
     return text
 
 

@@ -11,7 +11,7 @@ import regex
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
 from evals.checks.language import detect
-from evals.checks.text import quote
+from evals.checks.text import SENTENCE_END, quote
 from evals.checks.values import Figure, parse_figures, with_digits
 from evals.suite import patterns
 from evals.suite.case import Case
@@ -69,21 +69,12 @@ def from_ticket(fig: Figure, case: Case) -> bool:
     return bool(m) and fig.kind not in ("time", "date", "day") and _digits(m.group(0)) in nums
 
 
-# A full stop after a common abbreviation ("zzgl.", "e.g.", "ca.") does not end a sentence.
-# pysbd knows these and many more, but was measured at 2.6 ms an answer: too slow for a
-# check run on every answer and every labelled one.
-_ABBREVIATIONS = (
-    r"zzgl|inkl|ca|bzw|usw|z\.b|e\.g|i\.e|etc|approx|vs|nr|no|incl|excl|env|aprox|p\.ej|a\.m|p\.m"
-)
-_SENTENCE_END = regex.compile(rf"(?<!\b(?:{_ABBREVIATIONS}))[.!?](?=\s|$)|\n", regex.IGNORECASE)
-
-
 def sentence_citations(
     answer: str, fig: Figure, cite: regex.Pattern[str], window: int
 ) -> list[str]:
     """Refs cited after the figure before its sentence ends, or right after its full stop."""
     text = answer[fig.end : fig.end + window]
-    end = _SENTENCE_END.search(text)
+    end = SENTENCE_END.search(text)
     head = text if end is None else text[: end.start()]
     found = [
         m.group(1) if m.groups() else m.group(0)

@@ -21,7 +21,7 @@ from evals.checks.base import (
     passed,
     undecided,
 )
-from evals.checks.text import contains_phrase, quote
+from evals.checks.text import contains_phrase, quote, sentences
 
 # "Settings › Billing › Invoices", "Settings > Data > Export", "Einstellungen → Recht".
 _SEP = r"\s*(?:›|»|→|->|>)\s*"
@@ -119,7 +119,9 @@ _REPLY = regex.compile(
 def promises(answer: str) -> list[str]:
     """Sentences of a hand-over that promise an outcome on someone else's behalf."""
     out = []
-    for sentence in regex.split(r"(?<=[.!?;])\s+", answer):
+    # A promise's reach is its sentence cut at ';' ("...; they'll email you the code").
+    parts = [p for _, sent in sentences(answer) for p in regex.split(r"(?<=;)\s+", sent)]
+    for sentence in parts:
         if _REPLY.search(sentence):
             continue
         # "I'll hand this over ... and they'll email you the code today" promises; a sentence
