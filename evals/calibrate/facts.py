@@ -14,13 +14,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from evals.calibrate.labelled import Labelled, case_answers, read_labelled
+from evals.calibrate.grading import labelled_answers
+from evals.calibrate.labelled import Labelled
 from evals.calibrate.stats import agreement, cohen_kappa, kappa_interval
 from evals.checks.base import CheckInput
 from evals.checks.grading import grade
-from evals.checks.loading import load_cases
 from evals.checks.questions import Question, open_questions
-from evals.errors import InputError
 from evals.judge.client import Judge
 from evals.judge.questions import ask_one
 from evals.suite.case import Case
@@ -54,12 +53,8 @@ class FactWork:
 
 def fact_work(suite: Suite) -> list[FactWork]:
     """Every labelled answer of the suite that the checks leave with open questions."""
-    cases, problems = load_cases(suite, strict=False)
-    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, [])
-    if problems or found:
-        raise InputError(problems + found)
+    cases, answers = labelled_answers(suite, [])
     by_id: dict[str, Case] = {c.id: c for c in cases}
-    answers = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)] + labelled
     out = []
     for a in answers:
         case = by_id.get(a.case)

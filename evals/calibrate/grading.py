@@ -7,6 +7,7 @@ import sys
 
 from evals.calibrate.checks import Calibration, grade_answers
 from evals.calibrate.labelled import (
+    Labelled,
     case_answers,
     labelled_files,
     read_labelled,
@@ -14,23 +15,31 @@ from evals.calibrate.labelled import (
 )
 from evals.checks.loading import load_cases
 from evals.errors import InputError
+from evals.suite.case import Case
 from evals.suite.folder import Suite
+
+
+def labelled_answers(suite: Suite, skipped: list[str]) -> tuple[list[Case], list[Labelled]]:
+    """The suite's cases and every answer with a known verdict: each case's own drafts, then
+    `labelled/*.jsonl`; bad case or labelled files are input errors. Labelled answers of
+    cases not in cases/ (a sealed pile's) are left out and named in `skipped`."""
+    cases, problems = load_cases(suite, strict=False)
+    # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
+    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, skipped)
+    if problems or found:
+        raise InputError(problems + found)
+    items = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)]
+    return cases, items + labelled
 
 
 def calibrate_checks(suite: Suite) -> Calibration:
     """Grade every labelled answer of the suite; bad case or labelled files are input errors."""
-    cases, problems = load_cases(suite, strict=False)
-    by_id = {c.id: c for c in cases}
-    # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
     skipped: list[str] = []
-    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, skipped)
-    if problems or found:
-        raise InputError(problems + found)
+    cases, items = labelled_answers(suite, skipped)
     note = sealed_skip_note(skipped)
     if note:
         print(f"note: {note}", file=sys.stderr)
-    items = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)]
-    items += labelled
+    by_id = {c.id: c for c in cases}
     return Calibration(
         suite=str(suite.path),
         graded=grade_answers(items, by_id, suite.settings),
