@@ -248,24 +248,52 @@ def test_known_wrong_draft_that_fails_nothing_is_named(tmp_path: Path) -> None:
 
 
 def test_mutation_exempt_suppresses_with_the_reason_shown(tmp_path: Path) -> None:
-    why = "The tariff sheet states the price only; the shift time is context."
+    why = "The tariff sheet states the price only; the payslip shows the rate too."
+    polarity = "The judge covers polarity; this case pins the price pattern only."
     case = trap_case(
-        r"\b45\s?€",
-        expect={"facts": ["45 €"], "sources": ["pricing#night"]},
-        checks=[*PATTERN_ONLY, "facts_present"],
-        mutation_exempt=[{"operator": "negation", "why": why}],
+        r"45",
+        mutation_exempt=[
+            {"operator": "number_swap", "why": why},
+            {"operator": "negation", "why": polarity},
+        ],
     )
     report = report_for(tmp_path, case)
-    [neg] = [v for v in report.variants if v.operator == "negation"]
-    assert neg.status == "survived" and neg.exempt == why
-    assert report.cases[0].operator_status("negation") == "exempt"
+    [swap] = [v for v in report.variants if v.operator == "number_swap"]
+    assert swap.status == "survived" and swap.exempt == why
+    assert report.cases[0].operator_status("number_swap") == "exempt"
     assert report.exit_code == 0, render_markdown(report)
     md = render_markdown(report)
-    assert f"| night-surcharge | negation | {why} | yes |" in md
+    assert f"| night-surcharge | number_swap | all | {why} | yes |" in md
     data = to_json(report)
     assert data["cases"][0]["mutation_exempt"] == [
-        {"operator": "negation", "why": why, "used": True}
+        {"operator": "number_swap", "change": None, "why": why, "used": True},
+        {"operator": "negation", "change": None, "why": polarity, "used": True},
     ]
+
+
+def test_an_exemption_naming_one_change_exempts_that_variant_only(tmp_path: Path) -> None:
+    # Two prices survive the swap; the case owner accepts one of them, not every number_swap.
+    why = "The Sunday rate is printed on the payslip too; a wrong one is caught there."
+    case = trap_case(
+        r"45",
+        retrieved=[
+            {
+                "ref": "pricing#night",
+                "text": "Night shifts carry a surcharge of 45 € per shift, Sunday shifts 60 €.",
+            },
+            TRAP_PASSAGES[1],
+        ],
+        reference="For the shift at 21:45 you get 45 € [doc:pricing#night], on a Sunday "
+        "60 € [doc:pricing#night].",
+        mutation_exempt=[{"operator": "number_swap", "change": "60 € -> 39 €", "why": why}],
+    )
+    report = report_for(tmp_path, case)
+    swaps = {v.note.split(" (")[0]: v for v in report.variants if v.operator == "number_swap"}
+    assert swaps["60 € -> 39 €"].status == "survived" and swaps["60 € -> 39 €"].exempt == why
+    assert swaps["45 € -> 39 €"].status == "survived" and swaps["45 € -> 39 €"].exempt is None
+    assert report.exit_code == 1
+    md = render_markdown(report)
+    assert f"| night-surcharge | number_swap | `60 € -> 39 €` | {why} | yes |" in md
 
 
 def test_an_error_is_not_a_kill(tmp_path: Path) -> None:
@@ -458,10 +486,11 @@ def test_a_reference_that_fails_its_own_checks_is_reported_and_not_mutated(tmp_p
     ]
     assert c.variants == []
     assert report.exit_code == 1
-    assert (
-        "`pro-price` reference: fail on facts_present (the case cannot be mutated)"
-        in render_markdown(report)
-    )
+    md = render_markdown(report)
+    assert "`pro-price` reference: fail on facts_present (the case cannot be mutated)" in md
+    # why it fails, in the check's own words, so the case can be fixed from the report
+    detail = c.good[0].details["facts_present"]
+    assert detail and f"  - facts_present: {detail}" in md
 
 
 def test_an_extra_grader_that_raises_gives_errors_not_kills() -> None:

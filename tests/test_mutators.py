@@ -457,3 +457,73 @@ def test_a_language_without_negation_rules_is_skipped_with_the_reason(tmp_path) 
     report = mutate_case(case, SETTINGS, [GoodAnswer("reference", case.data["reference"])])
     assert report.operator_status("negation") == "n/a"
     assert any("negation not applied" in n and "'it'" in n for n in report.notes)
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentence", "flipped"),
+    [
+        ("it", "La riparazione è gratuita per il piano Plus.", "La riparazione non è gratuita"),
+        ("it", "La riparazione non è gratuita.", "La riparazione è gratuita."),
+        ("pt", "A bateria extra custa 9 € por mês.", "A bateria extra não custa 9 €"),
+        ("pt", "O Cargo não tem bateria extra.", "O Cargo tem bateria extra."),
+        ("nl", "De reparatie is gratis binnen 48 uur.", "De reparatie is niet gratis"),
+        ("nl", "U betaalt geen opzegkosten.", "U betaalt opzegkosten."),
+        ("da", "Reparationen er gratis.", "Reparationen er ikke gratis."),
+    ],
+)
+def test_negation_is_written_in_the_case_language(lang: str, sentence: str, flipped: str) -> None:
+    from evals.mutate.words import negate
+
+    out = negate(sentence, 3, lang)
+    assert out is not None and out.startswith(flipped), out
+
+
+def test_negation_makes_no_variant_where_no_verb_can_take_it() -> None:
+    from evals.mutate.words import negate
+
+    # The old fallback put "not" before any word: "Sorry to hear that.not  Report the theft".
+    assert negate("Sorry to hear that. Report the theft to the police.", 20, "en") is None
+    assert negate("Grazie per la pazienza!", 3, "it") is None
+
+
+def test_number_swap_leaves_numbers_inside_names_and_swaps_dates_as_dates() -> None:
+    case = make_case(
+        question="Il volantino dice 35 € al mese. È ancora valido?",
+        retrieved=[
+            {
+                "ref": "listino#archivio-2025",
+                "text": "ARCHIVIATO. Listino 2025, valido fino al 31 gennaio 2026. Base: 35 €.",
+            },
+            {"ref": "listino#piani", "text": "Dal 1° febbraio 2026 il piano Base costa 39 €."},
+        ],
+        expect={"facts": ["39 €"], "sources": ["listino#piani"], "language": "it"},
+        reference="No: quel prezzo viene dal listino 2025, valido fino al 31 gennaio 2026 "
+        "[doc:listino#archivio-2025]. Oggi il piano Base costa 39 € al mese [doc:listino#piani].",
+    )
+    notes = [v.note for v in run_op("number_swap", case)]
+    assert not any(n.startswith("2025 ->") for n in notes), notes
+    dates = [n for n in notes if "(date," in n]
+    assert dates and dates[0].startswith("31 gennaio 2026 -> 1° febbraio 2026"), notes
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["31 januari 2026", "1° aprile 2026", "15 de março de 2026", "3. Oktober 2026"],
+)
+def test_dates_of_every_language_are_one_date_figure(text: str) -> None:
+    [fig] = find_figures(f"Tot {text} geldig.")
+    assert (fig.kind, fig.text) == ("date", text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("entro 5 giorni lavorativi", "qty:giorni"),
+        ("binnen 48 uur", "qty:uur"),
+        ("innerhalb von 10 Arbeitstagen", "qty:arbeitstagen"),
+        ("a 6-digit code", "qty:digit"),
+    ],
+)
+def test_durations_and_counts_of_every_language_keep_their_unit(text: str, kind: str) -> None:
+    [fig] = find_figures(text)
+    assert fig.kind == kind

@@ -33,13 +33,24 @@ LANGUAGE_TAGS = {
     "français": "fr",
     "spanish": "es",
     "español": "es",
-    **{code: code for code in ("en", "de", "fr", "es")},
+    "italian": "it",
+    "italiano": "it",
+    "portuguese": "pt",
+    "português": "pt",
+    "dutch": "nl",
+    "nederlands": "nl",
+    "danish": "da",
+    "dansk": "da",
+    **{code: code for code in ("en", "de", "fr", "es", "it", "pt", "nl", "da")},
 }
 
 
 def case_language(case: Case) -> str:
-    """The case's language: `context.locale` ("de-DE" is "de"), else a language tag, else a
-    guess from the question and the reference."""
+    """The case's language: `expect.language`, else `context.locale` ("de-DE" is "de"), else
+    a language tag, else a guess from the question and the reference."""
+    declared = case.expect.get("language")
+    if isinstance(declared, str) and declared.strip():
+        return declared.strip().lower()
     locale = case.context.get("locale")
     if isinstance(locale, str) and locale.strip():
         return regex.split(r"[-_]", locale.strip().lower())[0]

@@ -19,6 +19,7 @@ from evals.mutate.results import (
     WRONG_VERDICT,
     CaseReport,
     GoodResult,
+    Exemption,
     KnownRightResult,
     KnownWrongResult,
     MutationReport,
@@ -96,7 +97,10 @@ def _mutate(
     first: list[_Job] = []
     for case, goods in work:
         names = checks_for(case)
-        exempt = {e["operator"]: e["why"] for e in case.data.get("mutation_exempt", [])}
+        exempt = [
+            Exemption(e["operator"], e["why"], e.get("change"))
+            for e in case.data.get("mutation_exempt", [])
+        ]
         report = CaseReport(case.id, str(case.path or ""), names, exemptions=exempt)
         reports.append(report)
         if "judge" in names and extra is None:
@@ -117,7 +121,10 @@ def _mutate(
         assert good is not None
         held_up = ("fail", "error", "review") if status == "review" else ("fail", "error")
         failed = [n for n, r in job.results.items() if r.status in held_up]
-        job.report.good.append(GoodResult(good.source, status, failed, used=status == "pass"))
+        details = {n: job.results[n].detail for n in failed}
+        job.report.good.append(
+            GoodResult(good.source, status, failed, used=status == "pass", details=details)
+        )
         if status != "pass":
             continue  # variants of an answer that already fails prove nothing
         key = (job.case.id, tuple(good.retrieved) if good.retrieved is not None else None)
@@ -167,7 +174,7 @@ def _mutate(
             verdict, bad = MUTANT_VERDICT.get(status, "error"), "survived"
         else:
             verdict, bad = RIGHT_VERDICT.get(status, "error"), "false_alarm"
-        why = job.report.exemptions.get(v.operator) if verdict == bad else None
+        why = job.report.exemption_for(v.operator, v.note) if verdict == bad else None
         job.report.variants.append(
             VariantResult(
                 v.operator,

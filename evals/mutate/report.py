@@ -170,8 +170,8 @@ def _case_json(c: CaseReport) -> dict[str, Any]:
             for k in c.known_right
         ],
         "mutation_exempt": [
-            {"operator": op, "why": why, "used": c.exemption_used(op)}
-            for op, why in c.exemptions.items()
+            {"operator": e.operator, "change": e.change, "why": e.why, "used": c.exemption_used(e)}
+            for e in c.exemptions
         ],
         "notes": c.notes,
         "problems": c.problem_count,
@@ -360,19 +360,21 @@ def render_markdown(report: MutationReport) -> str:
             out.append(
                 f"- `{c.case_id}` {g.source}: {g.status} on {', '.join(g.failed)} ({effect})"
             )
+            out += [f"  - {name}: {detail}" for name, detail in g.details.items()]
         out.append("")
 
-    exempts = [(c, op, why) for c in report.cases for op, why in c.exemptions.items()]
+    exempts = [(c, e) for c in report.cases for e in c.exemptions]
     if exempts:
         out += [
             "## Exemptions (mutation_exempt)",
             "",
-            "| case | operator | why | used |",
-            "|---|---|---|---|",
+            "| case | operator | variant | why | used |",
+            "|---|---|---|---|---|",
         ]
-        for c, op, why in exempts:
-            used = "yes" if c.exemption_used(op) else "no (nothing to exempt)"
-            out.append(f"| {c.case_id} | {op} | {why} | {used} |")
+        for c, e in exempts:
+            used = "yes" if c.exemption_used(e) else "no (nothing to exempt)"
+            which = f"`{e.change}`" if e.change else "all"
+            out.append(f"| {c.case_id} | {e.operator} | {which} | {e.why} | {used} |")
         exempt_vs = [(c, v) for c in report.cases for v in c.variants if v.exempt is not None]
         for c, v in exempt_vs:
             out.append("")

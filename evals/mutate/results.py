@@ -26,6 +26,23 @@ class GoodResult:
     status: str  # pass | fail | review | error (the good answer's own outcome)
     failed: list[str]
     used: bool  # whether its variants were graded
+    # What each check that held the answer up said: a user fixes the case from this.
+    details: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Exemption:
+    """One `mutation_exempt` entry: an operator, or one variant of it (`change`), and why."""
+
+    operator: str
+    why: str
+    change: str | None = None
+
+    def covers(self, operator: str, note: str) -> bool:
+        """Whether this entry exempts the variant `operator` made with the change `note`."""
+        if operator != self.operator:
+            return False
+        return self.change is None or note.startswith(self.change)
 
 
 @dataclass
@@ -102,8 +119,15 @@ class CaseReport:
     variants: list[VariantResult] = field(default_factory=list)
     known_wrong: list[KnownWrongResult] = field(default_factory=list)
     known_right: list[KnownRightResult] = field(default_factory=list)
-    exemptions: dict[str, str] = field(default_factory=dict)
+    exemptions: list[Exemption] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    def exemption_for(self, operator: str, note: str) -> str | None:
+        """The reason a variant is exempt, from the first entry that covers it; else None."""
+        for e in self.exemptions:
+            if e.covers(operator, note):
+                return e.why
+        return None
 
     def operator_status(self, op: str) -> str:
         """killed | survived | exempt | error | review | n/a; held | false_alarm | ... (invariants)."""
@@ -121,8 +145,9 @@ class CaseReport:
             return "review"
         return "held" if OPERATORS[op].kind == "invariant" else "killed"
 
-    def exemption_used(self, op: str) -> bool:
-        return any(v.operator == op and v.exempt is not None for v in self.variants)
+    def exemption_used(self, e: Exemption) -> bool:
+        """Whether a variant this entry covers needed it (survived, or a false alarm)."""
+        return any(v.exempt is not None and e.covers(v.operator, v.note) for v in self.variants)
 
     @property
     def failing_references(self) -> list[GoodResult]:

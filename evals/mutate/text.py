@@ -8,28 +8,44 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.language import DEFAULT_LANGUAGES, month_names
+
 # ---------------------------------------------------------------------------
 # Figures with a kind, so that a price is swapped for a price and a time for a time.
 
-MONTHS = (
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|"
-    r"januar|februar|märz|mai|juni|juli|oktober|dezember"
+# English month names and abbreviations, then every shipped language's month names from CLDR
+# (four letters or more: "set" or "mar" alone are ordinary words in too many languages).
+_MONTHS_EN = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
 )
+
+
+def _month_alternation() -> str:
+    names = {n for lang in DEFAULT_LANGUAGES for n in month_names(lang) if len(n) >= 4}
+    names -= set(_MONTHS_EN.replace("?", "").split("|"))
+    return _MONTHS_EN + "|" + "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))
+
+
+MONTHS = _month_alternation()
 # A group of three after a space belongs to the same number: "2 000 €".
 _NUM = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,']\d+)*"
 _CURRENCY = r"€|\$|£|eur\b|euros?\b|usd\b|gbp\b|chf\b|dollars?\b"
 _UNITS = (
     r"days?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|weeks?|months?|years?|"
     r"seats?|users?|licen[cs]es?|gb|mb|tb|kb|km|kg|items?|shifts?|employees?|locations?|"
-    r"admins?|projects?|accounts?|devices?|calls?|requests?|credits?|"
+    r"admins?|projects?|accounts?|devices?|calls?|requests?|credits?|times|digits?|"
     r"tage?n?|stunden?|monate?n?|jahre?n?|wochen?|plätze?n?|mitarbeiter(?:innen)?|"
-    r"jours?|heures?|mois|ans|semaines?|días?|dias?|horas?|meses|mes|años?|semanas?"
+    r"arbeitstage?n?|werktage?n?|"
+    r"jours?|heures?|mois|ans|semaines?|días?|dias?|horas?|meses|mes|años?|semanas?|anos?|"
+    r"giorni|giorno|ore|ora|mesi|mese|settimane?|anni|anno|minuti|"
+    r"dagen|dag|uur|uren|maanden|maand|weken|week|jaar|jaren|minuten|werkdagen|"
+    r"dage|døgn|timer|time|måneder|måned|uger|uge|år"
 )
 _FIGURE = regex.compile(
     rf"(?P<date>\b\d{{4}}-\d{{2}}-\d{{2}}\b"
     rf"|\b\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th|\.)?\s(?:{MONTHS})\b\.?(?:\s\d{{4}}\b)?"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th|er|e|\.|°|º|ª)?\s(?:de\s)?(?:{MONTHS})\b\.?(?:\s(?:de\s)?\d{{4}}\b)?"
     rf"|\b(?:{MONTHS})\.?\s\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s\d{{4}}\b)?"
     rf"|\b(?:{MONTHS})\s\d{{4}}\b)"
     rf"|(?P<time>\b\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\b\.?)?(?!\d)|\b\d{{1,2}}\s?[ap]\.?m\b\.?)"

@@ -7,11 +7,12 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.language import detect
 from evals.mutate.text import MONTHS
 
 # ---------------------------------------------------------------------------
-# Negation, in the languages the example suite speaks (en, de, es, fr). With a language
-# given, only that language's words are used: no English "not" in a German answer.
+# Negation, in every language the checks read. With a language given, only that language's
+# words are used: no English "not" in a German answer, no Spanish "no" in Italian.
 
 _NEG_EN = (
     r"\b(?:(?P<word>not|never|no longer)\s+)"
@@ -22,6 +23,10 @@ _NEG_EN = (
 _NEG_DE = r"\b(?:(?P<word>nicht|nie|kein(?:e|en|er|em|es)?)\s+)"
 _NEG_FR = r"\bn(?:e\s|')(?P<fr>\w+)\s+(?:pas|jamais|plus)\b"
 _NEG_ES = r"\b(?:(?P<word>no|nunca)\s+)(?=\w)"
+_NEG_IT = r"\b(?:(?P<word>non|mai)\s+)(?=\w)"
+_NEG_PT = r"\b(?:(?P<word>não|nunca)\s+)(?=\w)"
+_NEG_NL = r"\b(?:(?P<word>niet|nooit|geen)\s+)(?=\w)"
+_NEG_DA = r"\b(?:(?P<word>ikke|aldrig|ingen)\s+)(?=\w)"
 _NEGATION = re.compile(
     r"\bn(?:e\s|')(?P<fr>\w+)\s+pas\b"
     r"|\b(?:(?P<word>not|never|no longer|nicht|kein(?:e|en|er|em|es)?)\s+)"
@@ -32,7 +37,16 @@ _NEGATION = re.compile(
 )
 _NEGATION_BY_LANG = {
     lang: re.compile(pat, re.IGNORECASE)
-    for lang, pat in (("en", _NEG_EN), ("de", _NEG_DE), ("fr", _NEG_FR), ("es", _NEG_ES))
+    for lang, pat in (
+        ("en", _NEG_EN),
+        ("de", _NEG_DE),
+        ("fr", _NEG_FR),
+        ("es", _NEG_ES),
+        ("it", _NEG_IT),
+        ("pt", _NEG_PT),
+        ("nl", _NEG_NL),
+        ("da", _NEG_DA),
+    )
 }
 #: The languages `negate` has rules for.
 NEGATION_LANGUAGES = tuple(_NEGATION_BY_LANG)
@@ -48,13 +62,30 @@ _AFTER_EN = "is are was were can will should must may could would might does do 
 _AFTER_DE = "ist sind kann können wird werden muss müssen darf gilt kostet"
 _BEFORE_ES = "puede pueden es son está están tiene tienen incluye cuesta debe hay se"
 _WRAP_FR = "peut peuvent est sont ont inclut coûte doit doivent"
+# Italian and Portuguese negate before the verb, Dutch and Danish after it ("is niet", "er
+# ikke"): a finite verb of the kind a support answer states facts with.
+_BEFORE_IT = (
+    "è sono può possono costa costano include includono ha hanno viene vengono serve deve "
+    "devono vale valgono copre coprono prevede rimborsiamo restituiamo"
+)
+_BEFORE_PT = "é são pode podem custa custam inclui incluem tem têm está estão deve devem cobre"
+_AFTER_NL = "is zijn kan kunnen wordt worden kost kosten moet moeten mag mogen geldt heeft hebben"
+_AFTER_DA = "er kan koster skal må gælder har bliver får"
 _SLOTS_BY_LANG = {
     "en": {w: ("after", " not") for w in _AFTER_EN.split()},
     "de": {w: ("after", " nicht") for w in _AFTER_DE.split()},
     "es": {w: ("before", "no ") for w in _BEFORE_ES.split()},
     "fr": {w: ("wrap", "") for w in _WRAP_FR.split()},
+    "it": {w: ("before", "non ") for w in _BEFORE_IT.split()},
+    "pt": {w: ("before", "não ") for w in _BEFORE_PT.split()},
+    "nl": {w: ("after", " niet") for w in _AFTER_NL.split()},
+    "da": {w: ("after", " ikke") for w in _AFTER_DA.split()},
 }
-_SLOTS = {w: slot for slots in _SLOTS_BY_LANG.values() for w, slot in slots.items()}
+# Without a language: the English, German, Spanish and French rules together, as before the
+# other languages had theirs ("is" stays English "is not", never Dutch "is niet").
+_SLOTS = {
+    w: slot for lang in ("fr", "es", "de", "en") for w, slot in _SLOTS_BY_LANG[lang].items()
+}
 
 
 def _slot_regex(words: dict[str, tuple[str, str]]) -> re.Pattern[str]:
@@ -69,22 +100,9 @@ _MAIN_VERB = re.compile(
     r"expires|counts|pays|adds|provides|lets|remains)\b",
     re.IGNORECASE,
 )
-# A few of each language's commonest words: enough to tell which of the four a text is in.
-_COMMON = {
-    "en": "the and is are you your to of in for with what can not do does it this",
-    "de": "der die das und ist sind sie wir nicht ein eine mit für wie auf ich es wird",
-    "fr": "le les et est sont vous nous pas un une avec pour que des du je ce",
-    "es": "el los las y es son usted no un una con para que del se puede",
-}
-_COMMON_SETS = {lang: set(words.split()) for lang, words in _COMMON.items()}
-
-
 def guess_language(text: str) -> str:
-    """`en`, `de`, `fr` or `es`: the one whose commonest words the text uses most (ties: en)."""
-    words = re.findall(r"[^\W\d_]+", text.lower())
-    hits = {lang: sum(w in common for w in words) for lang, common in _COMMON_SETS.items()}
-    best = max(hits.values())
-    return "en" if hits["en"] == best else max(hits, key=lambda k: hits[k])
+    """The language whose stop words the text uses most (the checks' own detection), else en."""
+    return detect(text) or "en"
 
 
 def _remove_negation(sentence: str, m: re.Match[str]) -> str:
@@ -107,8 +125,9 @@ def _does_not(sentence: str, v: re.Match[str]) -> str:
     return sentence[: v.start()] + f"{aux_word} not {base}" + sentence[v.end() :]
 
 
-def _insert_at_slot(sentence: str, pick: re.Match[str]) -> str:
-    how, word = _SLOTS[pick.group(0).lower()]
+def _insert_at_slot(sentence: str, pick: re.Match[str], lang: str | None = None) -> str:
+    slots = _SLOTS_BY_LANG.get(lang or "", _SLOTS)
+    how, word = slots.get(pick.group(0).lower()) or _SLOTS[pick.group(0).lower()]
     s, e = pick.start(), pick.end()
     if how == "after":
         return sentence[:e] + word + sentence[e:]
@@ -121,9 +140,10 @@ def _insert_at_slot(sentence: str, pick: re.Match[str]) -> str:
 def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
     """Flip the sentence's polarity: drop a negation it has, else add one near `anchor`.
 
-    With `lang` (en, de, fr, es) only that language's negations are used, and None is
-    returned when the sentence has no place its rules know for one: a skipped variant is
-    better than a sentence no speaker would write. Without `lang`, any of the four."""
+    With `lang` (en, de, fr, es, it, pt, nl, da) only that language's negations are used,
+    and None is returned when the sentence has no place its rules know for one: a skipped
+    variant is better than a sentence no speaker would write. Without `lang`, the English,
+    German, French and Spanish rules together."""
     m = _NEGATION_BY_LANG.get(lang or "", _NEGATION).search(sentence)
     if m:
         return _remove_negation(sentence, m)
@@ -132,7 +152,7 @@ def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
     pick = before[-1] if before else (slots[0] if slots else None)
     if lang not in (None, "en"):
         if pick is not None:
-            return _insert_at_slot(sentence, pick)
+            return _insert_at_slot(sentence, pick, lang)
         polite = re.match(r"\s*por favor\s+", sentence, re.I) if lang == "es" else None
         if polite:
             return sentence[: polite.end()] + "no " + sentence[polite.end() :]
@@ -156,17 +176,25 @@ def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
     if verbs and (pick is None or verbs[-1].start() > pick.start()):
         return _does_not(sentence, verbs[-1])
     if pick is not None:
-        return _insert_at_slot(sentence, pick)
+        return _insert_at_slot(sentence, pick, lang)
     later = [v for v in _MAIN_VERB.finditer(sentence) if v.start() > anchor]
     if later:  # the fact names its subject first: "Pro costs 45 €" -> "Pro does not cost 45 €"
         return _does_not(sentence, later[0])
+    plain_later = [
+        v
+        for v in _PRONOUN_VERB.finditer(sentence)
+        if v.group("verb").lower() not in _SLOTS and v.group("verb").lower() not in _ADVERBS
+    ]
+    if plain_later:  # "For the shift at 21:45 you get ..." -> "... you do not get ..."
+        at = plain_later[0].start("verb")
+        return sentence[:at] + "do not " + sentence[at:]
     polite = re.match(r"\s*(please|por favor)\s+", sentence, re.I)
     if polite:  # an imperative: "Please ask ..." -> "Please do not ask ..."
         word = {"please": "do not ", "por favor": "no "}[polite.group(1).lower()]
         return sentence[: polite.end()] + word + sentence[polite.end() :]
-    while anchor > 0 and not sentence[anchor - 1].isspace():
-        anchor -= 1  # insert before the word ("21:45", "€45"), never inside it
-    return sentence[:anchor] + "not " + sentence[anchor:]
+    # No verb the rules know: a "not" put before a word ("Report ..." -> "not Report ...")
+    # makes a sentence no speaker writes, so no variant is made.
+    return None
 
 
 # ---------------------------------------------------------------------------

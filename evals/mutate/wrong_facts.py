@@ -3,11 +3,31 @@ forbidden phrase."""
 
 from __future__ import annotations
 
+import re
+
+import regex
+
 from evals.mutate.answer import Answer, CaseContext
 from evals.mutate.registry import MAX_PER_OPERATOR, NotApplicable, Variant, operator
 from evals.mutate.text import Figure, nearby_figure, replace_value, splice, tidy
 from evals.mutate.words import NEGATION_LANGUAGES, negate
 from evals.suite.case import Case
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_NAME_BEFORE = regex.compile(r"\p{Lu}[\p{L}\p{N}]*\s?$")
+
+
+def _inside_name(fig: Figure, text: str) -> bool:
+    """A bare number that belongs to a name, not a figure: "listino 2025", "Windows 11".
+
+    Swapping it ("listino 2") makes a variant no writer would produce, and tells nothing of
+    the checks; a year inside a date is a date figure and is swapped as one."""
+    if fig.kind != "number":
+        return False
+    if _YEAR.fullmatch(fig.text):
+        return True
+    return bool(_NAME_BEFORE.search(text[max(0, fig.start - 30) : fig.start]))
 
 
 def _fact_figure(fig: Figure, ans: Answer) -> bool:
@@ -26,7 +46,9 @@ def number_swap(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
     in_answer = {(f.kind, f.value) for f in ans.figures}
     for fig in ans.figures:
         key = (fig.kind, fig.value)
-        if key in done or key in ctx.given_values or not _fact_figure(fig, ans):
+        if key in done or key in ctx.given_values or _inside_name(fig, ans.text):
+            continue
+        if not _fact_figure(fig, ans):
             continue
         done.add(key)
         others = [p for p in ctx.passage_figures if p.kind == fig.kind and p.value != fig.value]
