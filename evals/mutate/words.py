@@ -83,9 +83,7 @@ _SLOTS_BY_LANG = {
 }
 # Without a language: the English, German, Spanish and French rules together, as before the
 # other languages had theirs ("is" stays English "is not", never Dutch "is niet").
-_SLOTS = {
-    w: slot for lang in ("fr", "es", "de", "en") for w, slot in _SLOTS_BY_LANG[lang].items()
-}
+_SLOTS = {w: slot for lang in ("fr", "es", "de", "en") for w, slot in _SLOTS_BY_LANG[lang].items()}
 
 
 def _slot_regex(words: dict[str, tuple[str, str]]) -> re.Pattern[str]:
@@ -100,6 +98,8 @@ _MAIN_VERB = re.compile(
     r"expires|counts|pays|adds|provides|lets|remains)\b",
     re.IGNORECASE,
 )
+
+
 def guess_language(text: str) -> str:
     """The language whose stop words the text uses most (the checks' own detection), else en."""
     return detect(text) or "en"

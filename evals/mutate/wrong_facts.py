@@ -13,7 +13,6 @@ from evals.mutate.text import Figure, nearby_figure, replace_value, splice, tidy
 from evals.mutate.words import NEGATION_LANGUAGES, negate
 from evals.suite.case import Case
 
-
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NAME_BEFORE = regex.compile(r"\p{Lu}[\p{L}\p{N}]*\s?$")
 
