@@ -527,3 +527,27 @@ def test_dates_of_every_language_are_one_date_figure(text: str) -> None:
 def test_durations_and_counts_of_every_language_keep_their_unit(text: str, kind: str) -> None:
     [fig] = find_figures(text)
     assert fig.kind == kind
+
+
+def test_entity_swap_takes_a_sibling_plan_not_a_word_after_a_comma() -> None:
+    passages = [
+        {
+            "ref": "pt/acessorios",
+            "text": "Segunda bateria: 9 € por mês. Disponível apenas para Base e Plus.",
+        },
+        {
+            "ref": "pt/precos",
+            "text": "Os planos custam: Base 39 € por mês, Plus 59 € por mês, Cargo 89 € por mês, "
+            "IVA incluído.",
+        },
+    ]
+    case = make_case(
+        question="Posso ter uma segunda bateria no Cargo?",
+        retrieved=passages,
+        expect={"facts": ["9 €"], "sources": ["pt/acessorios"], "language": "pt"},
+        reference="Não: a segunda bateria é só para Base e Plus [doc:pt/acessorios], não para o "
+        "Cargo. Custa 9 € por mês [doc:pt/acessorios].",
+    )
+    notes = [v.note for v in run_op("entity_swap", case)]
+    # "IVA" follows "mês," as "Plus" does: a clause boundary, not a shared context.
+    assert notes and all("IVA" not in n for n in notes), notes

@@ -275,10 +275,13 @@ def name_candidates(texts: tuple[str, ...]) -> Names:
             before = text[max(0, start - 30) : start].split()
             after = text[end : end + 30].split()
             ctx = names.contexts.setdefault(word, set())
-            if before:
+            # A word that ends a clause ("mês," before "IVA") is no context the name shares
+            # with its neighbours; a figure after a name is ("Plus 59 €", "Cargo 89 €").
+            if before and before[-1][-1] not in ",;:.":
                 ctx.add("<" + before[-1].lower())
             if after and after[0].strip(".,;:"):
-                ctx.add(">" + after[0].lower().strip(".,;:"))
+                word_after = after[0].lower().strip(".,;:")
+                ctx.add(">#" if word_after[0].isdigit() else ">" + word_after)
             if prev and _LIST_GAP.match(text[prev[1] : start]):
                 names.siblings.setdefault(word, set()).add(prev[0])
                 names.siblings.setdefault(prev[0], set()).add(word)
