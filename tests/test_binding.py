@@ -113,3 +113,54 @@ def test_a_text_is_cut_into_clauses_once() -> None:
         (24, " backups within 14 days, "),
         (49, " not longer."),
     )
+
+
+PLANS = (
+    "Basic costs 29 € a month and Plus 39 € a month. The deposit for the router is 50 € on "
+    "Basic and 100 € on Plus."
+)
+PAUSES = (
+    "Pauses: up to 2 a year, for up to 30 days each time; request a pause at least 3 days "
+    "before it starts."
+)
+
+
+def plans_case(text: str = PLANS, ref: str = "plans#prices") -> dict[str, Any]:
+    return good_case(
+        "plans-plus-price",
+        question="I'm on Plus. What do I pay per month, and what deposit is there?",
+        context={"plan": "plus"},
+        retrieved=[{"ref": ref, "text": text}],
+        expect={"sources": [ref]},
+        reference="Plus is 39 € a month [doc:plans#prices].",
+    )
+
+
+def test_a_figure_the_passage_gives_another_plan_in_the_same_sentence_fails() -> None:
+    for swapped in (
+        "Plus costs 29 € a month [doc:plans#prices].",
+        "Good news: on your Plus plan the router deposit is only 50 € [doc:plans#prices].",
+    ):
+        r = run("figures_supported", swapped, plans_case())
+        assert r.status == "fail", swapped
+        assert "something else" in r.detail
+
+
+def test_a_figure_the_passage_gives_the_answers_own_plan_passes() -> None:
+    for right in (
+        "As a Plus customer you pay 39 € a month [doc:plans#prices], and the router deposit "
+        "is 100 € [doc:plans#prices].",
+        "Plus is 39 € per month [doc:plans#prices]; Basic would be 29 € [doc:plans#prices].",
+        "You pay 100 € deposit on Plus (50 € on Basic) [doc:plans#prices].",
+    ):
+        assert run("figures_supported", right, plans_case()).status == "pass", right
+
+
+def test_a_figure_whose_subject_heads_its_passage_sentence_is_bound_to_it() -> None:
+    # The 30 days' own clause says only "each time"; the sentence's head says pauses.
+    case = plans_case(PAUSES, "plans#pause")
+    right = "A single pause lasts up to 30 days [doc:plans#pause]; you can pause twice a year."
+    assert run("figures_supported", right, case).status == "pass"
+    wrong = "Please request the pause at least 30 days before it starts [doc:plans#pause]."
+    r = run("figures_supported", wrong, case)
+    assert r.status == "fail" and "at least 3 days" in r.detail
