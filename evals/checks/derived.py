@@ -1,0 +1,68 @@
+"""Figures an answer computes from stated ones: "45 € less 20 % is 36 €", "3 × 24 € = 72 €",
+"10 € more than Basic", "30 days, then a further 14" (44 days), "22:00 to 06:00" (8 hours).
+
+Pure arithmetic over figures already read: the inputs are the cited passages' figures and
+the customer's own, the multipliers the counts that the answer's sentence or the ticket gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from evals.checks.values import Figure
+
+# Amounts are compared to the cent: "45 € less 15 %" is 38.25 €, and 38,25 € is that.
+_CENT = Decimal("0.01")
+_ARITHMETIC_KINDS = ("duration", "money", "count")
+
+
+def _near(a: Decimal, b: Decimal) -> bool:
+    return abs(a - b) < _CENT / 2 or a.quantize(_CENT) == b.quantize(_CENT)
+
+
+def clock_span(fig: Figure, clock: Iterable[Figure]) -> bool:
+    """Whether a duration in minutes is the time between two clock times ("22:00 to 06:00"
+    is 8 hours; a span past midnight adds a day)."""
+    if fig.kind != "duration" or fig.unit != "minute":
+        return False
+    times = [p.value for p in clock if p.kind == "time"]
+    # Decimal's % keeps the dividend's sign: add a day first ("22:00 to 06:00" is 480).
+    return fig.value in {(b - a + 1440) % 1440 for a in times for b in times if a != b}  # type: ignore[operator]
+
+
+def computed(
+    fig: Figure,
+    stated: Sequence[Figure],
+    given: Sequence[Figure] = (),
+    factors: Sequence[int] = (),
+) -> bool:
+    """Whether `fig` is a sum or difference of two figures of its kind, a product of one with
+    a count, or one (or a product) with a percentage taken off, added on or taken of it.
+
+    `stated` are the cited passages' figures; `given` the customer's own. A sum or difference
+    needs one of its terms from a passage; a product or percentage may rest on the
+    customer's figure alone ("your 3 weeks at 24 € are 72 €")."""
+    if fig.kind not in _ARITHMETIC_KINDS or not isinstance(fig.value, Decimal):
+        return False
+    want = fig.value
+    own = [p.value for p in stated if (p.kind, p.unit) == (fig.kind, fig.unit)]
+    theirs = [p.value for p in given if (p.kind, p.unit) == (fig.kind, fig.unit)]
+    terms = [*own, *theirs]
+    # A difference of two limits is seldom what an answer means ("up to 30 seats" is no
+    # 50 less 20): counts are summed, not subtracted.
+    differs = fig.kind != "count"
+    for i, a in enumerate(own):
+        for b in terms[i + 1 :]:
+            if _near(a + b, want) or (differs and a != b and _near(abs(a - b), want)):  # type: ignore[operator]
+                return True
+    bases = [*terms, *(t * k for t in terms for k in factors)]  # type: ignore[operator]
+    if any(_near(b, want) for b in bases):
+        return True
+    rates = [p.value for p in (*stated, *given) if p.kind == "percent"]
+    for rate in rates:
+        share = rate / 100  # type: ignore[operator]
+        for b in bases:
+            if any(_near(b * m, want) for m in (1 - share, 1 + share, share)):
+                return True
+    return False
