@@ -164,3 +164,55 @@ def test_a_figure_whose_subject_heads_its_passage_sentence_is_bound_to_it() -> N
     wrong = "Please request the pause at least 30 days before it starts [doc:plans#pause]."
     r = run("figures_supported", wrong, case)
     assert r.status == "fail" and "at least 3 days" in r.detail
+
+
+def test_figures_are_shared_out_among_the_names_of_a_sentence_in_every_language() -> None:
+    passages = {
+        "nl": "Basic kost 29 € per maand, Plus 39 € per maand. De borg is 50 € bij Basic en "
+        "100 € bij Plus.",
+        "it": "Il piano Basic costa 29 € al mese, il piano Plus 39 € al mese. La cauzione è di "
+        "50 € per Basic e di 100 € per Plus.",
+        "de": "Basic kostet 29 € im Monat, Plus 39 € im Monat. Die Kaution beträgt 50 € bei "
+        "Basic und 100 € bei Plus.",
+    }
+    right = {
+        "nl": "Met Plus betaalt u 39 € per maand en een borg van 100 € [doc:plans#prices].",
+        "it": "Con Plus paga 39 € al mese e una cauzione di 100 € [doc:plans#prices].",
+        "de": "Mit Plus zahlen Sie 39 € im Monat und 100 € Kaution [doc:plans#prices].",
+    }
+    wrong = {
+        "nl": [
+            "Plus kost 29 € per maand [doc:plans#prices].",
+            "Voor Plus geldt een borg van 50 € [doc:plans#prices].",
+        ],
+        "it": [
+            "Il piano Plus costa 29 € al mese [doc:plans#prices].",
+            "Per Plus la cauzione è di 50 € [doc:plans#prices].",
+        ],
+        "de": [
+            "Plus kostet 29 € im Monat [doc:plans#prices].",
+            "Bei Plus beträgt die Kaution 50 € [doc:plans#prices].",
+        ],
+    }
+    for lang, text in passages.items():
+        case = plans_case(text)
+        case["expect"]["language"] = lang
+        assert run("figures_supported", right[lang], case).status == "pass", lang
+        for w in wrong[lang]:
+            assert run("figures_supported", w, case).status == "fail", w
+
+
+def test_comparisons_and_lists_of_plans_keep_each_figure_with_its_plan() -> None:
+    for right in (
+        "Basic and Plus cost 29 € and 39 € a month respectively [doc:plans#prices].",
+        "Plus costs 10 € more than Basic, so 39 € instead of 29 € a month [doc:plans#prices].",
+        "Switching from Basic (29 €) to Plus (39 €) raises your deposit from 50 € to 100 € "
+        "[doc:plans#prices].",
+        "- Basic: 29 € per month, 50 € deposit\n- Plus: 39 € per month, 100 € deposit "
+        "[doc:plans#prices]",
+        "Compared with Basic at 29 €, Plus is 39 € a month [doc:plans#prices].",
+    ):
+        r = run("figures_supported", right, plans_case())
+        assert r.status == "pass", (right, r.detail)
+    r = run("figures_supported", "Basic costs 39 € a month [doc:plans#prices].", plans_case())
+    assert r.status == "fail"

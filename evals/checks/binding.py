@@ -127,19 +127,38 @@ def _by_names(
     lang: str | None,
 ) -> Binding | None:
     """Bound when a figure of the same value belongs to a name the answer's figure belongs
-    to; swapped when every such figure belongs to other names and a rival value belongs to
-    the answer's; None when names do not tell."""
-    owners = {p: owned_names(passage, p) for p in (*same, *others)}
-    mine = owned_names(answer, fig, lang) & frozenset().union(*owners.values())
+    to; swapped when each such figure belongs to another name while a rival value in its
+    sentence belongs to the answer's; None when names do not tell.
+
+    Names are compared within one passage sentence where it has rivals: there, a name
+    every figure shares ("im Monat") tells nothing, and a name in another sentence is
+    about another thing (the prices' Basic is not the deposits' Basic)."""
+    mine = owned_names(answer, fig, lang)
+    # A name the answer gives another value of its kind too ("Plus costs 10 € more than
+    # Basic, so 39 € instead of 29 €") does not say which of them is its.
+    where = sentence_at(answer, fig.start)
+    for f in parse_figures(answer, lang):
+        alike = (f.kind, f.unit) == (fig.kind, fig.unit) and not f.same(fig)
+        if alike and sentence_at(answer, f.start) == where:
+            mine -= owned_names(answer, f, lang)
     if not mine:
         return None
-    if any(owners[p] & mine for p in same):
-        return Binding(True, None)
-    if all(owners[p] for p in same):
-        for p in others:
-            if owners[p] & mine:
-                return Binding(False, sentence_at(passage, p.start).strip())
-    return None
+    swapped: str | None = None
+    for p in same:
+        where = sentence_at(passage, p.start)
+        # Rivals in its own sentence first; a plan list with one sentence a plan ("Starter
+        # costs 29 €. Pro costs 45 €.") has them in the next sentences.
+        rivals = [o for o in others if sentence_at(passage, o.start) == where] or others
+        owners = [owned_names(passage, q) for q in (p, *rivals)]
+        telling = frozenset().union(*owners) - frozenset.intersection(*owners)
+        own, mine_t = owners[0] & telling, mine & telling
+        if own & mine_t:
+            return Binding(True, None)
+        hit = next((r for r, o in zip(rivals, owners[1:], strict=True) if o & mine_t), None)
+        if not own or hit is None:
+            return None
+        swapped = where.strip()
+    return Binding(False, swapped) if swapped else None
 
 
 def about_state(

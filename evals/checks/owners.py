@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.language import detect
 from evals.checks.matching import MARKER, content, tokens
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
@@ -40,37 +41,77 @@ def _alike(a: Figure, b: Figure) -> bool:
     return (a.kind, a.unit) == (b.kind, b.unit)
 
 
+# Where one item of a list ends: punctuation (not a bracket: "Starter (€29)" is one item),
+# or "and" in the languages read ("50 € on Basic and 100 € on Plus").
+_ITEM_BREAK = regex.compile(
+    r"[,;:–—]|(?<![\p{L}])(?:and|und|et|y|e|ed|en|og|och)(?![\p{L}])", regex.IGNORECASE
+)
+
+
+def _items(sentence: str) -> list[tuple[int, int]]:
+    out, last = [], 0
+    for m in _ITEM_BREAK.finditer(sentence):
+        out.append((last, m.start()))
+        last = m.end()
+    out.append((last, len(sentence)))
+    return out
+
+
 @lru_cache(maxsize=4096)
 def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[str]:
-    """The names `text` states `fig` about (stems), from the sentence that holds it."""
+    """The names `text` states `fig` about (stems), from the list item of its sentence
+    that holds it.
+
+    A sentence's figures of one kind are read as a list: the names in a figure's item are
+    its own ("Basic costs 29 €, Plus 39 €"). The names before the first figure head the
+    sentence: they belong to the first figure when the later items name their subject
+    first ("..., Plus 39 €"), and to every figure when the later items name it after their
+    figure ("The deposit is 50 € on Basic and 100 € on Plus"). Figures that share an item
+    share its names."""
     for start, sentence in sentences(text):
         if start <= fig.start < start + len(sentence):
             break
     else:
         return frozenset()
-    # The figures of the sentence that measure what `fig` measures, in order.
-    peers = [
-        f
-        for f in parse_figures(text, lang)
-        if start <= f.start < start + len(sentence) and _alike(f, fig)
-    ]
-    spans = sorted(
-        {(f.start - start, f.end - start) for f in peers} | {(fig.start - start, fig.end - start)}
+    lang = lang or detect(text)
+    peers = sorted(
+        {
+            (f.start - start, f.end - start)
+            for f in (*parse_figures(text, lang), fig)
+            if start <= f.start < start + len(sentence) and _alike(f, fig)
+        }
     )
     names = [
-        (pos, n) for pos, n in _names(sentence, lang) if not any(a <= pos < b for a, b in spans)
+        (pos, n) for pos, n in _names(sentence, lang) if not any(a <= pos < b for a, b in peers)
     ]
-    if not names:
+    if len(peers) > 1 and all(pos < peers[0][0] for pos, _ in names):
+        # "Basic and Plus cost 29 € and 39 € respectively": names all before the figures
+        # cannot be shared out by position.
         return frozenset()
-    mine = spans.index((fig.start - start, fig.end - start))
-    lead = names[0][0] < spans[0][0]
+    items = _items(sentence)
+
+    def item_of(pos: int) -> int:
+        return next(i for i, (a, b) in enumerate(items) if a <= pos <= b)
+
+    owner_items = sorted({item_of(a) for a, _ in peers})
+    mine = item_of(fig.start - start)
+    first_pos = peers[0][0]
+    # Later items that name their subject before their figure ("..., Plus 39 €").
+    lead = any(
+        any(items[i][0] <= pos < a for pos, _ in names)
+        for i in owner_items[1:]
+        for a, _ in peers
+        if item_of(a) == i
+    )
     out = set()
     for pos, name in names:
-        if lead:
-            # The first figure after the name; a name after the last figure is the last one's.
-            owner = next((i for i, (a, _) in enumerate(spans) if a > pos), len(spans) - 1)
-        else:
-            owner = max(i for i, (_, b) in enumerate(spans) if b <= pos)
+        i = item_of(pos)
+        if pos < first_pos and i <= owner_items[0]:
+            if not lead or mine == owner_items[0]:
+                out.add(name)  # the sentence's head
+            continue
+        # An item without a figure describes the figure before it ("..., helmet included").
+        owner = max((j for j in owner_items if j <= i), default=owner_items[0])
         if owner == mine:
             out.add(name)
     return frozenset(out)
