@@ -110,3 +110,22 @@ def test_the_customers_own_figure_is_an_input_and_needs_no_source() -> None:
     assert r.status == "pass", r.detail
     wrong = right.replace("750 €", "650 €")
     assert run(wrong, data).status == "fail"
+
+
+def test_a_discount_cited_earlier_in_the_answer_is_an_input_of_the_price_after_it() -> None:
+    data = case("I'm a student. What would Plus cost me?", PRICES, STUDENTS)
+    right = (
+        "Students get 20 % off every plan [doc:plans#students]. For Plus that makes 36 € a "
+        "month [doc:plans#prices]."
+    )
+    assert run(right, data).status == "pass"
+    # The base must come from the figure's own citation: 36 € is no figure of the students'.
+    alone = "Students get 20 % off [doc:plans#prices]. Plus then costs 36 € [doc:plans#students]."
+    assert run(alone, data).status == "fail"
+
+
+def test_a_total_over_two_counts_is_supported() -> None:
+    data = case("What do 10 Plus seats cost for a year?", PRICES)
+    right = "For the year that is 10 × 45 € × 12 = 5.400 € [doc:plans#prices]."
+    assert run(right, data).status == "pass"
+    assert run(right.replace("5.400 €", "5.000 €"), data).status == "fail"

@@ -36,30 +36,38 @@ def computed(
     stated: Sequence[Figure],
     given: Sequence[Figure] = (),
     factors: Sequence[int] = (),
+    beside: Sequence[Figure] = (),
 ) -> bool:
     """Whether `fig` is a sum or difference of two figures of its kind, a product of one with
-    a count, or one (or a product) with a percentage taken off, added on or taken of it.
+    one or two counts, or one of those with a percentage taken off, added on or taken of it.
 
-    `stated` are the cited passages' figures; `given` the customer's own. A sum or difference
-    needs one of its terms from a passage; a product or percentage may rest on the
-    customer's figure alone ("your 3 weeks at 24 € are 72 €")."""
+    `stated` are the figure's own cited passages' figures; `given` the customer's own;
+    `beside` those of passages the answer cites elsewhere, which may give the second term
+    or the percentage ("saves 15 % [doc:annual]. That is 38,25 € [doc:plans]") but not the
+    figure's base. A sum or difference needs one of its terms from `stated`; a product or
+    percentage may rest on the customer's figure ("your 3 weeks at 24 € are 72 €")."""
     if fig.kind not in _ARITHMETIC_KINDS or not isinstance(fig.value, Decimal):
         return False
     want = fig.value
-    own = [p.value for p in stated if (p.kind, p.unit) == (fig.kind, fig.unit)]
-    theirs = [p.value for p in given if (p.kind, p.unit) == (fig.kind, fig.unit)]
-    terms = [*own, *theirs]
+
+    def values(figs: Sequence[Figure]) -> list[Decimal]:
+        return [p.value for p in figs if (p.kind, p.unit) == (fig.kind, fig.unit)]  # type: ignore[misc]
+
+    own, terms = values(stated), [*values(stated), *values(given)]
+    second = [*terms, *values(beside)]
     # A difference of two limits is seldom what an answer means ("up to 30 seats" is no
     # 50 less 20): counts are summed, not subtracted.
     differs = fig.kind != "count"
     for i, a in enumerate(own):
-        for b in terms[i + 1 :]:
-            if _near(a + b, want) or (differs and a != b and _near(abs(a - b), want)):  # type: ignore[operator]
+        for b in second[i + 1 :]:
+            if _near(a + b, want) or (differs and a != b and _near(abs(a - b), want)):
                 return True
-    bases = [*terms, *(t * k for t in terms for k in factors)]  # type: ignore[operator]
+    # "10 seats × 45 € × 12 months": one or two counts.
+    counts = {*factors, *(j * k for n, j in enumerate(factors) for k in factors[n + 1 :])}
+    bases = [*terms, *(t * k for t in terms for k in counts)]
     if any(_near(b, want) for b in bases):
         return True
-    rates = [p.value for p in (*stated, *given) if p.kind == "percent"]
+    rates = [p.value for p in (*stated, *given, *beside) if p.kind == "percent"]
     for rate in rates:
         share = rate / 100  # type: ignore[operator]
         for b in bases:

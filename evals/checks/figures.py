@@ -174,16 +174,18 @@ def passage_states(
     factors: tuple[int, ...] = (),
     times: tuple[Figure, ...] = (),
     given: tuple[Figure, ...] = (),
+    beside: tuple[Figure, ...] = (),
 ) -> bool:
     """Whether a passage states the figure as a value (weeks as days, pm as 24-hour time), or
-    derives it from its figures and the customer's (`given`): a sum ("30 days, then a
+    derives it from its figures, the customer's (`given`) and, as a second term or a
+    percentage, those of passages the answer cites elsewhere (`beside`): a sum ("30 days, then a
     further 14" supports "44 days"), a difference, a product with a count (`factors`), a
     percentage off or on ("45 € less 20 %" supports "36 €"), or the hours between two clock
     times ("22:00 to 06:00" supports "8 hours")."""
     stated = parse_figures(text)
     if any(fig.same(p) for p in stated):
         return True
-    return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors)
+    return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors, beside)
 
 
 @check()
@@ -210,7 +212,10 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         # Refs side by side count together: a discount in one, the price it is taken off in
         # the other ("36 € [doc:plans][doc:discounts]"); the customer's figures are inputs too.
         together = "\n".join(passages.get(r, "") for r in refs)
-        if not backing and passage_states(together, fig, factors, times, given):
+        beside = tuple(
+            f for r in inp.cited if r not in refs for f in parse_figures(passages.get(r, ""))
+        )
+        if not backing and passage_states(together, fig, factors, times, given, beside):
             continue
         if not backing:
             unsupported += 1
