@@ -55,6 +55,7 @@ def computed(
 
     own, terms = values(stated), [*values(stated), *values(given)]
     second = [*terms, *values(beside)]
+    own_rates = [p.value for p in (*stated, *given) if p.kind == "percent"]
     # A difference of two limits is seldom what an answer means ("up to 30 seats" is no
     # 50 less 20): counts are summed, not subtracted.
     differs = fig.kind != "count"
@@ -68,9 +69,12 @@ def computed(
     if any(_near(b, want) for b in bases):
         return True
     rates = [p.value for p in (*stated, *given, *beside) if p.kind == "percent"]
-    for rate in rates:
+    # A percentage from the figure's own passage may be taken of a price cited elsewhere
+    # ("10 % off [doc:discounts]" of "59 € [doc:plans]" is "53,10 € [doc:discounts]").
+    others = [*values(beside), *(t * k for t in values(beside) for k in counts)]
+    pairs = [(r, b) for r in rates for b in bases] + [(r, b) for r in own_rates for b in others]
+    for rate, b in pairs:
         share = rate / 100  # type: ignore[operator]
-        for b in bases:
-            if any(_near(b * m, want) for m in (1 - share, 1 + share, share)):
-                return True
+        if any(_near(b * m, want) for m in (1 - share, 1 + share, share)):
+            return True
     return False

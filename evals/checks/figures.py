@@ -56,6 +56,11 @@ def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...
     return frozenset(nums), figs
 
 
+def given_figures(case: Case) -> tuple[Figure, ...]:
+    """The figures the customer states, in any of their turns or the ticket's context."""
+    return _given(case)[1]
+
+
 def from_ticket(fig: Figure, case: Case) -> bool:
     """The figure repeats one the customer states, in any of their turns (as a value, or as
     the same bare number)."""

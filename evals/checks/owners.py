@@ -110,8 +110,13 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
             if not lead or mine == owner_items[0]:
                 out.add(name)  # the sentence's head
             continue
-        # An item without a figure describes the figure before it ("..., helmet included").
-        owner = max((j for j in owner_items if j <= i), default=owner_items[0])
+        # An item without a figure names the subject of the figure after it when items name
+        # their subject first ("con Base e Cargo la franchigia è di 300 €"), and describes
+        # the figure before it otherwise ("50 € on Basic, helmet included").
+        if lead:
+            owner = min((j for j in owner_items if j >= i), default=owner_items[-1])
+        else:
+            owner = max((j for j in owner_items if j <= i), default=owner_items[0])
         if owner == mine:
             out.add(name)
     return frozenset(out)
