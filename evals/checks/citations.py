@@ -102,19 +102,20 @@ def supports(
     """Whether a passage backs a sentence: it states (`states`: as a value, or computed)
     every figure of the sentence that is not the ticket's own; a sentence with only the
     ticket's figures ("your 59 € a month [doc:plans]") when it states one of them; else
-    (no figures) when it shares the sentence's content words."""
+    (no figures) when it shares the sentence's content words. A passage marked ARCHIVED
+    backs those two only where the sentence (or, `corrected`, the sentence of the
+    citation) says it no longer applies."""
     found = figures(sentence, lang)
     figs = [f for f in found if not case_figures(f)]
     if figs:
         return all(states(passage, f) for f in figs)
-    # The customer's own figure backed by a retired passage is that passage presented as
-    # current ("your contract stays at 39 € [doc:archive-2025]"), unless the sentence says
-    # it no longer applies.
-    current = not archived(passage) or corrected or corrects(sentence)
-    if current and any(states(passage, f) for f in found):
-        return True
-    if not current:
+    # Beyond figures of its own, a retired passage backs a sentence only when the sentence
+    # says it no longer applies: "your contract stays at 39 € [doc:archive-2025]" (the
+    # customer's 39 €) presents the archived list as current.
+    if archived(passage) and not (corrected or corrects(sentence)):
         return False
+    if any(states(passage, f) for f in found):
+        return True
     said = {w for w in content(tokens(sentence, lang), lang) if len(w) >= 4}
     if not said:
         return False
