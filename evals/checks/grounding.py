@@ -22,6 +22,7 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.language import detect
+from evals.checks.polarity import priced_as_free
 from evals.checks.text import contains_phrase, quote, sentences
 from evals.checks.things import archived, unsupported
 
@@ -152,7 +153,7 @@ def _shown(items: list[str]) -> str:
 def claims_grounded(inp: CheckInput) -> CheckResult:
     """Menu paths must come from a passage or the ticket (fail), and so must the things the
     answer names: one only an ARCHIVED passage names, presented as current, fails; one
-    nothing names is undecided (review). A hand-over that promises an outcome for someone
+    nothing names is undecided (review). A thing called free that a passage prices fails. A hand-over that promises an outcome for someone
     else is undecided too: only a person can give that promise."""
     known = known_text(inp)
     paths = invented_paths(inp.answer, known)
@@ -165,6 +166,10 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     unknown, stale = unsupported(inp.answer, current, retired, lang, quoted_only=refusal)
     if stale:
         return failed(f"named only by an archived passage, as if current: {_shown(stale)}")
+    texts = tuple(str(r.get("text") or "") for r in inp.case.retrieved)
+    free = priced_as_free(inp.answer, tuple(t for t in texts if not archived(t)), lang)
+    if free:
+        return failed(f"called free, but a passage gives it a price: {'; '.join(free)}")
     if refusal:
         said = promises(inp.answer)
         if said:
