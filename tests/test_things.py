@@ -95,3 +95,13 @@ def test_an_archived_name_given_to_say_it_no_longer_applies_passes() -> None:
 def test_a_hand_over_naming_a_team_is_no_invented_thing() -> None:
     r = run("I can't see your account, so I'll hand this over to our Claims team.")
     assert r.status == "pass", r.detail
+
+
+def test_a_greeting_and_a_sign_off_name_no_product_thing() -> None:
+    letter = (
+        "Dear Customer Care Team,\n\nThank you for your message. You can switch to Plus in "
+        "the Acme app under My plan [doc:plans#change].\n\nKind regards,\nThe Acme Support Desk"
+    )
+    assert run(letter).status == "pass"
+    assert run("Plus includes Spotify [doc:plans#change].").status == "review"
+    assert run("Hi! Plus includes Spotify.").status == "review"

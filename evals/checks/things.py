@@ -47,6 +47,9 @@ class Named:
     sentence: str
 
 
+_SHORT = 5
+
+
 def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Named]:
     """Quoted labels, code-like names and (outside German) capitalised words inside a
     sentence, each once; figures ("EUR 45", "28 February") and month names are no things.
@@ -54,12 +57,22 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
     names the same things in other words)."""
     out: list[Named] = []
     seen: set[str] = set()
-    for _, sentence in sentences(answer):
+    parts = sentences(answer)
+    lines = {line.strip() for line in answer.split("\n")}
+    for n, (_, sentence) in enumerate(parts):
         plain = MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
-        for f in parse_figures(plain, lang):
+        figs = parse_figures(plain, lang)
+        for f in figs:
             plain = plain[: f.start] + " " * (f.end - f.start) + plain[f.end :]
         found = [m.group(1) for m in _QUOTED.finditer(plain)]
-        if not quoted_only:
+        # A greeting or sign-off ("Dear Customer Care,", "Kind regards, The Pedalo Team")
+        # names people and teams, not product things: a short first or closing line with
+        # no figure and no citation.
+        edge = n == 0 or n >= len(parts) - 2
+        alone = sentence.strip() in lines or sentence.rstrip().endswith(",")
+        short = len(plain.split()) <= _SHORT and not figs and plain == sentence
+        salutation = edge and alone and short
+        if not quoted_only and not salutation:
             found += [m.group(0) for m in _CODE.finditer(plain)]
             if lang not in _NOUN_CAPITALS:
                 found += [m.group(0) for m in _CAPITAL.finditer(plain)]
