@@ -91,7 +91,8 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
     items = _items(sentence)
 
     def item_of(pos: int) -> int:
-        return next(i for i, (a, b) in enumerate(items) if a <= pos <= b)
+        # The item a position falls in (a break between two items counts to the first).
+        return max(i for i, (a, _) in enumerate(items) if a <= pos) if pos >= 0 else 0
 
     owner_items = sorted({item_of(a) for a, _ in peers})
     mine = item_of(fig.start - start)
