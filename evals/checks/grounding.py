@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.actions import acts
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -153,7 +154,8 @@ def _shown(items: list[str]) -> str:
 def claims_grounded(inp: CheckInput) -> CheckResult:
     """Menu paths must come from a passage or the ticket (fail), and so must the things the
     answer names: one only an ARCHIVED passage names, presented as current, fails; one
-    nothing names is undecided (review). A thing called free that a passage prices fails. A hand-over that promises an outcome for someone
+    nothing names is undecided (review). A thing called free that a passage prices fails. An assistant that says it
+    refunded, enabled or booked something, or promises it will, is undecided. A hand-over that promises an outcome for someone
     else is undecided too: only a person can give that promise."""
     known = known_text(inp)
     paths = invented_paths(inp.answer, known)
@@ -174,6 +176,9 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
         said = promises(inp.answer)
         if said:
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
+    done = acts(inp.answer, inp.lang)
+    if done:
+        return undecided(f"the assistant says it acted or promises an outcome: {_shown(done)}")
     if unknown:
         return undecided(f"names what no passage or ticket names: {_shown(unknown)}")
     return passed("no invented menu path or name, no promise made for someone else")
