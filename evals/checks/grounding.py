@@ -22,6 +22,7 @@ from evals.checks.base import (
     passed,
     undecided,
 )
+from evals.checks.conditions import dropped_days
 from evals.checks.language import detect
 from evals.checks.polarity import priced_as_free
 from evals.checks.text import contains_phrase, quote, sentences
@@ -154,9 +155,10 @@ def _shown(items: list[str]) -> str:
 def claims_grounded(inp: CheckInput) -> CheckResult:
     """Menu paths must come from a passage or the ticket (fail), and so must the things the
     answer names: one only an ARCHIVED passage names, presented as current, fails; one
-    nothing names is undecided (review). A thing called free that a passage prices fails. An assistant that says it
-    refunded, enabled or booked something, or promises it will, is undecided. A hand-over that promises an outcome for someone
-    else is undecided too: only a person can give that promise."""
+    nothing names is undecided (review). A thing called free that a passage prices fails.
+    Undecided too: a hand-over that promises an outcome for someone else (only a person can
+    give that promise), opening times given without the days the passage gives them for,
+    and an assistant that says it refunded, enabled or booked something, or will."""
     known = known_text(inp)
     paths = invented_paths(inp.answer, known)
     if paths:
@@ -169,13 +171,17 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     if stale:
         return failed(f"named only by an archived passage, as if current: {_shown(stale)}")
     texts = tuple(str(r.get("text") or "") for r in inp.case.retrieved)
-    free = priced_as_free(inp.answer, tuple(t for t in texts if not archived(t)), lang)
+    now = tuple(t for t in texts if not archived(t))
+    free = priced_as_free(inp.answer, now, lang)
     if free:
         return failed(f"called free, but a passage gives it a price: {'; '.join(free)}")
     if refusal:
         said = promises(inp.answer)
         if said:
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
+    days = dropped_days(inp.answer, now, lang)
+    if days:
+        return undecided(f"drops the days the passage gives: {_shown(days)}")
     done = acts(inp.answer, inp.lang)
     if done:
         return undecided(f"the assistant says it acted or promises an outcome: {_shown(done)}")
