@@ -216,3 +216,14 @@ def test_comparisons_and_lists_of_plans_keep_each_figure_with_its_plan() -> None
         assert r.status == "pass", (right, r.detail)
     r = run("figures_supported", "Basic costs 39 € a month [doc:plans#prices].", plans_case())
     assert r.status == "fail"
+
+
+def test_a_price_list_written_one_plan_a_line_binds_each_price_to_its_line() -> None:
+    lines = "Prices:\n- Basic: 29 € a month\n- Plus: 39 € a month\n- Premium: 49 € a month"
+    case = plans_case(lines)
+    assert (
+        run("figures_supported", "Plus costs 29 € a month [doc:plans#prices].", case).status
+        == "fail"
+    )
+    right = "On Premium you pay 49 € [doc:plans#prices], on Basic 29 € [doc:plans#prices]."
+    assert run("figures_supported", right, case).status == "pass"
