@@ -113,3 +113,117 @@ def test_a_text_is_cut_into_clauses_once() -> None:
         (24, " backups within 14 days, "),
         (49, " not longer."),
     )
+
+
+PLANS = (
+    "Basic costs 29 € a month and Plus 39 € a month. The deposit for the router is 50 € on "
+    "Basic and 100 € on Plus."
+)
+PAUSES = (
+    "Pauses: up to 2 a year, for up to 30 days each time; request a pause at least 3 days "
+    "before it starts."
+)
+
+
+def plans_case(text: str = PLANS, ref: str = "plans#prices") -> dict[str, Any]:
+    return good_case(
+        "plans-plus-price",
+        question="I'm on Plus. What do I pay per month, and what deposit is there?",
+        context={"plan": "plus"},
+        retrieved=[{"ref": ref, "text": text}],
+        expect={"sources": [ref]},
+        reference="Plus is 39 € a month [doc:plans#prices].",
+    )
+
+
+def test_a_figure_the_passage_gives_another_plan_in_the_same_sentence_fails() -> None:
+    for swapped in (
+        "Plus costs 29 € a month [doc:plans#prices].",
+        "Good news: on your Plus plan the router deposit is only 50 € [doc:plans#prices].",
+    ):
+        r = run("figures_supported", swapped, plans_case())
+        assert r.status == "fail", swapped
+        assert "something else" in r.detail
+
+
+def test_a_figure_the_passage_gives_the_answers_own_plan_passes() -> None:
+    for right in (
+        "As a Plus customer you pay 39 € a month [doc:plans#prices], and the router deposit "
+        "is 100 € [doc:plans#prices].",
+        "Plus is 39 € per month [doc:plans#prices]; Basic would be 29 € [doc:plans#prices].",
+        "You pay 100 € deposit on Plus (50 € on Basic) [doc:plans#prices].",
+    ):
+        assert run("figures_supported", right, plans_case()).status == "pass", right
+
+
+def test_a_figure_whose_subject_heads_its_passage_sentence_is_bound_to_it() -> None:
+    # The 30 days' own clause says only "each time"; the sentence's head says pauses.
+    case = plans_case(PAUSES, "plans#pause")
+    right = "A single pause lasts up to 30 days [doc:plans#pause]; you can pause twice a year."
+    assert run("figures_supported", right, case).status == "pass"
+    wrong = "Please request the pause at least 30 days before it starts [doc:plans#pause]."
+    r = run("figures_supported", wrong, case)
+    assert r.status == "fail" and "at least 3 days" in r.detail
+
+
+def test_figures_are_shared_out_among_the_names_of_a_sentence_in_every_language() -> None:
+    passages = {
+        "nl": "Basic kost 29 € per maand, Plus 39 € per maand. De borg is 50 € bij Basic en "
+        "100 € bij Plus.",
+        "it": "Il piano Basic costa 29 € al mese, il piano Plus 39 € al mese. La cauzione è di "
+        "50 € per Basic e di 100 € per Plus.",
+        "de": "Basic kostet 29 € im Monat, Plus 39 € im Monat. Die Kaution beträgt 50 € bei "
+        "Basic und 100 € bei Plus.",
+    }
+    right = {
+        "nl": "Met Plus betaalt u 39 € per maand en een borg van 100 € [doc:plans#prices].",
+        "it": "Con Plus paga 39 € al mese e una cauzione di 100 € [doc:plans#prices].",
+        "de": "Mit Plus zahlen Sie 39 € im Monat und 100 € Kaution [doc:plans#prices].",
+    }
+    wrong = {
+        "nl": [
+            "Plus kost 29 € per maand [doc:plans#prices].",
+            "Voor Plus geldt een borg van 50 € [doc:plans#prices].",
+        ],
+        "it": [
+            "Il piano Plus costa 29 € al mese [doc:plans#prices].",
+            "Per Plus la cauzione è di 50 € [doc:plans#prices].",
+        ],
+        "de": [
+            "Plus kostet 29 € im Monat [doc:plans#prices].",
+            "Bei Plus beträgt die Kaution 50 € [doc:plans#prices].",
+        ],
+    }
+    for lang, text in passages.items():
+        case = plans_case(text)
+        case["expect"]["language"] = lang
+        assert run("figures_supported", right[lang], case).status == "pass", lang
+        for w in wrong[lang]:
+            assert run("figures_supported", w, case).status == "fail", w
+
+
+def test_comparisons_and_lists_of_plans_keep_each_figure_with_its_plan() -> None:
+    for right in (
+        "Basic and Plus cost 29 € and 39 € a month respectively [doc:plans#prices].",
+        "Plus costs 10 € more than Basic, so 39 € instead of 29 € a month [doc:plans#prices].",
+        "Switching from Basic (29 €) to Plus (39 €) raises your deposit from 50 € to 100 € "
+        "[doc:plans#prices].",
+        "- Basic: 29 € per month, 50 € deposit\n- Plus: 39 € per month, 100 € deposit "
+        "[doc:plans#prices]",
+        "Compared with Basic at 29 €, Plus is 39 € a month [doc:plans#prices].",
+    ):
+        r = run("figures_supported", right, plans_case())
+        assert r.status == "pass", (right, r.detail)
+    r = run("figures_supported", "Basic costs 39 € a month [doc:plans#prices].", plans_case())
+    assert r.status == "fail"
+
+
+def test_a_price_list_written_one_plan_a_line_binds_each_price_to_its_line() -> None:
+    lines = "Prices:\n- Basic: 29 € a month\n- Plus: 39 € a month\n- Premium: 49 € a month"
+    case = plans_case(lines)
+    assert (
+        run("figures_supported", "Plus costs 29 € a month [doc:plans#prices].", case).status
+        == "fail"
+    )
+    right = "On Premium you pay 49 € [doc:plans#prices], on Basic 29 € [doc:plans#prices]."
+    assert run("figures_supported", right, case).status == "pass"

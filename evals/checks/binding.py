@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from evals.checks.clauses import clauses
+from evals.checks.clauses import clauses, sentence_at
 from evals.checks.matching import Synonyms, content, tokens
+from evals.checks.owners import owned_names
+from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
 
 
@@ -50,29 +52,113 @@ class Binding:
     other: str | None  # the passage clause whose subject the answer's words match instead
 
 
+def _sentence_head(text: str, fig: Figure, lang: str | None, synonyms: Synonyms) -> frozenset[str]:
+    """The content words of the figure's sentence that stand in no clause holding another
+    figure of its kind: "Pauses: up to 2 a year, for up to 30 days each time" says the
+    30 days are about pauses, though its clause says only "each time"."""
+    out: set[str] = set()
+    for start, sentence in sentences(text):
+        if not start <= fig.start < start + len(sentence):
+            continue
+        peers = [
+            p.start
+            for p in parse_figures(text, lang)
+            if (p.kind, p.unit) == (fig.kind, fig.unit) and start <= p.start < start + len(sentence)
+        ]
+        for cstart, piece in clauses(text):
+            if not start <= cstart < start + len(sentence):
+                continue
+            if not any(cstart <= p < cstart + len(piece) for p in peers):
+                out |= content(tokens(piece, lang, synonyms), lang)
+    return frozenset(w for w in out if not any(ch.isdigit() for ch in w))
+
+
 @lru_cache(maxsize=4096)
 def bind(
     answer: str, fig: Figure, passage: str, lang: str | None, synonyms: Synonyms = ()
 ) -> Binding:
     """Whether the passage states `fig` about what the answer's clause is about, or states it
     about something else while another value of the same kind belongs to the answer's subject
-    (two figures swapped between their subjects)."""
-    mine = subject(answer, fig, lang, synonyms)
-    if not mine:
-        return Binding(True, None)
+    (two figures swapped between their subjects).
+
+    Names decide first: "Plus costs 29 €" against "Basic costs 29 €, Plus 39 €" is Basic's
+    figure given to Plus. Then the content words: the passage's figure is read with its
+    clause and the head of its sentence, a rival figure with its own clause only, so that a
+    rival wins only on words that are its own."""
     stated = parse_figures(passage)
     same = [p for p in stated if p.same(fig)]
     others = [p for p in stated if (p.kind, p.unit) == (fig.kind, fig.unit) and not p.same(fig)]
     if not same:
         return Binding(True, None)  # derived (a sum, a product, a span): no clause to bind to
-    best_same = max((len(mine & subject(passage, p, lang, synonyms)) for p in same), default=0)
-    if best_same or not others:
+    if not others:
         return Binding(True, None)
+    named = _by_names(answer, fig, passage, same, others, lang)
+    if named is not None:
+        return named
+    mine = subject(answer, fig, lang, synonyms)
+    if not mine:
+        return Binding(True, None)
+    best_same = max(
+        (
+            len(
+                mine
+                & (subject(passage, p, lang, synonyms) | _sentence_head(passage, p, lang, synonyms))
+            )
+            for p in same
+        ),
+        default=0,
+    )
     for p in others:
-        theirs = subject(passage, p, lang, synonyms)
-        if len(mine & theirs) > best_same:
+        theirs = len(mine & subject(passage, p, lang, synonyms))
+        # A rival wins outright over a figure that shares nothing, and by two words over one
+        # that shares some ("request a pause at least 30 days before" is the notice's clause,
+        # though the 30 days' sentence is about pauses too).
+        if theirs > best_same and (not best_same or theirs - best_same >= 2):
             return Binding(False, clause_of(passage, p.start).strip())
     return Binding(True, None)
+
+
+def _by_names(
+    answer: str,
+    fig: Figure,
+    passage: str,
+    same: list[Figure],
+    others: list[Figure],
+    lang: str | None,
+) -> Binding | None:
+    """Bound when a figure of the same value belongs to a name the answer's figure belongs
+    to; swapped when each such figure belongs to another name while a rival value in its
+    sentence belongs to the answer's; None when names do not tell.
+
+    Names are compared within one passage sentence where it has rivals: there, a name
+    every figure shares ("im Monat") tells nothing, and a name in another sentence is
+    about another thing (the prices' Basic is not the deposits' Basic)."""
+    mine = owned_names(answer, fig, lang)
+    # A name the answer gives another value of its kind too ("Plus costs 10 € more than
+    # Basic, so 39 € instead of 29 €") does not say which of them is its.
+    where = sentence_at(answer, fig.start)
+    for f in parse_figures(answer, lang):
+        alike = (f.kind, f.unit) == (fig.kind, fig.unit) and not f.same(fig)
+        if alike and sentence_at(answer, f.start) == where:
+            mine -= owned_names(answer, f, lang)
+    if not mine:
+        return None
+    swapped: str | None = None
+    for p in same:
+        where = sentence_at(passage, p.start)
+        # Rivals in its own sentence first; a plan list with one sentence a plan ("Starter
+        # costs 29 €. Pro costs 45 €.") has them in the next sentences.
+        rivals = [o for o in others if sentence_at(passage, o.start) == where] or others
+        owners = [owned_names(passage, q) for q in (p, *rivals)]
+        telling = frozenset().union(*owners) - frozenset.intersection(*owners)
+        own, mine_t = owners[0] & telling, mine & telling
+        if own & mine_t:
+            return Binding(True, None)
+        hit = next((r for r, o in zip(rivals, owners[1:], strict=True) if o & mine_t), None)
+        if not own or hit is None:
+            return None
+        swapped = where.strip()
+    return Binding(False, swapped) if swapped else None
 
 
 def about_state(

@@ -17,9 +17,11 @@ from evals.checks.base import (
     ratio,
     skipped,
 )
-from evals.checks.figures import figures, from_ticket, passage_states
-from evals.checks.matching import BOUNDARY, NEG, tokens
+from evals.checks.clauses import corrects, sentence_at
+from evals.checks.figures import figures, from_ticket, given_figures, passage_states
+from evals.checks.matching import content, tokens
 from evals.checks.text import quote
+from evals.checks.things import archived
 from evals.checks.values import Figure
 from evals.suite import patterns
 
@@ -81,17 +83,57 @@ def _claims_citing(answer: str, ref: str, cite: regex.Pattern[str]) -> list[str]
     return out
 
 
-def supports(passage: str, sentence: str, case_figures: Callable[[Figure], bool]) -> bool:
-    """Whether a passage backs a sentence: it states every figure of the sentence that is not
-    the ticket's own, or (a sentence without figures) shares its content words."""
-    figs = [f for f in figures(sentence) if not case_figures(f)]
+def _citing_at(answer: str, ref: str, cite: regex.Pattern[str]) -> list[int]:
+    return [
+        m.start()
+        for m in cite.finditer(answer, timeout=patterns.MATCH_TIMEOUT_S)
+        if (m.group(1) if m.groups() else m.group(0)) == ref
+    ]
+
+
+def supports(
+    passage: str,
+    sentence: str,
+    case_figures: Callable[[Figure], bool],
+    lang: str | None = None,
+    states: Callable[[str, Figure], bool] = passage_states,
+    corrected: bool = False,
+) -> bool:
+    """Whether a passage backs a sentence: it states (`states`: as a value, or computed)
+    every figure of the sentence that is not the ticket's own; a sentence with only the
+    ticket's figures ("your 59 € a month [doc:plans]") when it states one of them; else
+    (no figures) when it shares the sentence's content words. A passage marked ARCHIVED
+    backs those two only where the sentence (or, `corrected`, the sentence of the
+    citation) says it no longer applies."""
+    found = figures(sentence, lang)
+    figs = [f for f in found if not case_figures(f)]
     if figs:
-        return all(passage_states(passage, f) for f in figs)
-    said = {w for w in tokens(sentence) if len(w) >= 4 and w not in (NEG, BOUNDARY)}
+        return all(states(passage, f) for f in figs)
+    # Beyond figures of its own, a retired passage backs a sentence only when the sentence
+    # says it no longer applies: "your contract stays at 39 € [doc:archive-2025]" (the
+    # customer's 39 €) presents the archived list as current.
+    if archived(passage) and not (corrected or corrects(sentence)):
+        return False
+    if any(states(passage, f) for f in found):
+        return True
+    said = {w for w in content(tokens(sentence, lang), lang) if len(w) >= 4}
     if not said:
         return False
-    shared = said & set(tokens(passage))
+    theirs = content(tokens(passage, lang), lang)
+    # Stems of one word may differ in their ending ("addebito" addeb, "addebitato" addebit).
+    shared = {w for w in said if w in theirs or any(_akin(w, t) for t in theirs)}
     return len(shared) >= 2 and len(shared) / len(said) >= 0.3
+
+
+def _akin(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 5 and long.startswith(short)
+
+
+def _states(
+    passage: str, fig: Figure, given: tuple[Figure, ...], beside: tuple[Figure, ...]
+) -> bool:
+    return passage_states(passage, fig, given=given, beside=beside)
 
 
 @check()
@@ -113,7 +155,17 @@ def citation_precision(inp: CheckInput) -> CheckResult:
             continue
         where = _claims_citing(inp.answer, ref, cite) or [inp.answer]
         mine = partial(from_ticket, case=inp.case)
-        if not any(supports(passages.get(ref, ""), s, mine) for s in where):
+        # A computed figure may take inputs from the ticket and the other cited passages.
+        given = given_figures(inp.case)
+        beside = tuple(f for r in cited if r != ref for f in figures(passages.get(r, "")))
+        states = partial(_states, given=given, beside=beside)
+        # A retired passage may back what a sentence names in order to correct it.
+        retired_ok = any(
+            corrects(sentence_at(inp.answer, i)) for i in _citing_at(inp.answer, ref, cite)
+        )
+        if not any(
+            supports(passages.get(ref, ""), s, mine, inp.lang, states, retired_ok) for s in where
+        ):
             off.append(ref)
     good = len(cited) - len(off)
     if off:

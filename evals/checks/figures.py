@@ -10,6 +10,7 @@ import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
+from evals.checks.derived import clock_span, computed
 from evals.checks.language import detect
 from evals.checks.text import SENTENCE_END, quote
 from evals.checks.values import Figure, parse_figures, with_digits
@@ -55,6 +56,11 @@ def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...
     return frozenset(nums), figs
 
 
+def given_figures(case: Case) -> tuple[Figure, ...]:
+    """The figures the customer states, in any of their turns or the ticket's context."""
+    return _given(case)[1]
+
+
 def from_ticket(fig: Figure, case: Case) -> bool:
     """The figure repeats one the customer states, in any of their turns (as a value, or as
     the same bare number)."""
@@ -69,24 +75,56 @@ def from_ticket(fig: Figure, case: Case) -> bool:
     return bool(m) and fig.kind not in ("time", "date", "day") and _digits(m.group(0)) in nums
 
 
+def _marks(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int
+) -> list[regex.Match[str]]:
+    """Citation markers after the figure before its sentence ends, or right after its full
+    stop (offsets from the figure's end)."""
+    text = answer[fig.end : fig.end + window]
+    end = SENTENCE_END.search(text)
+    head = text if end is None else text[: end.start()]
+    found = list(cite.finditer(head, timeout=patterns.MATCH_TIMEOUT_S))
+    if end is not None:
+        at = end.end()
+        while (
+            m := cite.match(
+                text,
+                at + len(text[at:]) - len(text[at:].lstrip()),
+                timeout=patterns.MATCH_TIMEOUT_S,
+            )
+        ) is not None:
+            found.append(m)
+            at = m.end()
+    return found
+
+
+def _ref(m: regex.Match[str]) -> str:
+    return m.group(1) if m.groups() else m.group(0)
+
+
 def sentence_citations(
     answer: str, fig: Figure, cite: regex.Pattern[str], window: int
 ) -> list[str]:
     """Refs cited after the figure before its sentence ends, or right after its full stop."""
+    return [_ref(m) for m in _marks(answer, fig, cite, window)]
+
+
+# Refs side by side: "[doc:a][doc:b]", "[doc:a], [doc:b]", "[doc:a] and [doc:b]".
+_BESIDE = regex.compile(r"[\s,;&+/]*(?:(?:and|und|et|y|e|en|og|och)[\s]+)?", regex.IGNORECASE)
+
+
+def own_citations(answer: str, fig: Figure, cite: regex.Pattern[str], window: int) -> list[str]:
+    """The figure's own citation: the first refs that follow it, with any set side by side;
+    a citation later in the sentence belongs to what stands before it, not to this figure."""
+    marks = _marks(answer, fig, cite, window)
+    group = marks[:1]
     text = answer[fig.end : fig.end + window]
-    end = SENTENCE_END.search(text)
-    head = text if end is None else text[: end.start()]
-    found = [
-        m.group(1) if m.groups() else m.group(0)
-        for m in cite.finditer(head, timeout=patterns.MATCH_TIMEOUT_S)
-    ]
-    if end is not None:
-        rest = text[end.end() :]
-        lead = len(rest) - len(rest.lstrip())
-        while (m := cite.match(rest, lead, timeout=patterns.MATCH_TIMEOUT_S)) is not None:
-            found.append(m.group(1) if m.groups() else m.group(0))
-            lead = m.end() + (len(rest[m.end() :]) - len(rest[m.end() :].lstrip()))
-    return found
+    for m in marks[1:]:
+        gap = text[group[-1].end() : m.start()]
+        if _BESIDE.fullmatch(gap) is None:
+            break
+        group.append(m)
+    return [_ref(m) for m in group]
 
 
 @check()
@@ -118,56 +156,41 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     return ratio(n, n, f"{n} figures, each sourced or from the question")
 
 
-# "10 × 45 €", "4 seats at 29 €": a product of a stated figure and a count in the answer.
-_TIMES = regex.compile(
-    r"(?<![\d.,])(\d{1,4})\s*(?:×|x|\*|times|mal|fois|veces)\s", regex.IGNORECASE
-)
-
-
 _INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
 
 
 def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
-    """The counts a figure may be a product of: the numbers in its sentence ("10 more seats
-    would be 450 €", "10 × 45 €") and the customer's own ("a team of four": 4 × 29 €)."""
+    """The counts a figure may be a product of: the other numbers of its sentence ("10 more
+    seats would be 450 €", "72 € (3 × 24 €)") and the customer's own ("a team of four":
+    4 × 29 €)."""
     start = max(answer.rfind(".", 0, fig.start), answer.rfind("\n", 0, fig.start)) + 1
-    sentence = with_digits(answer[start : fig.start], detect(answer) or "en")[0]
+    end = SENTENCE_END.search(answer, fig.end)
+    stop = end.start() if end is not None else len(answer)
+    lang = detect(answer) or "en"
+    sentence = with_digits(answer[start : fig.start] + " " + answer[fig.end : stop], lang)[0]
     said = {int(m.group(0)) for m in _INTEGER.finditer(sentence)}
     said |= {int(n) for n in _given(case)[0] if n.isdigit() and len(n) <= 4}
     return tuple(sorted(k for k in said if k > 1))
 
 
-def _ticket_times(case: Case) -> tuple[Figure, ...]:
-    """Clock times the customer gives: "from 21:45 to 22:00" spans one of theirs and a
-    passage's."""
-    return tuple(f for f in _given(case)[1] if f.kind == "time")
-
-
 def passage_states(
-    text: str, fig: Figure, factors: tuple[int, ...] = (), times: tuple[Figure, ...] = ()
+    text: str,
+    fig: Figure,
+    factors: tuple[int, ...] = (),
+    times: tuple[Figure, ...] = (),
+    given: tuple[Figure, ...] = (),
+    beside: tuple[Figure, ...] = (),
 ) -> bool:
     """Whether a passage states the figure as a value (weeks as days, pm as 24-hour time), or
-    derives it from two of its figures: a sum ("30 days, then a further 14" supports
-    "44 days"), or the hours between two clock times ("22:00 to 06:00" supports "8 hours")."""
+    derives it from its figures, the customer's (`given`) and, as a second term or a
+    percentage, those of passages the answer cites elsewhere (`beside`): a sum ("30 days, then a
+    further 14" supports "44 days"), a difference, a product with a count (`factors`), a
+    percentage off or on ("45 € less 20 %" supports "36 €"), or the hours between two clock
+    times ("22:00 to 06:00" supports "8 hours")."""
     stated = parse_figures(text)
     if any(fig.same(p) for p in stated):
         return True
-    if fig.kind == "duration" and fig.unit == "minute":
-        clock = [p.value for p in (*stated, *times) if p.kind == "time"]
-        # Decimal's % keeps the dividend's sign: add a day first ("22:00 to 06:00" is 480).
-        spans = {(b - a + 1440) % 1440 for a in clock for b in clock if a != b}  # type: ignore[operator]
-        if fig.value in spans:
-            return True
-    if fig.kind not in ("duration", "money", "count"):
-        return False
-    alike = [p for p in stated if (p.kind, p.unit) == (fig.kind, fig.unit)]
-    if any(a.value * k == fig.value for a in alike for k in factors):  # type: ignore[operator]
-        return True
-    return any(
-        a.value + b.value == fig.value  # type: ignore[operator]
-        for i, a in enumerate(alike)
-        for b in alike[i + 1 :]
-    )
+    return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors, beside)
 
 
 @check()
@@ -181,15 +204,24 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     judged = unsupported = 0
     bad: list[str] = []
     for fig in found:
-        refs = sentence_citations(inp.answer, fig, cite, inp.settings.figure_window)
+        refs = own_citations(inp.answer, fig, cite, inp.settings.figure_window)
         if not refs and reported:
             # A system that reports its citations without inline markers: any cited passage.
             refs = list(reported)
         if not refs:
             continue  # no_unsourced_number reports it
         judged += 1
-        factors, times = _factors(inp.answer, fig, inp.case), _ticket_times(inp.case)
+        factors, given = _factors(inp.answer, fig, inp.case), _given(inp.case)[1]
+        times = tuple(f for f in given if f.kind == "time")
         backing = [r for r in refs if passage_states(passages.get(r, ""), fig, factors, times)]
+        # Refs side by side count together: a discount in one, the price it is taken off in
+        # the other ("36 € [doc:plans][doc:discounts]"); the customer's figures are inputs too.
+        together = "\n".join(passages.get(r, "") for r in refs)
+        beside = tuple(
+            f for r in inp.cited if r not in refs for f in parse_figures(passages.get(r, ""))
+        )
+        if not backing and passage_states(together, fig, factors, times, given, beside):
+            continue
         if not backing:
             unsupported += 1
             bad.append(f"{fig.text.strip()} (cited {', '.join(refs)})")

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.actions import acts
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -21,7 +22,11 @@ from evals.checks.base import (
     passed,
     undecided,
 )
+from evals.checks.conditions import dropped_days
+from evals.checks.language import detect
+from evals.checks.polarity import priced_as_free
 from evals.checks.text import contains_phrase, quote, sentences
+from evals.checks.things import archived, unsupported
 
 # "Settings › Billing › Invoices", "Settings > Data > Export", "Einstellungen → Recht".
 _SEP = r"\s*(?:›|»|→|->|>)\s*"
@@ -131,17 +136,55 @@ def promises(answer: str) -> list[str]:
     return out
 
 
+def _drawn_on(inp: CheckInput) -> tuple[str, str]:
+    """What the answer may present as current (the current passages, the ticket, the
+    conversation) and what only retired (ARCHIVED) passages say."""
+    case = inp.case
+    texts = [str(r.get("text") or "") for r in case.retrieved]
+    current = [t for t in texts if not archived(t)]
+    current += [*case.user_texts, *(str(v) for v in case.context.values() if v is not None)]
+    current += [str(m.get("content") or "") for m in case.messages]
+    return "\n".join(current), "\n".join(t for t in texts if archived(t))
+
+
+def _shown(items: list[str]) -> str:
+    return quote([s if len(s) <= 90 else s[:89] + "…" for s in items])
+
+
 @check()
 def claims_grounded(inp: CheckInput) -> CheckResult:
-    """Menu paths must come from a passage or the ticket (fail); a hand-over that promises an
-    outcome for someone else is undecided (review): only a person can give that promise."""
+    """Menu paths must come from a passage or the ticket (fail), and so must the things the
+    answer names: one only an ARCHIVED passage names, presented as current, fails; one
+    nothing names is undecided (review). A thing called free that a passage prices fails.
+    Undecided too: a hand-over that promises an outcome for someone else (only a person can
+    give that promise), opening times given without the days the passage gives them for,
+    and an assistant that says it refunded, enabled or booked something, or will."""
     known = known_text(inp)
     paths = invented_paths(inp.answer, known)
     if paths:
         return failed(f"menu path not in any passage: {'; '.join(paths)}")
-    if is_refusal(inp):
+    current, retired = _drawn_on(inp)
+    refusal = is_refusal(inp)
+    # The answer's own language decides whether capitals mark names (German nouns do not).
+    lang = detect(inp.answer) or inp.lang
+    unknown, stale = unsupported(inp.answer, current, retired, lang, quoted_only=refusal)
+    if stale:
+        return failed(f"named only by an archived passage, as if current: {_shown(stale)}")
+    texts = tuple(str(r.get("text") or "") for r in inp.case.retrieved)
+    now = tuple(t for t in texts if not archived(t))
+    free = priced_as_free(inp.answer, now, lang)
+    if free:
+        return failed(f"called free, but a passage gives it a price: {'; '.join(free)}")
+    if refusal:
         said = promises(inp.answer)
         if said:
-            shown = quote([s if len(s) <= 90 else s[:89] + "…" for s in said])
-            return undecided(f"the hand-over promises what only a person can: {shown}")
-    return passed("no invented menu path, no promise made for someone else")
+            return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
+    days = dropped_days(inp.answer, now, lang)
+    if days:
+        return undecided(f"drops the days the passage gives: {_shown(days)}")
+    done = acts(inp.answer, inp.lang)
+    if done:
+        return undecided(f"the assistant says it acted or promises an outcome: {_shown(done)}")
+    if unknown:
+        return undecided(f"names what no passage or ticket names: {_shown(unknown)}")
+    return passed("no invented menu path or name, no promise made for someone else")

@@ -1,0 +1,86 @@
+"""A condition a passage attaches that the answer drops: the days of the week. "Chat and
+email from 08:00 to 18:00" where the passage says "Monday to Friday from 08:00 to 18:00",
+or "any day from 8 to 6" where it says Monday to Friday.
+
+Measured before it was kept: on every correct labelled answer of the example suite and of a
+second-domain suite it flags none. Other conditions ("only when", "provided", "minus",
+"after two months") were tried the same way and flagged as many correct answers as wrong
+ones (a correct answer leaves out a minor condition as often as a wrong one drops a real
+one), so they are left to the facts a case lists.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from evals.checks.language import DEFAULT_LANGUAGES
+from evals.checks.matching import MARKER, content, tokens
+from evals.checks.text import sentences
+from evals.checks.values import parse_figures
+
+# "Any day", "every day", "daily", "7 days a week" in the languages read: a claim that no
+# day is excluded.
+_EVERY_DAY = regex.compile(
+    r"\b(?:any\s+day|every\s+day|daily|7\s+days\s+a\s+week|seven\s+days\s+a\s+week|"
+    r"tutti\s+i\s+giorni|ogni\s+giorno|jeden\s+tag|täglich|todos\s+los\s+días|"
+    r"tous\s+les\s+jours|elke\s+dag|dagelijks|todos\s+os\s+dias)\b",
+    regex.IGNORECASE,
+)
+# The days as a class: "weekdays", "working days", "Werktage", "giorni feriali", ...
+_WEEKDAYS = regex.compile(
+    r"\b(?:weekdays?|working\s+days?|business\s+days?|werktag\w*|arbeitstag\w*|"
+    r"giorni\s+(?:feriali|lavorativi)|feriali|jours\s+ouvr\w+|en\s+semaine|días\s+laborables|"
+    r"werkdag\w*|dias\s+úteis)\b",
+    regex.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1)
+def _day_names() -> regex.Pattern[str]:
+    """Weekday names and abbreviations of every language read, from CLDR (Babel)."""
+    from babel.dates import get_day_names
+
+    names: set[str] = set()
+    for lang in DEFAULT_LANGUAGES:
+        for width in ("wide", "abbreviated"):
+            for name in get_day_names(width, locale=lang).values():
+                name = name.casefold().rstrip(".")
+                if len(name) >= 3:
+                    names.add(name)
+    alt = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
+    return regex.compile(rf"(?<!\p{{L}})(?:{alt})(?!\p{{L}})", regex.IGNORECASE)
+
+
+def _names_days(text: str) -> bool:
+    return bool(_WEEKDAYS.search(text)) or bool(_day_names().search(text))
+
+
+def dropped_days(answer: str, passages: tuple[str, ...], lang: str | None) -> list[str]:
+    """The answer's sentences that give a passage's opening times without the days the
+    passage gives them for (and the answer names no days anywhere), or claim every day
+    where the passage sentence they share their words with names days."""
+    plain = MARKER.sub(" ", answer)
+    days_said = _names_days(plain)
+    out = []
+    for _, sentence in sentences(plain):
+        every = _EVERY_DAY.search(sentence) is not None
+        times = [f for f in parse_figures(sentence, lang) if f.kind == "time"]
+        if not (times or every) or _names_days(sentence):
+            continue
+        words = content(tokens(sentence, lang), lang)
+        for passage in passages:
+            for _, theirs in sentences(passage):
+                stated = [p for p in parse_figures(theirs) if p.kind == "time"]
+                same_times = not days_said and any(t.same(p) for p in stated for t in times)
+                same_words = every and len(words & content(tokens(theirs, lang), lang)) >= 2
+                if not (same_times or same_words):
+                    continue
+                if _names_days(theirs):
+                    out.append(f'{sentence.strip()} (the passage: "{theirs.strip()}")')
+                    break
+            else:
+                continue
+            break
+    return out

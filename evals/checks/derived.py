@@ -1,0 +1,80 @@
+"""Figures an answer computes from stated ones: "45 € less 20 % is 36 €", "3 × 24 € = 72 €",
+"10 € more than Basic", "30 days, then a further 14" (44 days), "22:00 to 06:00" (8 hours).
+
+Pure arithmetic over figures already read: the inputs are the cited passages' figures and
+the customer's own, the multipliers the counts that the answer's sentence or the ticket gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from evals.checks.values import Figure
+
+# Amounts are compared to the cent: "45 € less 15 %" is 38.25 €, and 38,25 € is that.
+_CENT = Decimal("0.01")
+_ARITHMETIC_KINDS = ("duration", "money", "count")
+
+
+def _near(a: Decimal, b: Decimal) -> bool:
+    return abs(a - b) < _CENT / 2 or a.quantize(_CENT) == b.quantize(_CENT)
+
+
+def clock_span(fig: Figure, clock: Iterable[Figure]) -> bool:
+    """Whether a duration in minutes is the time between two clock times ("22:00 to 06:00"
+    is 8 hours; a span past midnight adds a day)."""
+    if fig.kind != "duration" or fig.unit != "minute":
+        return False
+    times = [p.value for p in clock if p.kind == "time"]
+    # Decimal's % keeps the dividend's sign: add a day first ("22:00 to 06:00" is 480).
+    return fig.value in {(b - a + 1440) % 1440 for a in times for b in times if a != b}  # type: ignore[operator]
+
+
+def computed(
+    fig: Figure,
+    stated: Sequence[Figure],
+    given: Sequence[Figure] = (),
+    factors: Sequence[int] = (),
+    beside: Sequence[Figure] = (),
+) -> bool:
+    """Whether `fig` is a sum or difference of two figures of its kind, a product of one with
+    one or two counts, or one of those with a percentage taken off, added on or taken of it.
+
+    `stated` are the figure's own cited passages' figures; `given` the customer's own;
+    `beside` those of passages the answer cites elsewhere, which may give the second term
+    or the percentage ("saves 15 % [doc:annual]. That is 38,25 € [doc:plans]") but not the
+    figure's base. A sum or difference needs one of its terms from `stated`; a product or
+    percentage may rest on the customer's figure ("your 3 weeks at 24 € are 72 €")."""
+    if fig.kind not in _ARITHMETIC_KINDS or not isinstance(fig.value, Decimal):
+        return False
+    want = fig.value
+
+    def values(figs: Sequence[Figure]) -> list[Decimal]:
+        return [p.value for p in figs if (p.kind, p.unit) == (fig.kind, fig.unit)]  # type: ignore[misc]
+
+    own, terms = values(stated), [*values(stated), *values(given)]
+    second = [*terms, *values(beside)]
+    own_rates = [p.value for p in (*stated, *given) if p.kind == "percent"]
+    # A difference of two limits is seldom what an answer means ("up to 30 seats" is no
+    # 50 less 20): counts are summed, not subtracted.
+    differs = fig.kind != "count"
+    for i, a in enumerate(own):
+        for b in second[i + 1 :]:
+            if _near(a + b, want) or (differs and a != b and _near(abs(a - b), want)):
+                return True
+    # "10 seats × 45 € × 12 months": one or two counts.
+    counts = {*factors, *(j * k for n, j in enumerate(factors) for k in factors[n + 1 :])}
+    bases = [*terms, *(t * k for t in terms for k in counts)]
+    if any(_near(b, want) for b in bases):
+        return True
+    rates = [p.value for p in (*stated, *given, *beside) if p.kind == "percent"]
+    # A percentage from the figure's own passage may be taken of a price cited elsewhere
+    # ("10 % off [doc:discounts]" of "59 € [doc:plans]" is "53,10 € [doc:discounts]").
+    others = [*values(beside), *(t * k for t in values(beside) for k in counts)]
+    pairs = [(r, b) for r in rates for b in bases] + [(r, b) for r in own_rates for b in others]
+    for rate, b in pairs:
+        share = rate / 100  # type: ignore[operator]
+        if any(_near(b * m, want) for m in (1 - share, 1 + share, share)):
+            return True
+    return False

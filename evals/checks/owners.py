@@ -1,0 +1,123 @@
+"""Which name a figure is stated about: in "Basic costs 29 € a month, Plus 39 €" the 29 € is
+Basic's and the 39 € is Plus's; in "The deposit is 50 € on Basic and 100 € on Plus" the names
+follow their figures.
+
+A name is a capitalised word that is not a glue word (a plan, a product, a city, an
+integration). Within one sentence (or list line) the names are shared out among the
+figures of one kind: when the sentence names something before its first figure, each name
+belongs to the figure after it ("Basic 29 €, Plus 39 €"); otherwise to the figure before it
+("29 € for Basic, 39 € for Plus").
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from evals.checks.language import detect
+from evals.checks.matching import MARKER, content, tokens
+from evals.checks.text import sentences
+from evals.checks.values import Figure, parse_figures
+
+# A capitalised word, or one with capitals inside ("DATEV", "eBay"); digits may follow.
+_NAME = regex.compile(r"(?<![\p{L}\p{N}])\p{L}*\p{Lu}[\p{L}\p{N}]*(?:[-’'][\p{L}\p{N}]+)*")
+
+
+@lru_cache(maxsize=4096)
+def _names(sentence: str, lang: str | None) -> tuple[tuple[int, str], ...]:
+    """The names of a sentence with their offsets, as stems (case-folded, so that the answer's
+    "Plus" meets the passage's "Plus" whatever the inflection)."""
+    plain = MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
+    out = []
+    for m in _NAME.finditer(plain):
+        stems = content(tokens(m.group(0), lang), lang)
+        # A glue word that opens a sentence ("The", "After", "Wenn") is no name.
+        out.extend((m.start(), s) for s in sorted(stems) if not s.isdigit())
+    return tuple(out)
+
+
+def _alike(a: Figure, b: Figure) -> bool:
+    return (a.kind, a.unit) == (b.kind, b.unit)
+
+
+# Where one item of a list ends: punctuation (not a bracket: "Starter (€29)" is one item),
+# or "and" in the languages read ("50 € on Basic and 100 € on Plus").
+_ITEM_BREAK = regex.compile(
+    r"[,;:–—]|(?<![\p{L}])(?:and|und|et|y|e|ed|en|og|och)(?![\p{L}])", regex.IGNORECASE
+)
+
+
+def _items(sentence: str) -> list[tuple[int, int]]:
+    out, last = [], 0
+    for m in _ITEM_BREAK.finditer(sentence):
+        out.append((last, m.start()))
+        last = m.end()
+    out.append((last, len(sentence)))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[str]:
+    """The names `text` states `fig` about (stems), from the list item of its sentence
+    that holds it.
+
+    A sentence's figures of one kind are read as a list: the names in a figure's item are
+    its own ("Basic costs 29 €, Plus 39 €"). The names before the first figure head the
+    sentence: they belong to the first figure when the later items name their subject
+    first ("..., Plus 39 €"), and to every figure when the later items name it after their
+    figure ("The deposit is 50 € on Basic and 100 € on Plus"). Figures that share an item
+    share its names."""
+    for start, sentence in sentences(text):
+        if start <= fig.start < start + len(sentence):
+            break
+    else:
+        return frozenset()
+    lang = lang or detect(text)
+    peers = sorted(
+        {
+            (f.start - start, f.end - start)
+            for f in (*parse_figures(text, lang), fig)
+            if start <= f.start < start + len(sentence) and _alike(f, fig)
+        }
+    )
+    names = [
+        (pos, n) for pos, n in _names(sentence, lang) if not any(a <= pos < b for a, b in peers)
+    ]
+    if len(peers) > 1 and all(pos < peers[0][0] for pos, _ in names):
+        # "Basic and Plus cost 29 € and 39 € respectively": names all before the figures
+        # cannot be shared out by position.
+        return frozenset()
+    items = _items(sentence)
+
+    def item_of(pos: int) -> int:
+        # The item a position falls in (a break between two items counts to the first).
+        return max(i for i, (a, _) in enumerate(items) if a <= pos) if pos >= 0 else 0
+
+    owner_items = sorted({item_of(a) for a, _ in peers})
+    mine = item_of(fig.start - start)
+    first_pos = peers[0][0]
+    # Later items that name their subject before their figure ("..., Plus 39 €").
+    lead = any(
+        any(items[i][0] <= pos < a for pos, _ in names)
+        for i in owner_items[1:]
+        for a, _ in peers
+        if item_of(a) == i
+    )
+    out = set()
+    for pos, name in names:
+        i = item_of(pos)
+        if pos < first_pos and i <= owner_items[0]:
+            if not lead or mine == owner_items[0]:
+                out.add(name)  # the sentence's head
+            continue
+        # An item without a figure names the subject of the figure after it when items name
+        # their subject first ("con Base e Cargo la franchigia è di 300 €"), and describes
+        # the figure before it otherwise ("50 € on Basic, helmet included").
+        if lead:
+            owner = min((j for j in owner_items if j >= i), default=owner_items[-1])
+        else:
+            owner = max((j for j in owner_items if j <= i), default=owner_items[0])
+        if owner == mine:
+            out.add(name)
+    return frozenset(out)

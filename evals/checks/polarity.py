@@ -1,0 +1,80 @@
+"""A thing said to be free that the passages give a price: "the front basket, included free
+on every plan" where the passage lists "front basket at 3 € a month, D-lock included free".
+
+A sentence's free claim is about the words before its free marker; a passage item (a list
+item or clause) with a price is about the words before its figure, and one with a free
+marker about the words before that marker. The claim contradicts the passages when it
+names a priced item's thing and no free item's thing.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from evals.checks.matching import MARKER, NEG, content, tokens
+from evals.checks.text import sentences
+from evals.checks.values import parse_figures
+
+# "Free" in the languages read. No library lists it; it is kept to the unambiguous forms
+# (not "included", which a price includes too).
+_FREE = regex.compile(
+    r"\b(?:free(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?cost|no\s+(?:extra\s+)?charge|"
+    r"gratis|gratuit\w*|kostenlos\w*|kostenfrei\w*|ohne\s+aufpreis|sans\s+frais|sin\s+cost[eo]|"
+    r"senza\s+cost[io]|sem\s+custos?|kosteloos)\b",
+    regex.IGNORECASE,
+)
+# One item of a passage's list: cut at sentence ends, ';' and ','.
+_ITEM = regex.compile(r"[;,]")
+
+
+def _words(text: str, lang: str | None) -> frozenset[str]:
+    return frozenset(w for w in content(tokens(text, lang), lang) if not w.isdigit())
+
+
+@lru_cache(maxsize=1024)
+def _items(passage: str, lang: str | None) -> tuple[tuple[frozenset[str], str, str], ...]:
+    """Each priced or free item of a passage: the words of its subject, its kind and text."""
+    out = []
+    for _, sentence in sentences(passage):
+        for piece in _ITEM.split(sentence):
+            free = _FREE.search(piece)
+            money = [f for f in parse_figures(piece, lang) if f.kind == "money" and f.value]
+            if free is not None:
+                out.append((_words(piece[: free.start()], lang), "free", piece.strip()))
+            elif money:
+                out.append((_words(piece[: money[0].start], lang), "priced", piece.strip()))
+    return tuple(out)
+
+
+def _scope(sentence: str, at: int) -> str:
+    """What a free marker at `at` is said of: its clause up to the marker and the clause
+    before it ("you can have the front basket, included free on every plan")."""
+    cuts = [0, *(m.end() for m in _ITEM.finditer(sentence, 0, at))]
+    return sentence[cuts[-2] if len(cuts) > 1 else 0 : at]
+
+
+def priced_as_free(answer: str, passages: tuple[str, ...], lang: str | None) -> list[str]:
+    """The answer's sentences that call free a thing a passage gives a price, each with the
+    passage item that prices it: the claim's words meet that item's thing (two words, or
+    its one) more than any free item's thing."""
+    items = [i for p in passages for i in _items(p, lang)]
+    free_things = [w for w, kind, _ in items if kind == "free"]
+    out = []
+    for _, sentence in sentences(MARKER.sub(" ", answer)):
+        for m in _FREE.finditer(sentence):
+            scope = _scope(sentence, m.start())
+            if NEG in tokens(scope, lang)[-4:]:
+                continue  # "not free", "non è gratuito": no free claim
+            if any(f.kind == "money" for f in parse_figures(scope, lang)):
+                continue  # the sentence gives its thing a price: "free" is about another
+            said = _words(scope, lang)
+            best_free = max((len(said & w) for w in free_things), default=0)
+            for words, kind, text in items:
+                shared = len(said & words)
+                meets = kind == "priced" and shared >= min(2, len(words)) > 0
+                if meets and shared > best_free:
+                    out.append(f'{sentence.strip()} (the passage prices it: "{text}")')
+                    break
+    return out

@@ -1,0 +1,138 @@
+"""The product things an answer names, read against what the passages name: a quoted label
+("Request change"), a header or setting ("X-Rota-Token"), a product or integration name
+("Personio"). A thing no passage or ticket names is invented, or at least unsupported; a
+thing only an ARCHIVED passage names is presented as current unless its sentence says it
+no longer applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+
+from evals.checks.clauses import corrects
+from evals.checks.language import detect
+from evals.checks.matching import BOUNDARY, MARKER, NEG, content, tokens
+from evals.checks.text import sentences
+from evals.checks.values import months, parse_figures
+
+# A quoted label: “Request change”, "Request change", „Anfrage“, «Demande», ‘Pause’.
+_QUOTED = regex.compile(r"[\"“„«‘]\s*([^\"“”„«»‘’\n]{2,40}?)\s*[\"”“»’]")
+# A code-like name: capitals inside or after a hyphen ("X-Rota-Token", "DATEV", "eBay"),
+# or letters and digits together ("v1", "HTTP2"); a word that is all capitals but short
+# ("OK", "EU") says too little.
+_CODE = regex.compile(
+    r"(?<![\p{L}\p{N}])(?:\p{L}+(?:-\p{L}+)*-\p{Lu}[\p{L}]*(?:-\p{L}+)*"
+    r"|\p{Ll}+\p{Lu}[\p{L}]*|\p{Lu}{3,}(?=s?(?![\p{L}\p{N}]))|\p{L}+\d+\p{L}*)(?![\p{L}\p{N}])"
+)
+# A capitalised word inside a sentence: a name in languages that do not capitalise nouns.
+_CAPITAL = regex.compile(r"(?<=[\p{L}\p{N},;]\s+)\p{Lu}\p{Ll}+(?:[-’']\p{L}+)*")
+_NOUN_CAPITALS = frozenset({"de", "lb"})
+# A passage marked as retired: "ARCHIVED.", "ARCHIVIERT", "GEARCHIVEERD", "ARCHIVIATO".
+_ARCHIVED = regex.compile(r"^\W*(?:ARCHIV\w*|GEARCHIVEERD|ARQUIVAD\w*)\b")
+
+
+def archived(passage: str) -> bool:
+    """Whether a passage is marked ARCHIVED (in any language's spelling) at its start."""
+    return _ARCHIVED.match(passage) is not None
+
+
+@dataclass(frozen=True)
+class Named:
+    """A thing the answer names, where it stands, and the sentence it stands in."""
+
+    text: str
+    sentence: str
+
+
+_SHORT = 5
+
+
+def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Named]:
+    """Quoted labels, code-like names and (outside German) capitalised words inside a
+    sentence, each once; figures ("EUR 45", "28 February") and month names are no things.
+    `quoted_only`: the quoted labels alone (an answer in another language than its passages
+    names the same things in other words)."""
+    out: list[Named] = []
+    seen: set[str] = set()
+    parts = sentences(answer)
+    lines = {line.strip() for line in answer.split("\n")}
+    for n, (_, sentence) in enumerate(parts):
+        plain = MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
+        figs = parse_figures(plain, lang)
+        for f in figs:
+            plain = plain[: f.start] + " " * (f.end - f.start) + plain[f.end :]
+        found = [m.group(1) for m in _QUOTED.finditer(plain)]
+        # A greeting or sign-off ("Dear Customer Care,", "Kind regards, The Pedalo Team")
+        # names people and teams, not product things: a short first or closing line with
+        # no figure and no citation.
+        edge = n == 0 or n >= len(parts) - 2
+        alone = sentence.strip() in lines or sentence.rstrip().endswith(",")
+        short = len(plain.split()) <= _SHORT and not figs and plain == sentence
+        salutation = edge and alone and short
+        if not quoted_only and not salutation:
+            found += [m.group(0) for m in _CODE.finditer(plain)]
+            if lang not in _NOUN_CAPITALS:
+                found += [m.group(0) for m in _CAPITAL.finditer(plain)]
+        for f in found:
+            key = f.casefold().strip(" .,;:!?")
+            if key and key not in seen and key not in months():
+                seen.add(key)
+                out.append(Named(f.strip(" .,;:!?"), sentence))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str, lang: str | None) -> tuple[str, ...]:
+    return tuple(w for w in tokens(text, lang) if w not in (NEG, BOUNDARY))
+
+
+def _within(need: tuple[str, ...], seq: tuple[str, ...]) -> bool:
+    n = len(need)
+    return any(seq[i : i + n] == need for i in range(len(seq) - n + 1))
+
+
+def names_in(thing: str, text: str, lang: str | None) -> bool:
+    """Whether `text` names the thing: its words in a row, as stems (so "Teams" meets
+    "Team", and "Request change" is not met by "request" and "change" apart). A thing of
+    glue words only ("The", "Hi") names nothing."""
+    if not content(tokens(thing, lang), lang):
+        return True
+    return _within(_words(thing, lang), _words(text, lang)) or _within(
+        _words(thing, None), _words(text, None)
+    )
+
+
+def _known(thing: str, text: str, lang: str | None) -> bool:
+    if names_in(thing, text, lang):
+        return True
+    # A name with a word attached ("Enterprise-only"), or a German compound ("PDF-Kopie",
+    # "Support-Team"), is known when one of its parts is; a code-like name whose parts are
+    # all capitalised ("X-Acme-Key") only as a whole.
+    parts = [p for p in regex.split(r"[-’']", thing) if p]
+    attached = lang in _NOUN_CAPITALS or any(p[0].islower() for p in parts)
+    return len(parts) > 1 and attached and any(names_in(p, text, lang) for p in parts)
+
+
+def unsupported(
+    answer: str, current: str, retired: str, lang: str | None, quoted_only: bool = False
+) -> tuple[list[str], list[str]]:
+    """The things the answer names that nothing it may draw on names (`current`: the
+    current passages, the ticket and the conversation), and those only a retired passage
+    names and the answer's sentence presents as current. `quoted_only`: of the unnamed
+    things, only quoted labels count (a hand-over names teams, not product things)."""
+    unknown: list[str] = []
+    stale: list[str] = []
+    other_language = lang is not None and detect(current) not in (None, lang)
+    for n in named(answer, lang):
+        if _known(n.text, current, lang):
+            continue
+        if retired and names_in(n.text, retired, lang):
+            if not corrects(n.sentence):
+                stale.append(n.text)
+            continue
+        if not (other_language or quoted_only) or n in named(n.sentence, lang, quoted_only=True):
+            unknown.append(n.text)
+    return unknown, stale

@@ -1,0 +1,63 @@
+"""Opening times given without the days the passage gives them for, or claimed for every
+day, are undecided; times with their days, in any language, pass."""
+
+from __future__ import annotations
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+HOURS = {
+    "ref": "support#hours",
+    "text": "Support by chat and email is available Monday to Friday from 08:00 to 18:00 CET.",
+}
+ORARI = {
+    "ref": "officina#orari",
+    "text": "L'officina di Milano è aperta dal lunedì al venerdì 8:30–19:00 e il sabato "
+    "9:00–13:00.",
+}
+
+
+def run(answer: str, passage: dict[str, str] = HOURS) -> CheckResult:
+    data = good_case(
+        "support-hours",
+        question="When can I reach support?",
+        retrieved=[passage],
+        expect={"sources": [passage["ref"]]},
+        reference="Monday to Friday, 08:00 to 18:00 CET [doc:support#hours].",
+    )
+    return REGISTRY["claims_grounded"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+def test_times_without_their_days_or_claimed_for_every_day_are_undecided() -> None:
+    for wrong in (
+        "You can reach chat and email support from 08:00 to 18:00 CET [doc:support#hours].",
+        "Chat and email support is there for you any day from 8 to 6 [doc:support#hours].",
+    ):
+        r = run(wrong)
+        assert r.status == "review" and "drops the days" in r.detail, wrong
+    r = run("Puoi passare in officina dalle 8:30 alle 19:00 [doc:officina#orari].", ORARI)
+    assert r.status == "review"
+
+
+def test_times_with_their_days_pass_in_any_language() -> None:
+    for right, passage in (
+        ("Chat and email: Mon–Fri, 8 a.m. to 6 p.m. CET [doc:support#hours].", HOURS),
+        ("Chat and email are open on weekdays from 08:00 to 18:00 CET [doc:support#hours].", HOURS),
+        (
+            "Il chat e l'e-mail sono aperti dal lunedì al venerdì, 08:00–18:00 [doc:support#hours].",
+            HOURS,
+        ),
+        ("Sabato l'officina apre 9:00–13:00, in settimana 8:30–19:00 [doc:officina#orari].", ORARI),
+        (
+            "Support is available Monday to Friday. Hours are 08:00 to 18:00 CET [doc:support#hours].",
+            HOURS,
+        ),
+    ):
+        r = run(right, passage)
+        assert r.status == "pass", (right, r.detail)

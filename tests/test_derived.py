@@ -1,0 +1,131 @@
+"""Figures an answer computes: discounts and surcharges, totals over a count, differences,
+each supported by the passages that hold their inputs and failed when the sum is wrong."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.checks.derived import computed
+from evals.checks.values import Figure, parse_figures
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+PRICES = {"ref": "plans#prices", "text": "Basic costs 29 € a month and Plus 45 € a month."}
+STUDENTS = {"ref": "plans#students", "text": "Students get 20 % off every plan."}
+WEEKEND = {"ref": "delivery#weekend", "text": "Delivery on a Saturday adds a 10 % surcharge."}
+BIKE = {"ref": "rent#bike", "text": "An e-bike costs 24 € a week, helmet included."}
+THEFT = {
+    "ref": "cover#theft",
+    "text": "A stolen bike is refunded at the value you declared, less a 100 € deductible.",
+}
+
+
+def case(question: str, *passages: dict[str, str]) -> dict[str, Any]:
+    return good_case(
+        "plans-computed",
+        question=question,
+        context={},
+        retrieved=list(passages),
+        expect={"sources": [p["ref"] for p in passages]},
+        reference="See the passages.",
+    )
+
+
+def run(answer: str, data: dict[str, Any]) -> CheckResult:
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["figures_supported"].fn(inp)
+
+
+def money(value: str) -> Figure:
+    return Figure("money", "EUR", Decimal(value))
+
+
+def test_a_percentage_taken_off_or_added_on_is_computed_to_the_cent() -> None:
+    stated = parse_figures("Plus costs 45 € a month; students get 15 % off.")
+    assert computed(money("38.25"), stated)
+    assert computed(money("6.75"), stated)  # the discount itself
+    assert computed(money("51.75"), stated)  # a 15 % surcharge
+    assert not computed(money("38"), stated)
+
+
+def test_a_discounted_price_is_supported_by_the_price_and_the_discount_cited_together() -> None:
+    data = case("I'm a student. What would Plus cost me?", PRICES, STUDENTS)
+    right = (
+        "As a student you get 20 % off [doc:plans#students], so Plus comes to 36 € a month "
+        "instead of 45 € [doc:plans#prices][doc:plans#students]."
+    )
+    assert run(right, data).status == "pass"
+    wrong = right.replace("36 €", "35 €")
+    r = run(wrong, data)
+    assert r.status == "fail" and "35 €" in r.detail
+
+
+def test_a_surcharge_on_a_price_is_supported() -> None:
+    data = case("What does Plus delivered on a Saturday cost?", PRICES, WEEKEND)
+    right = (
+        "Saturday delivery adds 10 % [doc:delivery#weekend], so you'd pay 49,50 € for Plus "
+        "[doc:plans#prices] [doc:delivery#weekend]."
+    )
+    assert run(right, data).status == "pass"
+    assert run(right.replace("49,50 €", "55 €"), data).status == "fail"
+
+
+def test_a_total_over_the_customers_count_is_supported() -> None:
+    data = case("I need the e-bike for three weeks in August, what's the total?", BIKE)
+    right = (
+        "For your three weeks that's 72 € in total (24 € a week, helmet included) [doc:rent#bike]."
+    )
+    assert run(right, data).status == "pass"
+    wrong = "For your three weeks that's 96 € in total [doc:rent#bike]."
+    assert run(wrong, data).status == "fail"
+
+
+def test_a_difference_between_two_prices_is_supported() -> None:
+    data = case("How much more is Plus than Basic?", PRICES)
+    assert run("Plus is 16 € more per month than Basic [doc:plans#prices].", data).status == "pass"
+    assert run("Plus is 10 € more per month than Basic [doc:plans#prices].", data).status == "fail"
+
+
+def test_a_count_is_not_read_as_the_difference_of_two_limits() -> None:
+    seats = {
+        "ref": "plans#seats",
+        "text": "Basic allows up to 20 seats; Plus starts from 50 seats.",
+    }
+    data = case("How many seats does Basic allow?", seats)
+    assert run("Basic allows up to 30 seats [doc:plans#seats].", data).status == "fail"
+
+
+def test_the_customers_own_figure_is_an_input_and_needs_no_source() -> None:
+    data = case("My bike was stolen last night. I declared it at 850 €. What do I get?", THEFT)
+    right = (
+        "Sorry to hear that. You'd get 750 € back: the 850 € you declared less the 100 € "
+        "deductible [doc:cover#theft]."
+    )
+    r = run(right, data)
+    assert r.status == "pass", r.detail
+    wrong = right.replace("750 €", "650 €")
+    assert run(wrong, data).status == "fail"
+
+
+def test_a_discount_cited_earlier_in_the_answer_is_an_input_of_the_price_after_it() -> None:
+    data = case("I'm a student. What would Plus cost me?", PRICES, STUDENTS)
+    right = (
+        "Students get 20 % off every plan [doc:plans#students]. For Plus that makes 36 € a "
+        "month [doc:plans#prices]."
+    )
+    assert run(right, data).status == "pass"
+    # The base must come from the figure's own citation: 36 € is no figure of the students'.
+    alone = "Students get 20 % off [doc:plans#prices]. Plus then costs 36 € [doc:plans#students]."
+    assert run(alone, data).status == "fail"
+
+
+def test_a_total_over_two_counts_is_supported() -> None:
+    data = case("What do 10 Plus seats cost for a year?", PRICES)
+    right = "For the year that is 10 × 45 € × 12 = 5.400 € [doc:plans#prices]."
+    assert run(right, data).status == "pass"
+    assert run(right.replace("5.400 €", "5.000 €"), data).status == "fail"

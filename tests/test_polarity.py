@@ -1,0 +1,91 @@
+"""A thing called free that a passage gives a price fails; free things, priced things given
+their price, and a "not free" pass, in the languages read."""
+
+from __future__ import annotations
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.checks.polarity import priced_as_free
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+ACCESSORIES = {
+    "ref": "extras#list",
+    "text": "Accessories: a second battery at 9 € a month, a front basket at 3 € a month, a "
+    "D-lock included free of charge on every plan.",
+}
+ACCESSORI = {
+    "ref": "accessori#lista",
+    "text": "Accessori disponibili: seconda batteria a 9 € al mese, cestino anteriore a 3 € al "
+    "mese, lucchetto ad arco incluso gratuitamente in tutti i piani.",
+}
+
+
+def run(answer: str, passage: dict[str, str]) -> CheckResult:
+    data = good_case(
+        "extras",
+        question="Can I get a child seat? What does it cost?",
+        context={"plan": "plus"},
+        retrieved=[passage],
+        expect={"sources": [passage["ref"]]},
+        reference="See the list.",
+    )
+    return REGISTRY["claims_grounded"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+def test_a_priced_accessory_called_free_fails_naming_its_price() -> None:
+    for wrong, passage in (
+        (
+            "There's no child seat, but you can have the front basket, free on every plan "
+            "[doc:extras#list].",
+            ACCESSORIES,
+        ),
+        (
+            "Il seggiolino non c'è, ma puoi avere il cestino anteriore, incluso gratuitamente in "
+            "tutti i piani [doc:accessori#lista].",
+            ACCESSORI,
+        ),
+        ("The second battery comes at no extra cost [doc:extras#list].", ACCESSORIES),
+    ):
+        r = run(wrong, passage)
+        assert r.status == "fail", wrong
+        assert "a passage gives it a price" in r.detail
+
+
+def test_free_things_and_priced_things_with_their_price_pass() -> None:
+    for right, passage in (
+        (
+            "A child seat isn't on the list. The D-lock is included free of charge on every "
+            "plan, and a front basket is 3 € a month [doc:extras#list].",
+            ACCESSORIES,
+        ),
+        (
+            "Il lucchetto ad arco è gratuito; il cestino anteriore costa 3 € al mese "
+            "[doc:accessori#lista].",
+            ACCESSORI,
+        ),
+        ("The front basket is not free: it costs 3 € a month [doc:extras#list].", ACCESSORIES),
+        ("Feel free to ask about the basket: 3 € a month [doc:extras#list].", ACCESSORIES),
+    ):
+        r = run(right, passage)
+        assert r.status == "pass", (right, r.detail)
+
+
+def test_a_free_claim_is_read_against_the_current_passages_only() -> None:
+    now = "Since 2026 the front basket is included free of charge on every plan."
+    retired = "ARCHIVED. Price list 2025: front basket at 3 € a month."
+    said = "The front basket is free on every plan."
+    assert priced_as_free(said, (retired,), "en")
+    data = good_case(
+        "extras",
+        question="Is the basket extra?",
+        retrieved=[{"ref": "extras#now", "text": now}, {"ref": "extras#2025", "text": retired}],
+        expect={"sources": ["extras#now"]},
+        reference="It is free [doc:extras#now].",
+    )
+    inp = CheckInput(Case(data), Reply(answer=said + " [doc:extras#now]"), SuiteSettings())
+    assert REGISTRY["claims_grounded"].fn(inp).status == "pass"

@@ -1,0 +1,107 @@
+"""The things an answer names, read against the passages: a label or name no passage or
+ticket names is undecided, one only an ARCHIVED passage names fails unless the answer says
+it no longer applies, and things the passages name pass in any language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.checks.things import archived
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+CHANGE = {
+    "ref": "plans#change",
+    "text": "You can switch between Basic and Plus in the Acme app under My plan. The change "
+    "applies from the next billing month. Sign in with your Acme ID.",
+}
+OLD_API = {
+    "ref": "api#v1-archived",
+    "text": "ARCHIVED. API v1: send your token in the X-Acme-Key header with every request.",
+}
+API = {
+    "ref": "api#overview",
+    "text": "API v2 uses OAuth tokens sent as a Bearer token in the Authorization header.",
+}
+
+
+def run(
+    answer: str, *passages: dict[str, str], question: str = "How do I change plan?"
+) -> CheckResult:
+    data: dict[str, Any] = good_case(
+        "plans-change",
+        question=question,
+        context={"plan": "basic"},
+        retrieved=list(passages or (CHANGE,)),
+        expect={"sources": [p["ref"] for p in passages or (CHANGE,)]},
+        reference="Under My plan in the app [doc:plans#change].",
+    )
+    return REGISTRY["claims_grounded"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+def test_a_passage_marked_archived_is_told_from_a_current_one() -> None:
+    assert archived(OLD_API["text"]) and archived("GEARCHIVEERD. Prijslijst 2025")
+    assert not archived(API["text"]) and not archived("Archived employees do not count.")
+
+
+def test_a_quoted_label_no_passage_names_is_undecided() -> None:
+    r = run("Open the Acme app, tap “Request change” and pick Plus [doc:plans#change].")
+    assert r.status == "review" and r.score is None
+    assert "Request change" in r.detail
+
+
+def test_a_product_name_no_passage_names_is_undecided() -> None:
+    r = run("Switch under My plan [doc:plans#change]; Plus also includes Spotify Premium.")
+    assert r.status == "review" and "Spotify" in r.detail
+
+
+def test_names_the_passages_give_pass_as_a_model_phrases_them() -> None:
+    for right in (
+        "Sure! In the Acme app go to My plan and choose Plus; the change applies from your "
+        "next billing month [doc:plans#change].",
+        "Open “My plan” in the app and switch from Basic to Plus; it takes effect next "
+        "billing month [doc:plans#change]. You'll need your Acme ID to sign in.",
+        # German capitalises every noun: capitals are no names there.
+        "Sie können in der Acme-App unter My plan von Basic zu Plus wechseln; die Änderung "
+        "gilt ab dem nächsten Abrechnungsmonat [doc:plans#change].",
+        "Thanks for asking, Maria! You can switch to Plus under My plan [doc:plans#change].",
+    ):
+        question = "Hi, I'm Maria. How do I change plan?"
+        r = run(right, question=question)
+        assert r.status == "pass", (right, r.detail)
+
+
+def test_a_header_only_an_archived_passage_names_fails_when_presented_as_current() -> None:
+    wrong = "Send your token in the X-Acme-Key header with every request [doc:api#v1-archived]."
+    r = run(wrong, API, OLD_API, question="Which header do I send my API key in?")
+    assert r.status == "fail" and "X-Acme-Key" in r.detail
+
+
+def test_an_archived_name_given_to_say_it_no_longer_applies_passes() -> None:
+    right = (
+        "The X-Acme-Key header was only valid for API v1, which is archived; v2 sends an "
+        "OAuth token as a Bearer token in the Authorization header [doc:api#overview]."
+    )
+    r = run(right, API, OLD_API, question="Which header do I send my API key in?")
+    assert r.status == "pass", r.detail
+
+
+def test_a_hand_over_naming_a_team_is_no_invented_thing() -> None:
+    r = run("I can't see your account, so I'll hand this over to our Claims team.")
+    assert r.status == "pass", r.detail
+
+
+def test_a_greeting_and_a_sign_off_name_no_product_thing() -> None:
+    letter = (
+        "Dear Customer Care Team,\n\nThank you for your message. You can switch to Plus in "
+        "the Acme app under My plan [doc:plans#change].\n\nKind regards,\nThe Acme Support Desk"
+    )
+    assert run(letter).status == "pass"
+    assert run("Plus includes Spotify [doc:plans#change].").status == "review"
+    assert run("Hi! Plus includes Spotify.").status == "review"
