@@ -17,7 +17,7 @@ import pytest
 from casekit import INVOKE, ROOT, invoke, make_project, read_jsonl, write_case
 from reportkit import cases, run_replay, write_answers
 
-from evals.label.queue import Item, build_queue
+from evals.label.queue import Item, build_queue, row_key
 from evals.label.server import Session, serve
 from evals.label.store import LabelFile
 from evals.run.precedents import answer_sha
@@ -50,7 +50,8 @@ def test_the_queue_puts_review_rows_first_then_failures_then_a_seeded_sample_of_
 def test_an_answer_already_labelled_or_repeated_in_another_epoch_is_asked_once_or_never() -> None:
     rows = [row("a", "fail", "Pro is 39 €."), row("a", "fail", "Pro is  39 €.", epoch=1)]
     rows += [row("b", "fail", "B answer"), row("gone", "fail", "x")]
-    q = build_queue(rows, sample=0, seed=0, labelled={("b", "B answer")}, case_ids={"a", "b"})
+    done = {row_key(row("b", "fail", "B  answer"))}
+    q = build_queue(rows, sample=0, seed=0, labelled=done, case_ids={"a", "b"})
     assert [(i.case, i.row["epoch"]) for i in q.items] == [("a", 0)]
     assert q.already_labelled == 1 and q.unknown_case == 1
 
@@ -123,13 +124,14 @@ class Page:
 def app(tmp_path: Path) -> Iterator[Page]:
     items = [
         Item(
-            row("a", "fail", "Pro is 39 € [doc:p]") | {"retrieved": ["p"], "cited": ["p"]}, "fail"
+            row("a", "fail", "Pro is 39 € [doc:p]")
+            | {"retrieved": ["p"], "cited": ["p"], "case_sha": "a" * 64},
+            "fail",
         ),
-        Item(row("b", "pass", "Fine.") | {"abstained": False}, "pass"),
+        Item(row("b", "pass", "Fine.") | {"abstained": False, "case_sha": "b" * 64}, "pass"),
     ]
     session = Session(
         items=items,
-        case_shas={"a": "a" * 64, "b": "b" * 64},
         run="run-1",
         by="ana",
         file=LabelFile(tmp_path / "labelled" / "run-1.jsonl"),

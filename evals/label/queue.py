@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from evals.run.precedents import answer_sha, normalise_answer
+from evals.run.precedents import answer_sha, reply_sha, whole_text
 
 #: The queue's order: undecided answers first, then failures, then a sample of passes.
 QUEUE_ORDER = ("review", "fail", "pass")
@@ -32,7 +32,8 @@ class Item:
 
     @property
     def answer(self) -> str:
-        return str(self.row["draft"])
+        """The answer as shown and labelled: a lone surrogate (bad bytes) made U+FFFD."""
+        return whole_text(str(self.row["draft"]))
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,29 @@ class Queue:
     passes_not_sampled: int
 
 
+def row_key(row: dict[str, Any]) -> tuple[str, str]:
+    """(case, the sha of the reply as the checks read it), as a label of it is keyed."""
+
+    def refs(field: str) -> list[str] | None:
+        v = row.get(field)
+        return [str(x) for x in v] if isinstance(v, list) else None
+
+    abstained = row.get("abstained") if isinstance(row.get("abstained"), bool) else None
+    sha = reply_sha(str(row["draft"]), refs("cited"), refs("retrieved"), abstained)
+    return str(row["case"]), sha
+
+
+def same_reply(record: Any, key: tuple[str, str]) -> bool:
+    """Whether a labelled/*.jsonl record labels the reply `key` (a `row_key`) names."""
+    if not isinstance(record, dict) or not isinstance(record.get("answer"), str):
+        return False
+    fields = {f: record.get(f) for f in ("cited", "retrieved")}
+    refs = {f: [str(x) for x in v] if isinstance(v, list) else None for f, v in fields.items()}
+    abstained = record.get("abstained") if isinstance(record.get("abstained"), bool) else None
+    sha = reply_sha(record["answer"], refs["cited"], refs["retrieved"], abstained)
+    return (str(record.get("case")), sha) == key
+
+
 def build_queue(
     rows: list[dict[str, Any]],
     *,
@@ -56,7 +80,8 @@ def build_queue(
 ) -> Queue:
     """Review rows first, then failures, then `sample` passes drawn with `seed`.
 
-    Each (case, normalised answer) comes once, and never when `labelled` already holds it:
+    Each reply (`row_key`: case, normalised answer, refs, abstention) comes once, and never
+    when `labelled` already holds it:
     the same answer labelled twice would count twice in calibration. Errors have no verdict
     to check and rows without an answer nothing to label.
     """
@@ -71,7 +96,7 @@ def build_queue(
         if row.get("case") not in case_ids:
             unknown += 1
             continue
-        key = (str(row["case"]), normalise_answer(draft))
+        key = row_key(row)
         if key in seen:
             already += key in labelled
             continue
@@ -93,7 +118,7 @@ def label_record(
         "answer": item.answer,
         "label": label,
         # The schema wants a reason; an empty box is recorded as such, not invented.
-        "why": " ".join(why.split()) or "no reason given",
+        "why": " ".join(whole_text(why).split()) or "no reason given",
         "case_sha": case_sha,
         "answer_sha": answer_sha(item.answer),
         "run": run,
