@@ -21,6 +21,7 @@ from typing import Any
 from evals.calibrate.labelled import LINK_REFUSED
 from evals.suite.case import parse_json_value
 
+
 class LinkRefused(OSError):
     """The labelled file or its folder is a symbolic link: nothing is written through it."""
 
