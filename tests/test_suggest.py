@@ -454,3 +454,36 @@ def test_apply_refuses_a_linked_synonyms_file_and_writes_nothing(tmp_path: Path)
     assert proc.returncode == 2, proc.stderr
     assert f"{s / 'synonyms.toml'}: /: a symbolic link: refused" in proc.stderr
     assert elsewhere.read_text("utf-8") == 'groups = [\n  ["plan", "tier"],\n]\n'
+
+
+def test_a_stop_word_or_a_word_of_another_facts_meaning_is_never_offered_as_a_synonym(
+    tmp_path: Path,
+) -> None:
+    from evals.calibrate.edits import for_correct
+    from evals.calibrate.suggest import where
+
+    retention = {
+        "id": "retention",
+        "category": "privacy",
+        "question": "When is my data deleted after I cancel?",
+        "expect": {
+            "facts": [
+                [
+                    "data is deleted after 30 days",
+                    "deleted 30 days after cancelling",
+                    "30 days until deletion",
+                ]
+            ]
+        },
+        "reference": "Your data is deleted after 30 days.",
+    }
+    # Another case's fact means "gone": that word is no synonym of "deleted" either.
+    export = {**trial_case(facts=["the export is gone"]), "id": "export-gone"}
+    s = make_project(tmp_path, [retention, export])
+    (s / "labelled").mkdir()
+    rec = {"case": "retention", "answer": "Your data is gone within 30 days.", "label": "pass"}
+    (s / "labelled" / "p.jsonl").write_text(json.dumps({**rec, "why": "read"}) + "\n", "utf-8")
+    state = begin(Suite(s))
+    (g,) = [g for g in state.grade().values() if where(g.item) == "labelled/p.jsonl:1"]
+    offered = [e.what for e in for_correct(g, state.source()).edits]
+    assert not [w for w in offered if w.startswith("synonyms.toml")], offered
