@@ -19,9 +19,10 @@ from evals.report.page import esc
 from evals.run.precedents import decided_by
 from evals.suite.case import Case
 
-#: Figures are marked in the answer's first this many characters only: reading figures is
-#: the page's costliest step (seconds per megabyte), and a person reads no further anyway.
-FIGURES_PREFIX = 20_000
+#: Citations and figures are marked in the answer's first this many characters only: reading
+#: figures is the page's costliest step (seconds per megabyte), and a person reads no
+#: further anyway; the rest of the answer is shown as plain text.
+MARKED_PREFIX = 20_000
 
 #: Failing and undecided checks first: they are why the answer is in the queue.
 CHECK_ORDER = {"error": 0, "fail": 1, "review": 2, "skip": 3, "pass": 4}
@@ -71,24 +72,18 @@ def _figures_html(text: str) -> str:
 
 def answer_html(answer: str, pattern: str, anchors: dict[str, str]) -> str:
     """The answer with each citation linked to its passage and each figure marked (in its
-    first FIGURES_PREFIX characters: past them, the page says figures are not marked)."""
-    out, at = [], 0
-    for text, ref in citation_spans(answer, pattern):
-        start, at = at, at + len(text)
+    first MARKED_PREFIX characters: the page says so when the answer is longer)."""
+    out = []
+    for text, ref in citation_spans(answer[:MARKED_PREFIX], pattern):
         if ref is None:
-            if start >= FIGURES_PREFIX:
-                out.append(esc(text))
-            elif at > FIGURES_PREFIX:
-                cut = FIGURES_PREFIX - start
-                out.append(_figures_html(text[:cut]) + esc(text[cut:]))
-            else:
-                out.append(_figures_html(text))
+            out.append(_figures_html(text))
         elif ref in anchors:
             out.append(f'<a class="cite" href="#{anchors[ref]}">{esc(text)}</a>')
         else:
             out.append(
                 f'<mark class="cite missing" title="not among the passages">{esc(text)}</mark>'
             )
+    out.append(esc(answer[MARKED_PREFIX:]))
     return "".join(out)
 
 
@@ -170,7 +165,7 @@ def item_html(
     since the run), what the case expects, answer, passages, checks, judge."""
     row = item.row
     anchors = {p.ref: f"p-{i}-{k}" for k, p in enumerate(passages.items)}
-    cited = {ref for _, ref in citation_spans(item.answer, pattern) if ref}
+    cited = {ref for _, ref in citation_spans(item.answer[:MARKED_PREFIX], pattern) if ref}
     cited |= {str(c) for c in row.get("cited") or []}
     st = str(row.get("status"))
     epoch = f" · epoch {esc(row.get('epoch'))}" if row.get("epoch") else ""
@@ -179,9 +174,9 @@ def item_html(
     notes += f'<p class="note">{esc(note)}</p>' if note else ""
     changed = case is not None and row.get("case_sha") != case.sha
     long_note = (
-        f'<p class="note">figures are marked in the first {FIGURES_PREFIX:,} characters only '
-        f"(the answer has {len(item.answer):,})</p>"
-        if len(item.answer) > FIGURES_PREFIX
+        f'<p class="note">citations and figures are marked in the first {MARKED_PREFIX:,} '
+        f"characters only (the answer has {len(item.answer):,})</p>"
+        if len(item.answer) > MARKED_PREFIX
         else ""
     )
     return (

@@ -65,11 +65,12 @@ def make_app(session: Session, port: Callable[[], int]) -> bottle.Bottle:
         """Why a request is refused: another Host (a rebinding page) or no session token
         (another site's form: a custom header cannot be sent cross-site without CORS)."""
         hosts = {f"{HOST}:{port()}", f"localhost:{port()}"}
-        if bottle.request.get_header("Host") not in hosts:
+        # Read from the WSGI environ, where a header is latin-1 text of any bytes: bottle's
+        # own reader decodes it as UTF-8 and raises on bytes such as \xff\xfe.
+        env = bottle.request.environ
+        if env.get("HTTP_HOST") not in hosts:
             return "unknown host"
-        # Compared as bytes: a header of any bytes (latin-1 as WSGI decodes it) is refused,
-        # never a TypeError.
-        sent = (bottle.request.get_header("X-Label-Token") or "").encode("utf-8", "replace")
+        sent = str(env.get("HTTP_X_LABEL_TOKEN") or "").encode("latin-1", "replace")
         if bottle.request.method == "POST" and not secrets.compare_digest(
             sent, session.token.encode("ascii")
         ):

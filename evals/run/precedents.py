@@ -27,7 +27,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def whole_text(text: str) -> str:
     """`text` with each lone surrogate made U+FFFD, as a page shows it and a file can hold it."""
-    return _SURROGATE.sub("\ufffd", text)
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")  # in C: most texts have none, and some are megabytes long
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def normalise_answer(answer: str) -> str:
