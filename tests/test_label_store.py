@@ -108,3 +108,49 @@ def test_a_label_is_never_written_through_a_link(tmp_path: Path) -> None:
     with pytest.raises(LinkRefused):
         LabelFile(real).remove(line)
     assert outside.read_text("utf-8") == line
+
+
+def _label(case: str = "price-pro", answer: str = "Pro costs 45 €.") -> dict[str, str]:
+    return {"case": case, "answer": answer, "label": "pass", "why": "read by a person"}
+
+
+def test_validate_and_runs_skip_a_cut_last_label_and_name_it_instead_of_refusing_the_suite(
+    tmp_path: Path,
+) -> None:
+    from casekit import invoke, make_project
+
+    suite = make_project(tmp_path)
+    path = suite / "labelled" / "run.jsonl"
+    LabelFile(path).append(_label())
+    with path.open("ab") as f:
+        f.write(json.dumps(_label(answer="x" * 5000)).encode()[:3715])  # a full disk's cut
+    out = invoke(tmp_path, "validate")
+    assert out.returncode == 0, out.stderr
+    assert (
+        "1 labelled line(s) cut short by an interrupted write skipped (run.jsonl:2)" in out.stderr
+    )
+    LabelFile(path).append(_label(answer="Pro is 45 € per seat."))
+    assert invoke(tmp_path, "validate").stderr.count("cut short") == 0
+    assert len([x for x in lines(path) if x]) == 2
+
+
+def test_labels_read_through_a_link_are_refused_not_followed(tmp_path: Path) -> None:
+    from casekit import invoke, make_project
+
+    suite = make_project(tmp_path)
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text(json.dumps(_label()) + "\n", "utf-8")
+    (suite / "labelled").mkdir()
+    (suite / "labelled" / "linked.jsonl").symlink_to(outside)
+    out = invoke(tmp_path, "validate")
+    assert out.returncode == 2
+    assert f"{suite / 'labelled' / 'linked.jsonl'}: /: a symbolic link: refused" in out.stderr
+    (suite / "labelled" / "linked.jsonl").unlink()
+    (suite / "labelled").rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.jsonl").write_text(json.dumps(_label()) + "\n", "utf-8")
+    (suite / "labelled").symlink_to(elsewhere, target_is_directory=True)
+    out = invoke(tmp_path, "validate")
+    assert out.returncode == 2
+    assert f"{suite / 'labelled'}: /: a symbolic link: refused" in out.stderr
