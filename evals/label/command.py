@@ -19,6 +19,7 @@ from evals.label.page import item_html, render_page
 from evals.label.queue import Queue, build_queue
 from evals.report.data import find_suite, is_sealed, passages_for, suite_roots
 from evals.run.files import RunFile, read_run, resolve_run
+from evals.run.precedents import whole_text
 from evals.suite.folder import DEFAULT_CITATION_PATTERN, Suite, open_suite
 
 
@@ -143,7 +144,9 @@ def _serve(
         run=run.run_id,
         by=by,
         file=LabelFile(target),
-        page=render_page(f"Label {run.run_id}", html, token, intro_line),
+        # A lone surrogate anywhere in a row (a ticket, a check's detail) cannot be sent as
+        # UTF-8: shown as U+FFFD, never a 500 for the whole page.
+        page=whole_text(render_page(f"Label {run.run_id}", html, token, intro_line)),
         token=token,
     )
     try:
