@@ -126,7 +126,7 @@ def make_app(session: Session, port: Callable[[], int]) -> bottle.Bottle:
             except LinkRefused as exc:
                 return _fail(403, str(exc))
             except OSError as exc:
-                return _fail(507, f"cannot write {session.file.path}: {exc.strerror or exc}")
+                return _fail(500, f"cannot write {session.file.path}: {exc.strerror or exc}")
             if done is None:
                 return _fail(409, "another page already labelled this answer in this file")
             line, n = done
