@@ -487,3 +487,26 @@ def test_a_stop_word_or_a_word_of_another_facts_meaning_is_never_offered_as_a_sy
     (g,) = [g for g in state.grade().values() if where(g.item) == "labelled/p.jsonl:1"]
     offered = [e.what for e in for_correct(g, state.source()).edits]
     assert not [w for w in offered if w.startswith("synonyms.toml")], offered
+
+
+def test_a_synonym_that_would_pass_a_wrong_answer_of_another_case_is_not_offered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    other = {**trial_case(facts=["the notice period lasts 30 days"]), "id": "notice-period"}
+    s = make_project(tmp_path, [trial_case(facts=[fact]), other])
+    (s / "labelled").mkdir()
+    rows = [
+        ("trial-length", "The trial endures 14 days.", "pass"),
+        # Wrong by the person's reading, and failed today only for want of "lasts".
+        ("notice-period", "The notice period endures 30 days.", "fail"),
+    ]
+    lines = [
+        json.dumps({"case": c, "answer": a, "label": lab, "why": "read by a person"})
+        for c, a, lab in rows
+    ]
+    (s / "labelled" / "people.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "'endures' means 'lasts'" not in out
+    assert not (s / "synonyms.toml").exists()
