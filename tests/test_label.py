@@ -418,3 +418,22 @@ def test_the_server_takes_a_burst_of_waiting_connections(tmp_path: Path) -> None
             s.close()
         server.shutdown()
         server.server_close()
+
+
+def test_a_second_page_on_the_same_run_is_told_an_answer_is_labelled_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    def page() -> Page:
+        items = [Item(row("a", "fail", "Pro is 39 €.") | {"case_sha": "a" * 64}, "fail")]
+        target = LabelFile(tmp_path / "labelled" / "run-1.jsonl")  # each page its own writer
+        return Page(Session(items=items, run="run-1", by="ana", file=target, page="", token="t"))
+
+    first, second = page(), page()
+    try:
+        assert first.post("/label", {"i": 0, "label": "fail", "why": ""}, "t")[0] == 200
+        status, out = second.post("/label", {"i": 0, "label": "pass", "why": ""}, "t")
+        assert status == 409 and "another page already labelled this answer" in out["error"]
+    finally:
+        first.close()
+        second.close()
+    assert [r["label"] for r in read_jsonl(tmp_path / "labelled" / "run-1.jsonl")] == ["fail"]
