@@ -3,7 +3,9 @@
 Makes a project with one case, runs it on a short replayed answer, then makes that row's
 answer N megabytes of support prose full of figures and citations (as a runaway model
 writes), and times, each as a whole process: `invoke show CASE`, and `invoke label` from
-its start to the page served over loopback.
+its start to the page served over loopback. Each is printed as wall time and as CPU time
+(user + system of the process): on a shared, loaded machine the CPU time is the figure that
+does not depend on what else runs.
 
     .venv/bin/python bench/large_answer.py [--mb 10]
 """
@@ -14,6 +16,7 @@ import argparse
 import json
 import os
 import queue
+import resource
 import subprocess
 import sys
 import tempfile
@@ -33,6 +36,12 @@ SENTENCE = (
     "An extra Pro seat costs 45 € per seat and month from 1 March 2026 [doc:pricing#plans]; "
     "the night surcharge applies from 22:00 and adds 25 % for up to 8 h. "
 )
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child process so far."""
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
 
 
 def label_start(root: Path, env: dict[str, str]) -> float:
@@ -81,6 +90,7 @@ def main() -> int:
             if r.get("kind") == "case":
                 r["draft"] = big
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), "utf-8")
+        cpu0 = children_cpu()
         start = time.perf_counter()
         show = subprocess.run(
             [INVOKE, "-r", str(ROOT), "show", "price-pro"],
@@ -90,14 +100,18 @@ def main() -> int:
             text=True,
         )
         show_s = time.perf_counter() - start
+        show_cpu = children_cpu() - cpu0
         if show.returncode not in (0, 1):
             print(show.stderr[-2000:], file=sys.stderr)
             return 1
-        page_s = label_start(root, env)
+        cpu0 = children_cpu()
+        page_s = label_start(root, env)  # the server is stopped when the page is read
+        page_cpu = children_cpu() - cpu0
     mb = len(big.encode()) / 1e6
     print(f"answer: {mb:.1f} MB")
-    print(f"invoke show: {show_s:.2f} s")
-    print(f"invoke label, start to page served: {page_s:.2f} s")
+    print(f"invoke show: {show_s:.2f} s (cpu {show_cpu:.2f} s)")
+    print(f"invoke label, start to page served: {page_s:.2f} s (cpu {page_cpu:.2f} s)")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs when done)")
     return 0
 
 
