@@ -34,7 +34,8 @@ INVOKE = str(Path(sys.executable).with_name("invoke"))
 MODEL = "acme/support-bot@2026-10-01"
 SENTENCE = (
     "An extra Pro seat costs 45 € per seat and month from 1 March 2026 [doc:pricing#plans]; "
-    "the night surcharge applies from 22:00 and adds 25 % for up to 8 h. "
+    "the night surcharge applies from 22:00 and adds 25 % for up to 8 h. The trial lasts "
+    "fourteen days, and twenty-five seats cost one thousand one hundred and twenty-five euros. "
 )
 
 
