@@ -50,10 +50,14 @@ def test_the_queue_puts_review_rows_first_then_failures_then_a_seeded_sample_of_
 def test_an_answer_already_labelled_or_repeated_in_another_epoch_is_asked_once_or_never() -> None:
     rows = [row("a", "fail", "Pro is 39 €."), row("a", "fail", "Pro is  39 €.", epoch=1)]
     rows += [row("b", "fail", "B answer"), row("gone", "fail", "x")]
-    done = {row_key(row("b", "fail", "B  answer"))}
+    done = {(*row_key(row("b", "fail", "B  answer")), None)}
     q = build_queue(rows, sample=0, seed=0, labelled=done, case_ids={"a", "b"})
     assert [(i.case, i.row["epoch"]) for i in q.items] == [("a", 0)]
     assert q.already_labelled == 1 and q.unknown_case == 1
+    # A label of the case as another run asked it (another case sha) decides nothing here.
+    old = {(*row_key(row("b", "fail", "B answer")), "1" * 64)}
+    again = build_queue(rows, sample=0, seed=0, labelled=old, case_ids={"a", "b"})
+    assert [i.case for i in again.items] == ["a", "b"] and again.already_labelled == 0
 
 
 # -- the labelled file -------------------------------------------------------------------

@@ -101,7 +101,11 @@ def cmd_label(
         run.rows,
         sample=sample,
         seed=seed,
-        labelled={item_key(item, by_id[item.case]) for item in labelled if item.case in by_id},
+        labelled={
+            (*item_key(item, by_id[item.case]), item.case_sha)
+            for item in labelled
+            if item.case in by_id
+        },
         case_ids=set(by_id),
     )
     target = labelled_dir(suite) / label_file_name(run.run_id)

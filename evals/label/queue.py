@@ -75,18 +75,20 @@ def build_queue(
     *,
     sample: int,
     seed: int,
-    labelled: Collection[tuple[str, str]],
+    labelled: Collection[tuple[str, str, str | None]],
     case_ids: Collection[str],
 ) -> Queue:
     """Review rows first, then failures, then `sample` passes drawn with `seed`.
 
     Each reply (`row_key`: case, normalised answer, refs, abstention) comes once, and never
-    when `labelled` already holds it:
-    the same answer labelled twice would count twice in calibration. Errors have no verdict
-    to check and rows without an answer nothing to label.
+    when `labelled` (case, reply sha, the case sha the label is pinned to or None) already
+    holds it for the case as the row's run asked it: the same answer labelled twice would
+    count twice in calibration, while a label of an earlier version of the case decides
+    nothing for this one. Errors have no verdict to check and rows without an answer nothing
+    to label.
     """
     groups: dict[str, list[Item]] = {k: [] for k in QUEUE_ORDER}
-    seen: set[tuple[str, str]] = set(labelled)
+    seen: set[tuple[str, str]] = set()
     already = unknown = 0
     ordered = sorted(rows, key=lambda r: (str(r.get("case")), int(r.get("epoch") or 0)))
     for row in ordered:
@@ -97,8 +99,11 @@ def build_queue(
             unknown += 1
             continue
         key = row_key(row)
+        if (*key, row.get("case_sha")) in labelled or (*key, None) in labelled:
+            already += key not in seen
+            seen.add(key)
+            continue
         if key in seen:
-            already += key in labelled
             continue
         seen.add(key)
         groups[status].append(Item(row, status))
