@@ -275,3 +275,30 @@ def test_two_labels_of_one_answer_that_disagree_decide_nothing_and_validate_and_
     (path,) = (project / "runs").glob("*.jsonl")
     night = rows_by_case(path)["night-shift"]
     assert "precedent" not in night and night["status"] == "fail"  # the checks alone
+
+
+def test_labels_of_one_reply_that_disagree_decide_nothing_even_when_one_records_the_passages(
+    project: Path,
+) -> None:
+    from evals.calibrate.labelled import Labelled, precedents
+    from evals.checks.loading import load_cases
+    from evals.suite.folder import open_suite
+
+    suite = open_suite(project / "suite")
+    cases = load_cases(suite)[0]
+    night = next(c for c in cases if c.id == "night-shift")
+    sha = night.sha
+    a = Labelled("night-shift", NIGHT, "pass", "ok", "labelled/a.jsonl:1", case_sha=sha)
+    # The page records the case's passages as retrieved; a hand label leaves them implied.
+    b = Labelled(
+        "night-shift",
+        NIGHT,
+        "fail",
+        "no",
+        "labelled/b.jsonl:1",
+        retrieved=night.retrieved_refs,
+        case_sha=sha,
+    )
+    index, _ = precedents([a, b], cases)
+    assert index == {}
+    assert len(precedents([a], cases)[0]) == 1

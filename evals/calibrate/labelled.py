@@ -227,6 +227,7 @@ def precedents(items: list[Labelled], cases: list[Case]) -> tuple[Precedents, li
     shas = {c.id: c.sha for c in cases}
     by_id = {c.id: c for c in cases}
     index: dict[tuple[str, str], Precedent] = {}
+    split: set[tuple[str, str]] = set()
     stale: list[Labelled] = []
     for item in sorted(items, key=lambda i: i.case_sha is not None):
         current = shas.get(item.case)
@@ -235,15 +236,19 @@ def precedents(items: list[Labelled], cases: list[Case]) -> tuple[Precedents, li
         if item.case_sha is not None and item.case_sha != current:
             stale.append(item)
             continue
-        case = by_id[item.case]
-        index[(current, item_key(item, case)[1])] = Precedent(
-            item.label,
-            item.by,
-            item.at,
-            item.why,
-            item.source,
-            item.run,
-            pinned=item.case_sha is not None,
+        key = (current, item_key(item, by_id[item.case])[1])
+        pinned = item.case_sha is not None
+        if key in split:
+            continue
+        had = index.get(key)
+        if had is not None and had.pinned == pinned and had.label != item.label:
+            # The same reply read the same way (one label recorded the case's passages, the
+            # other left them implied) and labelled both ways: neither decides.
+            split.add(key)
+            del index[key]
+            continue
+        index[key] = Precedent(
+            item.label, item.by, item.at, item.why, item.source, item.run, pinned=pinned
         )
     return index, stale
 
