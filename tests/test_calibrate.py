@@ -258,7 +258,10 @@ def test_a_label_whose_verdict_is_a_judge_error_is_shown_not_counted_and_exits_3
     assert proc.returncode == 3
     assert "n = 2" in proc.stdout
     assert "without a verdict (not counted): 1" in proc.stdout
-    assert "c: human fail; no valid verdict after 3 attempts" in proc.stdout
+    assert (
+        "  1x no valid verdict after 3 attempts: attempt 1: the reply is not JSON  (c (human fail))"
+        in proc.stdout
+    )
     assert "incomplete: some labels have no judge verdict (exit 3)" in proc.stdout
 
 
@@ -288,8 +291,8 @@ def test_labels_on_rows_in_review_count_like_any_and_the_judges_agreement_there_
     )
     assert "  b (in review in the run): human fail, judge pass" in out
     assert (
-        "e: human pass; the judge did not grade this case in the run (its checks could not "
-        "decide it: the row is in review)" in out
+        "  1x the judge did not grade this case in the run (its checks could not decide it: "
+        "the row is in review)  (e (human pass))" in out
     )
     assert proc.returncode == 3  # e has no verdict
 
@@ -393,3 +396,49 @@ def test_a_deep_or_huge_number_label_line_is_a_problem_on_that_line_not_a_crash(
         f"{labels}: line 3: invalid JSON: Exceeds the limit (4300 digits) for integer string "
         "conversion",
     ]
+
+
+def test_repeated_judge_errors_are_one_line_each_with_their_count_as_report_groups_them(
+    tmp_path: Path, calib: Callable[..., Result]
+) -> None:
+    make_project(tmp_path, [good_case()])
+    verdicts = {"a": v(5), **{k: None for k in "bcdefgh"}}
+    run = write_run(tmp_path / "runs", verdicts)
+    labels = write_labels(tmp_path / "labels.jsonl", {k: "fail" for k in verdicts})
+    out = calib(run=str(run), labels=str(labels)).stdout
+    assert "without a verdict (not counted): 7" in out
+    assert (
+        "  7x no valid verdict after 3 attempts: attempt 1: the reply is not JSON  "
+        "(b (human fail), c (human fail), "
+        "d (human fail), e (human fail), f (human fail), ...)" in out
+    )
+    assert out.count("no valid verdict") == 1
+
+
+def test_the_example_suite_gives_the_judge_labels_of_both_kinds_for_a_kappa_with_its_interval(
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from casekit import ROOT
+
+    def judge(body: dict[str, Any]) -> str:
+        if "quote" in json.dumps(body["response_format"]):  # a question per fact
+            return json.dumps({"stated": True, "quote": "", "reasoning": "r"})
+        # A judge that passes every answer citing a passage: it agrees with some labels only.
+        ok = "[doc:" in body["messages"][1]["content"]
+        return verdict(ok, "r")
+
+    openai_server.responder = judge
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
+    guarded(lambda: cmd_calibrate(judge="openai/gpt-4o@2024-08-06", use_cache=False))
+    out = capsys.readouterr().out
+    head = out.split("\n\n", 1)[0]
+    n = int(re.search(r"^n = (\d+)$", head, re.MULTILINE).group(1))  # type: ignore[union-attr]
+    assert n >= 100, head  # the cases' labelled answers, not only three references
+    assert re.search(r"human pass\s+\d+\s+\d+", out) and re.search(r"human fail\s+\d+\s+\d+", out)
+    table = re.findall(r"human (?:pass|fail)\s+(\d+)\s+(\d+)", out)
+    assert all(int(a) + int(b) >= 30 for a, b in table)  # both kinds, dozens of each
+    assert re.search(r"Cohen's kappa: -?\d\.\d{3} \(95% CI -?\d\.\d\d to -?\d\.\d\d\)", head)

@@ -442,8 +442,8 @@ def test_bad_labelled_files_are_reported_at_once_with_file_line_and_pointer(
         f"{bad}:2: /label: 'maybe' is not one of ['pass', 'fail']",
         f"{bad}:3: /: invalid JSON at column 2: Expecting property name enclosed in double quotes",
         f"{bad}:4: /case: unknown case 'nope': not in cases/",
-        f"{bad}:5: /answer: the same answer to 'toy' is already labelled at run-a.jsonl:1 "
-        "(there as 'pass')",
+        f"{bad}:5: /label: contradicts the label of the same answer to 'toy' at "
+        "run-a.jsonl:1 (there pass, here fail): neither decides",
         f"{bad}:6: /: 'why' is a required property",
         f"{bad}:7: /cited: 'pricing#plans' is not of type 'array'",
         f"{bad}:8: /: unknown field(s): 'lable' was unexpected",

@@ -78,7 +78,8 @@ def test_calibrate_reports_the_judge_per_fact_with_kappa_and_its_interval(
     assert "agreement: 75.0% (3/4)" in out
     assert "Cohen's kappa: 0.500 (95% CI" in out and "n = 4" in out
     assert "disagrees: datev (labelled/fresh.jsonl:3)" in out and "judge not stated" in out
-    assert "error: datev (labelled/fresh.jsonl:4)" in out and "not in the answer" in out
+    assert "error: 1x " in out and "(datev (labelled/fresh.jsonl:4) " in out
+    assert "not in the answer" in out
     assert code == 3  # a question without a valid quoted answer: incomplete
     # The answers that held are cached: a second calibration asks only the failed one again.
     before = len(openai_server.chat_requests)

@@ -17,7 +17,7 @@ import pytest
 from casekit import INVOKE, ROOT, invoke, make_project, read_jsonl, write_case
 from reportkit import cases, run_replay, write_answers
 
-from evals.label.queue import Item, build_queue
+from evals.label.queue import Item, build_queue, row_key
 from evals.label.server import Session, serve
 from evals.label.store import LabelFile
 from evals.run.precedents import answer_sha
@@ -50,9 +50,14 @@ def test_the_queue_puts_review_rows_first_then_failures_then_a_seeded_sample_of_
 def test_an_answer_already_labelled_or_repeated_in_another_epoch_is_asked_once_or_never() -> None:
     rows = [row("a", "fail", "Pro is 39 €."), row("a", "fail", "Pro is  39 €.", epoch=1)]
     rows += [row("b", "fail", "B answer"), row("gone", "fail", "x")]
-    q = build_queue(rows, sample=0, seed=0, labelled={("b", "B answer")}, case_ids={"a", "b"})
+    done = {(*row_key(row("b", "fail", "B  answer")), None)}
+    q = build_queue(rows, sample=0, seed=0, labelled=done, case_ids={"a", "b"})
     assert [(i.case, i.row["epoch"]) for i in q.items] == [("a", 0)]
     assert q.already_labelled == 1 and q.unknown_case == 1
+    # A label of the case as another run asked it (another case sha) decides nothing here.
+    old = {(*row_key(row("b", "fail", "B answer")), "1" * 64)}
+    again = build_queue(rows, sample=0, seed=0, labelled=old, case_ids={"a", "b"})
+    assert [i.case for i in again.items] == ["a", "b"] and again.already_labelled == 0
 
 
 # -- the labelled file -------------------------------------------------------------------
@@ -123,13 +128,14 @@ class Page:
 def app(tmp_path: Path) -> Iterator[Page]:
     items = [
         Item(
-            row("a", "fail", "Pro is 39 € [doc:p]") | {"retrieved": ["p"], "cited": ["p"]}, "fail"
+            row("a", "fail", "Pro is 39 € [doc:p]")
+            | {"retrieved": ["p"], "cited": ["p"], "case_sha": "a" * 64},
+            "fail",
         ),
-        Item(row("b", "pass", "Fine.") | {"abstained": False}, "pass"),
+        Item(row("b", "pass", "Fine.") | {"abstained": False, "case_sha": "b" * 64}, "pass"),
     ]
     session = Session(
         items=items,
-        case_shas={"a": "a" * 64, "b": "b" * 64},
         run="run-1",
         by="ana",
         file=LabelFile(tmp_path / "labelled" / "run-1.jsonl"),
@@ -276,3 +282,162 @@ def test_bad_flags_and_sealed_or_missing_runs_are_one_line_errors(
         out = invoke(root, "label", "--no-browser", *args)
         assert out.returncode == 2, out.stderr
         assert says in out.stderr and "Traceback" not in out.stderr
+
+
+# -- what the page shows ----------------------------------------------------------------------
+
+
+def test_the_page_shows_what_the_case_expects_collapsed_beside_the_answer() -> None:
+    from evals.label.page import item_html
+    from evals.report.data import Passages
+    from evals.suite.case import Case
+
+    data = {
+        "id": "a",
+        "question": "How much is Pro?",
+        "reference": "Pro costs 45 € per seat and month.",
+        "expect": {
+            "facts": [["Pro costs 45 €", "45 € for Pro"], {"any": ["per seat"], "optional": True}],
+            "figures": [{"value": "45 €", "about": "Pro"}],
+            "must_not_contain": ["39 €"],
+        },
+    }
+    case = Case(data)
+    item = Item(row("a", "fail", "Pro is 39 €.") | {"case_sha": case.sha}, "fail")
+    html = item_html(0, 1, item, Passages([]), r"\[doc:([^\]]+)\]", "", case)
+    expected = html.split('<details class="expected">', 1)[1].split("</details>", 1)[0]
+    assert "<summary>What the case expects</summary>" in expected
+    assert "Pro costs 45 € per seat and month." in expected  # the reference answer
+    assert "<q>Pro costs 45 €</q> · <q>45 € for Pro</q>" in expected
+    assert '<q>per seat</q> <span class="dim">(optional)</span>' in expected
+    assert '<q>45 €</q> <span class="dim">about Pro</span>' in expected
+    assert "Never says</h4><ul><li><q>39 €</q>" in expected
+    assert "Ticket as the run asked it" not in html  # the case is as the run asked it
+
+
+def test_a_very_long_answer_has_figures_marked_in_its_first_part_only_and_says_so() -> None:
+    from evals.label.page import MARKED_PREFIX, answer_html, item_html
+    from evals.report.data import Passages
+
+    answer = "Pro costs 45 € per seat. " * (MARKED_PREFIX // 10)
+    html = answer_html(answer, r"\[doc:([^\]]+)\]", {})
+    cut = html.index("</mark>", html.rindex('<mark class="fig"')) + len("</mark>")
+    assert html[cut:].count("45 €") > 0 and "<mark" not in html[cut:]
+    assert (
+        html.replace('<mark class="fig" title="money 45 EUR">', "").replace("</mark>", "") == answer
+    )
+    page = item_html(0, 1, Item(row("a", "fail", answer), "fail"), Passages([]), r"x", "")
+    assert f"marked in the first {MARKED_PREFIX:,} characters only" in page
+
+
+def test_an_edited_case_shows_both_tickets_and_its_label_stays_with_the_version_the_run_asked(
+    labelled_run: tuple[Path, Path],
+) -> None:
+    root, first = labelled_run
+    path = root / "suite" / "cases" / "night-shift.json"
+    data = json.loads(path.read_text("utf-8"))
+    old_question = data["question"]
+    asked_sha = next(r for r in read_jsonl(first) if r.get("case") == "night-shift")["case_sha"]
+    data["question"] = "From what time does the weekend surcharge apply?"
+    write_case(root / "suite", data)
+    served = Served(root, "--by", "ana", "--sample", "0")
+    try:
+        with urllib.request.urlopen(served.url, timeout=30) as r:
+            html = r.read().decode("utf-8")
+        assert "Ticket as the run asked it" in html and "Ticket in the case now" in html
+        assert "weekend surcharge" in html and old_question.split()[0] in html
+        body = {"i": 0, "label": "pass", "why": "right for the question asked"}
+        assert post(served.url.rstrip("/"), "/label", body, page_token(served.url))[0] == 200
+    finally:
+        served.stop()
+    (rec,) = read_jsonl(root / "suite" / "labelled" / f"{first.stem}.jsonl")
+    assert rec["case_sha"] == asked_sha  # not the edited case's: it decides no run of it
+    out = invoke(root, "validate")
+    assert "stale label: case 'night-shift' was edited after it was labelled" in out.stderr
+
+
+def test_bad_bytes_in_an_answer_a_reason_or_a_token_give_no_crash_no_500_and_no_empty_file(
+    labelled_run: tuple[Path, Path],
+) -> None:
+    root, first = labelled_run
+    recs = [json.loads(x) for x in first.read_text("utf-8").splitlines()]
+    for rec in recs:
+        if rec.get("case") == "night-shift":  # bad bytes in the answer and a check's detail
+            rec["draft"] = rec["draft"].replace("21:45 on", "21:45 \ud800 on")
+            rec["checks"]["facts_present"]["detail"] += " \udcff"
+    first.write_text("".join(json.dumps(r) + "\n" for r in recs), "utf-8")
+    served = Served(root, "--by", "ana", "--sample", "0")
+    base = served.url.rstrip("/")
+    try:
+        token = page_token(served.url)
+        raw = b'{"i": 0, "label": "pass", "why": "odd \\ud800 byte"}'
+        req = urllib.request.Request(base + "/label", data=raw, method="POST")
+        req.add_header("Content-Type", "application/json")
+        req.add_header("X-Label-Token", token)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", int(base.rsplit(":", 1)[1]), timeout=30)
+        conn.putrequest("POST", "/label")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("X-Label-Token", b"\xff\xfe")
+        conn.putheader("Content-Length", "2")
+        conn.endheaders(b"{}")
+        assert conn.getresponse().status == 403
+        conn.close()
+    finally:
+        out = served.stop()
+    assert "Traceback" not in out + served.proc.stderr.read()
+    (rec,) = read_jsonl(root / "suite" / "labelled" / f"{first.stem}.jsonl")
+    assert rec["answer"] == "The night surcharge applies from 21:45 \ufffd on [doc:rules#night]."
+    assert rec["why"] == "odd \ufffd byte"
+    assert invoke(root, "validate").returncode == 0
+
+
+def test_the_server_takes_a_burst_of_waiting_connections(tmp_path: Path) -> None:
+    import socket
+
+    session = Session(
+        items=[Item(row("a", "fail"), "fail")],
+        run="run-1",
+        by="ana",
+        file=LabelFile(tmp_path / "run-1.jsonl"),
+        page="<p>page</p>",
+        token="tok",
+    )
+    server = serve(session, 0)
+    socks = []
+    try:
+        # Nothing is accepted yet: every connection waits in the listen queue.
+        for _ in range(32):
+            s = socket.create_connection(("127.0.0.1", server.server_port), timeout=0.5)
+            socks.append(s)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        for s in socks:
+            s.sendall(f"GET / HTTP/1.0\r\nHost: 127.0.0.1:{server.server_port}\r\n\r\n".encode())
+            assert s.recv(64).startswith(b"HTTP/1.0 200")
+    finally:
+        for s in socks:
+            s.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_second_page_on_the_same_run_is_told_an_answer_is_labelled_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    def page() -> Page:
+        items = [Item(row("a", "fail", "Pro is 39 €.") | {"case_sha": "a" * 64}, "fail")]
+        target = LabelFile(tmp_path / "labelled" / "run-1.jsonl")  # each page its own writer
+        return Page(Session(items=items, run="run-1", by="ana", file=target, page="", token="t"))
+
+    first, second = page(), page()
+    try:
+        assert first.post("/label", {"i": 0, "label": "fail", "why": ""}, "t")[0] == 200
+        status, out = second.post("/label", {"i": 0, "label": "pass", "why": ""}, "t")
+        assert status == 409 and "another page already labelled this answer" in out["error"]
+    finally:
+        first.close()
+        second.close()
+    assert [r["label"] for r in read_jsonl(tmp_path / "labelled" / "run-1.jsonl")] == ["fail"]

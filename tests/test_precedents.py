@@ -225,3 +225,80 @@ def test_a_label_written_by_hand_without_the_case_sha_decides_unpinned_and_valid
     invoke(project, "run", "--model", MODEL, "--answers", str(project / "a.jsonl"))
     newest = sorted((project / "runs").glob("*.jsonl"))[-1]
     assert rows_by_case(newest)["night-shift"]["precedent"]["pinned"] is False
+
+
+def test_a_label_decides_only_the_reply_it_was_given_not_the_same_text_citing_or_abstaining_otherwise(
+    project: Path,
+) -> None:
+    suite = project / "suite"
+    # The person labelled PRICE as cited by the system; the run's reply has the same text but
+    # reports another cited passage and an abstention: the checks read those, so must the label.
+    labelled = label_line(suite, "price-pro", PRICE, "fail", cited=["pricing#plans"])
+    write_labels(suite, [labelled, label_line(suite, "night-shift", NIGHT, "pass")])
+    lines = [
+        {
+            "case": "price-pro",
+            "answer": PRICE,
+            "cited": ["pricing#archive-2025"],
+            "abstained": True,
+        },
+        {"case": "night-shift", "answer": NIGHT},
+    ]
+    answers = project / "b.jsonl"
+    answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines), "utf-8")
+    out = invoke(project, "run", "--model", MODEL, "--answers", str(answers))
+    assert "Traceback" not in out.stderr
+    (path,) = (project / "runs").glob("*.jsonl")
+    rows = rows_by_case(path)
+    assert "precedent" not in rows["price-pro"]  # another reply: the checks decide it
+    assert rows["night-shift"]["precedent"]["label"] == "pass"  # the same reply: the label
+
+
+def test_two_labels_of_one_answer_that_disagree_decide_nothing_and_validate_and_run_name_them(
+    project: Path,
+) -> None:
+    suite = project / "suite"
+    write_labels(
+        suite,
+        [
+            label_line(suite, "night-shift", NIGHT, "pass"),
+            label_line(suite, "night-shift", NIGHT, "fail", by="ben"),
+        ],
+    )
+    out = invoke(project, "validate")
+    assert out.returncode == 2
+    assert "people.jsonl:2: /label: contradicts the label of the same answer" in out.stderr
+    assert "at people.jsonl:1 (there pass, here fail): neither decides" in out.stderr
+    run = invoke(project, "run", "--model", MODEL, "--answers", str(project / "a.jsonl"))
+    assert "Traceback" not in run.stderr
+    assert "people.jsonl:2: /label: contradicts" in run.stderr
+    (path,) = (project / "runs").glob("*.jsonl")
+    night = rows_by_case(path)["night-shift"]
+    assert "precedent" not in night and night["status"] == "fail"  # the checks alone
+
+
+def test_labels_of_one_reply_that_disagree_decide_nothing_even_when_one_records_the_passages(
+    project: Path,
+) -> None:
+    from evals.calibrate.labelled import Labelled, precedents
+    from evals.checks.loading import load_cases
+    from evals.suite.folder import open_suite
+
+    suite = open_suite(project / "suite")
+    cases = load_cases(suite)[0]
+    night = next(c for c in cases if c.id == "night-shift")
+    sha = night.sha
+    a = Labelled("night-shift", NIGHT, "pass", "ok", "labelled/a.jsonl:1", case_sha=sha)
+    # The page records the case's passages as retrieved; a hand label leaves them implied.
+    b = Labelled(
+        "night-shift",
+        NIGHT,
+        "fail",
+        "no",
+        "labelled/b.jsonl:1",
+        retrieved=night.retrieved_refs,
+        case_sha=sha,
+    )
+    index, _ = precedents([a, b], cases)
+    assert index == {}
+    assert len(precedents([a], cases)[0]) == 1

@@ -189,3 +189,16 @@ def test_latest_is_the_newest_run_of_the_configured_suite_not_of_another(project
         f"no run of the suite suite in {project / 'runs'} (the newest run, {newest.name}, is of "
         "other): name the run with --b RUN"
     ]
+
+
+def test_a_very_long_answer_is_shown_cut_with_how_much_was_left_out() -> None:
+    from evals.report.show import SHOW_CHARS, answer_text
+
+    assert answer_text("Pro costs 45 €.").plain == "Pro costs 45 €."
+    long = "Pro costs 45 € per seat. " * 2000
+    shown_text = answer_text(long).plain
+    assert shown_text.startswith(long[:SHOW_CHARS])
+    rest = len(long) - SHOW_CHARS
+    assert shown_text.endswith(
+        f" ... ({rest:,} more characters not shown: the whole answer is in the run file)"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -366,3 +367,146 @@ def test_edits_that_together_break_an_answer_are_not_all_written(suite: Path) ->
     assert [e.what for e, _, _ in kept] == ["phrasing"]
     assert dropped == [graded]
     assert compose(start, chosen[:1]) == (chosen[:1], [])
+
+
+# -- --apply: every file or none, never through a link ---------------------------------------
+
+
+def two_case_suite(tmp_path: Path) -> Path:
+    """Two cases whose correct answers each miss their fact: two case files to change, the
+    second much longer than the first."""
+    long = {**trial_case(), "id": "trial-zz-long", "question": "How long is the trial? " * 60}
+    s = make_project(tmp_path, [trial_case(), long])
+    (s / "labelled").mkdir()
+    answer = "Your trial runs two weeks. After that you pick a plan."
+    lines = [
+        json.dumps({"case": cid, "answer": answer, "label": "pass", "why": "read by a person"})
+        for cid in ("trial-length", "trial-zz-long")
+    ]
+    (s / "labelled" / "people.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    return s
+
+
+def test_apply_on_a_full_disk_writes_no_file_and_exits_3_naming_the_one_that_failed(
+    tmp_path: Path,
+) -> None:
+    from limitkit import invoke_with_file_limit
+
+    s = two_case_suite(tmp_path)
+    before = snapshot(s)
+    dry = invoke(tmp_path, "calibrate", "--checks", "--suggest")
+    assert "2 change(s) offered" in dry.stdout, dry.stdout
+    # Room for the short case file, not for the long one.
+    limit = (s / "cases" / "trial-length.json").stat().st_size + 200
+    proc = invoke_with_file_limit(
+        tmp_path, "calibrate", "--checks", "--suggest", "--apply", limit=limit
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"could not write {s / 'cases' / 'trial-zz-long.json'}" in proc.stderr
+    assert "nothing written" in proc.stderr and "written:" not in proc.stdout
+    assert snapshot(s) == before  # no case file changed, cut or left beside
+
+
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+from evals.calibrate.suggest import apply, suggest
+from evals.suite.folder import open_suite
+
+cases = str(Path(sys.argv[1]) / "cases")
+opened = []
+
+def hook(event, args):
+    # Killed as the second case file is opened for writing (in place, or beside it).
+    writing = os.O_WRONLY | os.O_RDWR
+    if event == "open" and str(args[0]).startswith(cases) and (args[2] or 0) & writing:
+        opened.append(args[0])
+        if len(opened) == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+found = suggest(open_suite(sys.argv[1]))
+sys.addaudithook(hook)
+apply(found)
+"""
+
+
+def test_apply_killed_mid_write_leaves_every_case_file_as_it_was(tmp_path: Path) -> None:
+    s = two_case_suite(tmp_path)
+    cases_before = {p.name: p.read_bytes() for p in (s / "cases").glob("*.json")}
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLER, str(s)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == -9, proc.stderr
+    assert {p.name: p.read_bytes() for p in (s / "cases").glob("*.json")} == cases_before
+    assert invoke(tmp_path, "validate").returncode == 0
+
+
+def test_apply_refuses_a_linked_synonyms_file_and_writes_nothing(tmp_path: Path) -> None:
+    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    s = make_project(tmp_path, [trial_case(facts=[fact])])
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text('groups = [\n  ["plan", "tier"],\n]\n', encoding="utf-8")
+    (s / "synonyms.toml").symlink_to(elsewhere)
+    labelled(s, ("The trial endures 14 days.", "pass"))
+    proc = invoke(tmp_path, "calibrate", "--checks", "--suggest", "--apply")
+    assert proc.returncode == 2, proc.stderr
+    assert f"{s / 'synonyms.toml'}: /: a symbolic link: refused" in proc.stderr
+    assert elsewhere.read_text("utf-8") == 'groups = [\n  ["plan", "tier"],\n]\n'
+
+
+def test_a_stop_word_or_a_word_of_another_facts_meaning_is_never_offered_as_a_synonym(
+    tmp_path: Path,
+) -> None:
+    from evals.calibrate.edits import for_correct
+    from evals.calibrate.suggest import where
+
+    retention = {
+        "id": "retention",
+        "category": "privacy",
+        "question": "When is my data deleted after I cancel?",
+        "expect": {
+            "facts": [
+                [
+                    "data is deleted after 30 days",
+                    "deleted 30 days after cancelling",
+                    "30 days until deletion",
+                ]
+            ]
+        },
+        "reference": "Your data is deleted after 30 days.",
+    }
+    # Another case's fact means "gone": that word is no synonym of "deleted" either.
+    export = {**trial_case(facts=["the export is gone"]), "id": "export-gone"}
+    s = make_project(tmp_path, [retention, export])
+    (s / "labelled").mkdir()
+    rec = {"case": "retention", "answer": "Your data is gone within 30 days.", "label": "pass"}
+    (s / "labelled" / "p.jsonl").write_text(json.dumps({**rec, "why": "read"}) + "\n", "utf-8")
+    state = begin(Suite(s))
+    (g,) = [g for g in state.grade().values() if where(g.item) == "labelled/p.jsonl:1"]
+    offered = [e.what for e in for_correct(g, state.source()).edits]
+    assert not [w for w in offered if w.startswith("synonyms.toml")], offered
+
+
+def test_a_synonym_that_would_pass_a_wrong_answer_of_another_case_is_not_offered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    other = {**trial_case(facts=["the notice period lasts 30 days"]), "id": "notice-period"}
+    s = make_project(tmp_path, [trial_case(facts=[fact]), other])
+    (s / "labelled").mkdir()
+    rows = [
+        ("trial-length", "The trial endures 14 days.", "pass"),
+        # Wrong by the person's reading, and failed today only for want of "lasts".
+        ("notice-period", "The notice period endures 30 days.", "fail"),
+    ]
+    lines = [
+        json.dumps({"case": c, "answer": a, "label": lab, "why": "read by a person"})
+        for c, a, lab in rows
+    ]
+    (s / "labelled" / "people.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    cmd_suggest(str(s), write=True)
+    out = capsys.readouterr().out
+    assert "'endures' means 'lasts'" not in out
+    assert not (s / "synonyms.toml").exists()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from evals.calibrate.grading import calibrate_checks
 from evals.calibrate.render import render_json, render_markdown
-from evals.cli import suite_at
+from evals.cli import EXIT_ERROR, suite_at
 from evals.errors import InputError
+from evals.run.files import OutputError
 
 FORMATS = ("md", "json")
 
@@ -37,7 +40,11 @@ def cmd_suggest(suite_dir: str | None, write: bool) -> int:
     for line in found.left:
         print(f"  {line}")
     if write and found.files:
-        written = apply(found)
+        try:
+            written = apply(found)
+        except OutputError as exc:
+            print(exc, file=sys.stderr)
+            return EXIT_ERROR
         print(f"written: {', '.join(rel(p, suite.path) for p in written)}")
     elif found.files:
         print("nothing written: add --apply to write these changes")

@@ -26,6 +26,7 @@ from evals.calibrate.checks import Graded
 from evals.calibrate.phrasing import (
     claim_phrasings,
     closest_clause,
+    common_words,
     differing,
     fact_context,
     fact_phrasings,
@@ -217,9 +218,14 @@ def _synonym_edits(answer: str, it: Item, cid: str, s: Source, lang: str | None)
     if found is None:
         return []
     out = []
-    for word, other in differing(*found, lang, MAX_SYNONYM_TRIES):
-        if stems(other, lang) & s.topical:
-            continue  # a plan or product a case names is no synonym of anything
+    for word, other in differing(*found, lang, MAX_SYNONYM_TRIES + 4):
+        said = stems(other, lang)
+        if said & s.topical:
+            continue  # a word of some fact's meaning (a plan, "deleted") means only itself
+        if said <= common_words(lang) or other.isdigit():
+            # "within", "still", "every": made a synonym suite-wide, "kept within 30 days"
+            # would state "deleted within 30 days".
+            continue
         if with_synonym(s.synonyms_text, word, other, s.synonyms) is None:
             continue
 
@@ -228,7 +234,7 @@ def _synonym_edits(answer: str, it: Item, cid: str, s: Source, lang: str | None)
             return None if groups is None else with_synonym(text, word, other, groups)
 
         out.append(Edit(f"synonyms.toml: {other!r} means {word!r}", cid, synonyms=change))
-    return out
+    return out[:MAX_SYNONYM_TRIES]
 
 
 def _about_edits(g: Graded, s: Source) -> list[Edit]:

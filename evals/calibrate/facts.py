@@ -135,6 +135,12 @@ def fact_lines(items: list[FactItem]) -> list[str]:
     for i in wrong:
         said = f'stated ("{i.quote}")' if i.stated else "not stated"
         lines.append(f"  disagrees: {i.case} ({i.source}) {i.item}: label {i.human}, judge {said}")
+    # Grouped by why, most frequent first, as `report` groups a run's errors: one broken
+    # judge is one line, not one per question.
+    groups: dict[str, list[str]] = {}
     for i in errors:
-        lines.append(f"  error: {i.case} ({i.source}) {i.item}: {i.error}")
+        groups.setdefault(str(i.error), []).append(f"{i.case} ({i.source}) {i.item}")
+    for reason, where in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        names = "; ".join(where[:3]) + ("; ..." if len(where) > 3 else "")
+        lines.append(f"  error: {len(where)}x {reason}  ({names})")
     return lines

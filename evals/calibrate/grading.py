@@ -9,6 +9,7 @@ from evals.calibrate.checks import Calibration, grade_answers
 from evals.calibrate.labelled import (
     Labelled,
     case_answers,
+    cut_note,
     labelled_files,
     read_labelled,
     sealed_skip_note,
@@ -25,7 +26,10 @@ def labelled_answers(suite: Suite, skipped: list[str]) -> tuple[list[Case], list
     cases not in cases/ (a sealed pile's) are left out and named in `skipped`."""
     cases, problems = load_cases(suite, strict=False)
     # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
-    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, skipped)
+    cut: list[str] = []
+    labelled, found = read_labelled(suite, {p.stem for p in suite.case_files()}, skipped, cut)
+    if note := cut_note(cut):
+        print(f"note: {note}", file=sys.stderr)
     if problems or found:
         raise InputError(problems + found)
     items = [a for c in sorted(cases, key=lambda c: c.id) for a in case_answers(c)]

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from evals.calibrate.facts import ask_facts, fact_lines
+from evals.calibrate.grading import labelled_answers
+from evals.calibrate.labelled import LABELLED_DIR
 from evals.calibrate.stats import LABELS, agreement, cohen_kappa, confusion, kappa_interval
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, suite_at
@@ -21,6 +23,7 @@ from evals.judge.verdict import Scale
 from evals.reply import Reply
 from evals.run.files import read_run, resolve_run
 from evals.suite.case import Case, parse_json_value
+from evals.suite.folder import Suite
 from evals.suite.jsonl import jsonl_lines
 
 # -- inputs --------------------------------------------------------------------------------
@@ -101,16 +104,23 @@ def reference_work(cases: list[Case]) -> list[tuple[Case, Reply, str]]:
     ]
     if problems:
         raise InputError(problems)
-    work = [
+    return [
         (c, Reply(answer=c.data["reference"]), c.data["human"]["label"])
         for c in cases
         if "human" in c.data
     ]
-    if not work:
-        raise InputError(
-            'no case has a `human` label: add {"label": "pass"|"fail"} to cases with a `reference`, or give --run and --labels'
-        )
-    return work
+
+
+def labelled_work(suite: Suite, judge: Judge) -> list[tuple[Case, Reply, str, str]]:
+    """The suite's labelled answers (labelled/*.jsonl: people's labels of real answers, of
+    both kinds) to the cases the judge grades, each with where its label is kept."""
+    cases, items = labelled_answers(suite, [])
+    by_id = {c.id: c for c in cases}
+    return [
+        (by_id[a.case], a.reply(), a.label, a.source)
+        for a in items
+        if a.source.startswith(f"{LABELLED_DIR}/") and judge.applies_to(by_id[a.case])
+    ]
 
 
 def _run_rows(
@@ -201,8 +211,21 @@ def render(
         lines += [f"    {ln}" for ln in str(i.verdict["reasoning"]).splitlines() or [""]]
     if errors:
         lines += ["", f"without a verdict (not counted): {len(errors)}"]
-        lines += [f"  {i.case}: human {i.human}; {i.error}" for i in errors]
+        lines += error_lines(errors)
     return lines, kappa
+
+
+def error_lines(errors: list[Item]) -> list[str]:
+    """Answers without a verdict grouped by why, most frequent first, as `report` groups a
+    run's errors: `  12x HTTP 429 after 3 attempts  (a (human pass), b (human fail), ...)`."""
+    groups: dict[str, list[str]] = {}
+    for i in errors:
+        groups.setdefault(i.error or "no verdict", []).append(f"{i.case} (human {i.human})")
+    out = []
+    for reason, who in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        names = ", ".join(who[:5]) + (", ..." if len(who) > 5 else "")
+        out.append(f"  {len(who)}x {reason}  ({names})")
+    return out
 
 
 def review_lines(items: list[Item], scale: Scale) -> list[str]:
@@ -279,8 +302,19 @@ def cmd_calibrate(
         s = suite_at(suite)
         work = reference_work(load_cases(s)[0])
         j = make_judge(judge, s, cfg, use_cache)
+        more = labelled_work(s, j)
+        if not work and not more:
+            raise InputError(
+                "no case has a `human` label and labelled/ holds no answer to a case the judge "
+                'grades: add {"label": "pass"|"fail"} to cases with a `reference`, label a '
+                "run's answers (`invoke label`), or give --run and --labels"
+            )
         scale, judge_model, model_under_test = j.scale, judge, cfg.default_model
+        work += [(c, r, h) for c, r, h, _ in more]
         items = judge_now(j, work, cfg)
+        # A labelled answer is named by where its label is kept: a case has several.
+        for item, (_, _, _, where) in zip(items[len(items) - len(more) :], more, strict=True):
+            item.case = f"{item.case} ({where})"
     if (warn := family_warning(judge_model, model_under_test)) is not None:
         print(warn, file=sys.stderr)
     items.sort(key=lambda i: i.case)

@@ -9,7 +9,7 @@ from typing import Any
 
 from evals.errors import Problem
 from evals.reply import Claim, Reply
-from evals.run.precedents import Precedent, Precedents, answer_sha, normalise_answer
+from evals.run.precedents import Precedent, Precedents, answer_sha, case_reply_sha, reply_sha
 from evals.suite.case import Case, parse_json_value
 from evals.suite.folder import Suite
 from evals.suite.schemas import schema_problems
@@ -79,18 +79,41 @@ def labelled_dir(suite: Suite) -> Path:
 
 
 def labelled_files(suite: Suite) -> list[Path]:
-    """The suite's `labelled/*.jsonl`, in name order; none when the folder is absent."""
+    """The suite's `labelled/*.jsonl`, in name order; none when the folder is absent (or is
+    a link, which is refused: see `link_problems`)."""
     folder = labelled_dir(suite)
-    return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.jsonl") if p.is_file() or p.is_symlink())
+
+
+LINK_REFUSED = (
+    "a symbolic link: refused (labelled/ and its files must be real files of the suite, "
+    "not links to text elsewhere)"
+)
+
+
+def item_key(item: Labelled, case: Case | None = None) -> tuple[str, str]:
+    """(case, the sha of the reply as the checks read it): one answer, labelled once. With
+    the case, a label that reported no retrieval reads the case's frozen passages."""
+    if case is None:
+        return item.case, reply_sha(item.answer, item.cited, item.retrieved, item.abstained)
+    return item.case, case_reply_sha(case, item.answer, item.cited, item.retrieved, item.abstained)
 
 
 def read_labelled(
-    suite: Suite, case_ids: Collection[str], skipped: list[str] | None = None
+    suite: Suite,
+    case_ids: Collection[str],
+    skipped: list[str] | None = None,
+    cut: list[str] | None = None,
 ) -> tuple[list[Labelled], list[Problem]]:
     """Every valid line of the suite's labelled files and every problem, each at `file:line`.
 
     A line naming no case in `case_ids` is a problem; so is the same answer labelled twice for
-    one case, which would count it twice (or, labelled both ways, make it both right and wrong).
+    one case, which would count it twice. The same reply labelled both ways decides nothing:
+    neither line is read, and both are named. A link (labelled/ or a file in it) is refused,
+    never followed. A last line without its newline that is not JSON is what a write cut
+    short leaves (a full disk, a killed page): it is skipped and its `file:line` goes to `cut`.
     When the suite has a sealed pile, a line naming no visible case is taken for an answer of
     a sealed case (whose id cannot be read without the key): it is left out, and its
     `file:line` goes to `skipped` for one note instead of a problem per line.
@@ -100,11 +123,17 @@ def read_labelled(
     if folder.exists() and not folder.is_dir():
         reason = "is a file: labelled answers go in a labelled/ folder of *.jsonl files"
         return [], [Problem(str(folder), "", reason)]
+    if folder.is_symlink():
+        return [], [Problem(str(folder), "", LINK_REFUSED)]
     known = set(case_ids)
     items: list[Labelled] = []
     problems: list[Problem] = []
     seen: dict[tuple[str, str], tuple[str, str]] = {}
+    contradicted: set[tuple[str, str]] = set()
     for path in labelled_files(suite):
+        if path.is_symlink():
+            problems.append(Problem(str(path), "", LINK_REFUSED))
+            continue
         try:
             # utf-8-sig: a file saved by a spreadsheet or Notepad often starts with a BOM.
             text = path.read_bytes().decode("utf-8-sig")
@@ -116,11 +145,15 @@ def read_labelled(
             continue
         rel = f"{LABELLED_DIR}/{path.name}"
         # Split on newlines only: a JSON string may hold U+2028, which splitlines() would cut.
-        for n, line in enumerate(text.split("\n"), 1):
+        lines = text.split("\n")
+        for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             where = f"{path}:{n}"
             rec, found = _parse_line(line.rstrip("\r"), where)
+            if rec is None and n == len(lines):
+                (cut if cut is not None else []).append(f"{path.name}:{n}")
+                continue
             cid = rec.get("case") if isinstance(rec, dict) else None
             if isinstance(cid, str) and cid not in known:
                 if sealed and not found:
@@ -134,17 +167,24 @@ def read_labelled(
                     msg = f"does not match the answer (its sha is {sha}): was the answer edited?"
                     found.append(Problem(where, "/answer_sha", msg))
             if rec is not None and not found:
-                key = (rec["case"], normalise_answer(rec["answer"]))
+                item = _item(rec, f"{rel}:{n}")
+                key = item_key(item)
                 if key in seen:
                     first, label = seen[key]
-                    both = "" if label == rec["label"] else f" (there as {label!r})"
-                    msg = f"the same answer to {rec['case']!r} is already labelled at {first}{both}"
-                    found.append(Problem(where, "/answer", msg))
+                    if label == rec["label"]:
+                        msg = f"the same answer to {rec['case']!r} is already labelled at {first}"
+                    else:
+                        contradicted.add(key)
+                        msg = (
+                            f"contradicts the label of the same answer to {rec['case']!r} at "
+                            f"{first} (there {label}, here {rec['label']}): neither decides"
+                        )
+                    found.append(Problem(where, "/label", msg))
                 else:
                     seen[key] = (f"{path.name}:{n}", rec["label"])
-                    items.append(_item(rec, f"{rel}:{n}"))
+                    items.append(item)
             problems += found
-    return items, problems
+    return [i for i in items if item_key(i) not in contradicted], problems
 
 
 def _parse_line(line: str, where: str) -> tuple[Any, list[Problem]]:
@@ -185,7 +225,9 @@ def precedents(items: list[Labelled], cases: list[Case]) -> tuple[Precedents, li
     stands), but unpinned: no edit of the case can void it. A pinned label of the same
     answer wins over it."""
     shas = {c.id: c.sha for c in cases}
+    by_id = {c.id: c for c in cases}
     index: dict[tuple[str, str], Precedent] = {}
+    split: set[tuple[str, str]] = set()
     stale: list[Labelled] = []
     for item in sorted(items, key=lambda i: i.case_sha is not None):
         current = shas.get(item.case)
@@ -194,14 +236,19 @@ def precedents(items: list[Labelled], cases: list[Case]) -> tuple[Precedents, li
         if item.case_sha is not None and item.case_sha != current:
             stale.append(item)
             continue
-        index[(current, answer_sha(item.answer))] = Precedent(
-            item.label,
-            item.by,
-            item.at,
-            item.why,
-            item.source,
-            item.run,
-            pinned=item.case_sha is not None,
+        key = (current, item_key(item, by_id[item.case])[1])
+        pinned = item.case_sha is not None
+        if key in split:
+            continue
+        had = index.get(key)
+        if had is not None and had.pinned == pinned and had.label != item.label:
+            # The same reply read the same way (one label recorded the case's passages, the
+            # other left them implied) and labelled both ways: neither decides.
+            split.add(key)
+            del index[key]
+            continue
+        index[key] = Precedent(
+            item.label, item.by, item.at, item.why, item.source, item.run, pinned=pinned
         )
     return index, stale
 
@@ -225,4 +272,14 @@ def sealed_skip_note(skipped: list[str]) -> str | None:
         f"{len(skipped)} labelled answer(s) name no case in cases/ ({where}): the suite has a "
         "sealed pile, so they are taken for answers of sealed cases and left out. Move them "
         "out of labelled/ to keep the pile held out: they tell what its cases ask."
+    )
+
+
+def cut_note(cut: list[str]) -> str | None:
+    """One note for last lines cut short by an interrupted write, or None."""
+    if not cut:
+        return None
+    return (
+        f"{len(cut)} labelled line(s) cut short by an interrupted write skipped "
+        f"({', '.join(cut)}): the next label written to the file replaces it"
     )

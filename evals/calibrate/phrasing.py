@@ -59,7 +59,7 @@ def both(text: str, lang: str | None, synonyms: Synonyms) -> set[str]:
 
 
 @lru_cache(maxsize=16)
-def _common(lang: str | None) -> frozenset[str]:
+def common_words(lang: str | None) -> frozenset[str]:
     """The language's stop words, broad list ("still", "every", "today"): a word of these is
     no answer's own word for a fact, and a span that starts or ends on one is ragged."""
     return frozenset(stem(w, lang) for w in stop_words(lang or "en"))
@@ -173,7 +173,7 @@ def fact_phrasings(
     }
     polarity = {NEG in tokens(a, lang, synonyms) for a in it.alternatives}
     said = set(tokens(answer, lang))  # "two weeks" for 14 days: no span can carry the 14
-    common = _common(lang)
+    common = common_words(lang)
     months = {stem(m, lang) for m in month_names(lang or "en")}
     out = []
     for text in spans(answer, lang):
@@ -226,7 +226,7 @@ def claim_phrasings(
     differently), the one with the most such words first; then its whole clauses."""
     right = list(right)
     used = set().union(*(stems(r, lang) for r in right))
-    common = _common(lang)
+    common = common_words(lang)
     short, whole = [], []
     for text in spans(answer, lang):
         novel = stems(text, lang) - used - common

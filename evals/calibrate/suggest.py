@@ -11,8 +11,11 @@ whose edits compose.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,12 +28,17 @@ from evals.calibrate.phrasing import stems
 from evals.checks.base import case_language
 from evals.checks.expectations import all_phrasings
 from evals.checks.loading import load_cases
-from evals.errors import InputError
+from evals.errors import InputError, Problem
+from evals.run.files import OutputError, unwritable
 from evals.suite.case import Case, canonical_json
 from evals.suite.folder import Suite, SuiteSettings
 
 MAX_PHRASINGS = edits.MAX_PHRASINGS
 _DISAGREE = ("false_alarm", "miss", "review")
+LINK_REFUSED = (
+    "a symbolic link: refused (--apply writes only the suite's own files, never through a "
+    "link to a file elsewhere); nothing written"
+)
 _TRIED = "no edit tried both settled it and left every other answer as close to its label"
 # How far an answer is from agreeing with its label: an edit may move none further away.
 _DISTANCE = {"agree": 0, "unscored": 0, "review": 1, "false_alarm": 2, "miss": 2, "error": 3}
@@ -282,7 +290,58 @@ def _files(start: State, chosen: list[Edit]) -> dict[Path, tuple[str, str]]:
 
 
 def apply(suggestions: Suggestions) -> list[Path]:
-    """Write each changed file once, with every offered edit to it made."""
-    for path, (_, after) in suggestions.files.items():
-        path.write_text(after, encoding="utf-8")
-    return list(suggestions.files)
+    """Write each changed file once, with every offered edit to it made: all of them or none.
+
+    A linked file (or folder) is refused before anything is written: the edit would change a
+    file outside the suite. Each file is written beside itself and flushed first; only when
+    every one is on disk are they renamed over the old ones, so a full disk or a killed
+    process leaves each file whole (old or new). OutputError names the file that failed."""
+    files = suggestions.files
+    linked = dict.fromkeys(q for path in files for q in (path.parent, path) if q.is_symlink())
+    if linked:
+        raise InputError([Problem(str(q), "", LINK_REFUSED) for q in linked])
+    staged: dict[Path, Path] = {}
+    try:
+        for path, (_, after) in files.items():
+            staged[path] = _stage(path, after)
+    except OSError as exc:
+        failed = next(p for p in files if p not in staged)
+        _discard(staged.values())
+        raise OutputError(unwritable(failed, exc) + ": nothing written") from None
+    done: list[Path] = []
+    try:
+        for path, tmp in staged.items():
+            os.replace(tmp, path)
+            done.append(path)
+    except OSError as exc:
+        failed = next(p for p in files if p not in done)
+        _discard(staged.values())
+        for path in done:  # put back what was renamed already: none of the edits stays
+            with contextlib.suppress(OSError):
+                os.replace(_stage(path, files[path][0]), path)
+        raise OutputError(unwritable(failed, exc) + ": nothing written") from None
+    return done
+
+
+def _stage(path: Path, text: str) -> Path:
+    """`text` written and flushed beside `path` (never through a link); the staged file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        view = memoryview(text.encode("utf-8"))
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    os.close(fd)
+    return tmp
+
+
+def _discard(paths: Iterable[Path]) -> None:
+    for tmp in paths:
+        with contextlib.suppress(OSError):
+            tmp.unlink()

@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from evals.calibrate.labelled import precedents, read_labelled
+from evals.calibrate.labelled import cut_note, precedents, read_labelled
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX
@@ -150,7 +150,10 @@ def suite_precedents(suite: Suite, cases: list[Case]) -> Precedents:
 
     A line with a problem decides nothing, and the run says so: refusing to run would block
     every run of a suite whose labels name cases since sealed or removed."""
-    items, problems = read_labelled(suite, {p.stem for p in suite.case_files()})
+    cut: list[str] = []
+    items, problems = read_labelled(suite, {p.stem for p in suite.case_files()}, cut=cut)
+    if note := cut_note(cut):
+        print(f"note: {note}", file=sys.stderr, flush=True)
     if problems:
         print(
             f"warning: {len(problems)} problem(s) in {suite.path / 'labelled'}: those lines "
@@ -158,4 +161,8 @@ def suite_precedents(suite: Suite, cases: list[Case]) -> Precedents:
             file=sys.stderr,
             flush=True,
         )
+        # Two people disagreeing on one answer is news to whoever reads the run: name them.
+        for p in problems:
+            if "neither decides" in p.message:
+                print(f"warning: {p}", file=sys.stderr, flush=True)
     return precedents(items, cases)[0]

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from evals.calibrate.labelled import (
+    cut_note,
     labelled_files,
     precedents,
     read_labelled,
@@ -34,10 +35,11 @@ def validate_suite(suite: Suite, notes: list[str] | None = None) -> list[Problem
     _, problems = load_cases(suite, strict=False)
     # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
     skipped: list[str] = []
-    problems += read_labelled(suite, {p.stem for p in suite.case_files()}, skipped)[1]
-    note = sealed_skip_note(skipped)
-    if note and notes is not None:
-        notes.append(f"note: {note}")
+    cut: list[str] = []
+    problems += read_labelled(suite, {p.stem for p in suite.case_files()}, skipped, cut)[1]
+    for note in (sealed_skip_note(skipped), cut_note(cut)):
+        if note and notes is not None:
+            notes.append(f"note: {note}")
     if not suite.prompt_path.is_file():
         problems.append(Problem(str(suite.prompt_path), "", "prompt.txt is missing"))
     # The sealed pile's integrity needs no key; with EVAL_SEAL_KEY set its cases are checked too.

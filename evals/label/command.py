@@ -10,7 +10,7 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from evals.calibrate.labelled import labelled_dir, read_labelled
+from evals.calibrate.labelled import cut_note, item_key, labelled_dir, read_labelled
 from evals.checks.loading import load_cases
 from evals.cli import EXIT_OK
 from evals.cli import settings as load_settings
@@ -19,7 +19,7 @@ from evals.label.page import item_html, render_page
 from evals.label.queue import Queue, build_queue
 from evals.report.data import find_suite, is_sealed, passages_for, suite_roots
 from evals.run.files import RunFile, read_run, resolve_run
-from evals.run.precedents import normalise_answer
+from evals.run.precedents import whole_text
 from evals.suite.folder import DEFAULT_CITATION_PATTERN, Suite, open_suite
 
 
@@ -90,15 +90,23 @@ def cmd_label(
         raise InputError(f"{run.path}: a sealed run keeps no answers to label")
     suite = run_suite(run, suite_dir, cfg.root)
     cases, _ = load_cases(suite)
-    labelled, problems = read_labelled(suite, {p.stem for p in suite.case_files()})
+    by_id = {c.id: c for c in cases}
+    cut: list[str] = []
+    labelled, problems = read_labelled(suite, {p.stem for p in suite.case_files()}, cut=cut)
     if problems:
         raise InputError(problems)
+    if note := cut_note(cut):
+        print(f"note: {note}", flush=True)
     queue = build_queue(
         run.rows,
         sample=sample,
         seed=seed,
-        labelled={(item.case, normalise_answer(item.answer)) for item in labelled},
-        case_ids={c.id for c in cases},
+        labelled={
+            (*item_key(item, by_id[item.case]), item.case_sha)
+            for item in labelled
+            if item.case in by_id
+        },
+        case_ids=set(by_id),
     )
     target = labelled_dir(suite) / label_file_name(run.run_id)
     print(intro(queue, run, target), flush=True)
@@ -118,28 +126,31 @@ def _serve(
     pattern = str(
         (run.header.get("settings") or {}).get("citation_pattern") or DEFAULT_CITATION_PATTERN
     )
-    cases, _ = load_cases(suite)
-    shas = {c.id: c.sha for c in cases}
+    cases = {c.id: c for c in load_cases(suite)[0]}
     n = len(queue.items)
     html = []
     for i, item in enumerate(queue.items):
-        changed = item.row.get("case_sha") != shas[item.case]
+        changed = item.row.get("case_sha") != cases[item.case].sha
         note = (
-            "the case was edited since this run: the passages and the label are today's"
+            "the case was edited since this run: both versions of the ticket are shown, the "
+            "passages are today's, and the label is given to the version the run asked (it "
+            "decides no run of the case as it is now)"
             if changed
             else ""
         )
-        html.append(item_html(i, n, item, passages_for(item.row, suite.path), pattern, note))
+        passages = passages_for(item.row, suite.path)
+        html.append(item_html(i, n, item, passages, pattern, note, cases[item.case]))
     intro_line = intro(queue, run, target) + f"; labelling as {by}"
     # The page carries a token each write must send back: another site cannot read it.
     token = secrets.token_urlsafe(24)
     session = Session(
         items=queue.items,
-        case_shas=shas,
         run=run.run_id,
         by=by,
         file=LabelFile(target),
-        page=render_page(f"Label {run.run_id}", html, token, intro_line),
+        # A lone surrogate anywhere in a row (a ticket, a check's detail) cannot be sent as
+        # UTF-8: shown as U+FFFD, never a 500 for the whole page.
+        page=whole_text(render_page(f"Label {run.run_id}", html, token, intro_line)),
         token=token,
     )
     try:

@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from evals.checks.expectations import items as expect_items
 from evals.checks.values import Figure, parse_figures
 from evals.label.queue import WHY_QUEUED, Item
 from evals.report.data import Passages, citation_spans
@@ -16,6 +17,12 @@ from evals.report.detail import judge_html, passages_html, questions_html, turns
 from evals.report.page import asset as report_asset
 from evals.report.page import esc
 from evals.run.precedents import decided_by
+from evals.suite.case import Case
+
+#: Citations and figures are marked in the answer's first this many characters only: reading
+#: figures is the page's costliest step (seconds per megabyte), and a person reads no
+#: further anyway; the rest of the answer is shown as plain text.
+MARKED_PREFIX = 20_000
 
 #: Failing and undecided checks first: they are why the answer is in the queue.
 CHECK_ORDER = {"error": 0, "fail": 1, "review": 2, "skip": 3, "pass": 4}
@@ -64,9 +71,10 @@ def _figures_html(text: str) -> str:
 
 
 def answer_html(answer: str, pattern: str, anchors: dict[str, str]) -> str:
-    """The answer with each citation linked to its passage and each figure marked."""
+    """The answer with each citation linked to its passage and each figure marked (in its
+    first MARKED_PREFIX characters: the page says so when the answer is longer)."""
     out = []
-    for text, ref in citation_spans(answer, pattern):
+    for text, ref in citation_spans(answer[:MARKED_PREFIX], pattern):
         if ref is None:
             out.append(_figures_html(text))
         elif ref in anchors:
@@ -75,6 +83,7 @@ def answer_html(answer: str, pattern: str, anchors: dict[str, str]) -> str:
             out.append(
                 f'<mark class="cite missing" title="not among the passages">{esc(text)}</mark>'
             )
+    out.append(esc(answer[MARKED_PREFIX:]))
     return "".join(out)
 
 
@@ -95,24 +104,89 @@ def checks_html(row: dict[str, Any]) -> str:
     )
 
 
-def item_html(i: int, n: int, item: Item, passages: Passages, pattern: str, note: str) -> str:
-    """One queued answer: ticket (and earlier turns), answer, passages, checks, judge."""
+def _phrasings(title: str, expected: list[Any], figures: bool) -> str:
+    lis = []
+    for it in expect_items(expected):
+        alts = " · ".join(f"<q>{esc(a)}</q>" for a in it.alternatives)
+        about = f' <span class="dim">about {esc(it.about)}</span>' if figures and it.about else ""
+        opt = ' <span class="dim">(optional)</span>' if it.optional else ""
+        lis.append(f"<li>{alts}{about}{opt}</li>")
+    return f"<h4>{esc(title)}</h4><ul>{''.join(lis)}</ul>" if lis else ""
+
+
+def expected_html(case: Case | None) -> str:
+    """What the suite expects of an answer to the case, collapsed: its reference answer, the
+    facts and figures it must state, and what it must not say."""
+    if case is None:
+        return ""
+    expect = case.expect
+    parts = []
+    if case.data.get("reference"):
+        parts.append(
+            f'<h4>Reference answer</h4><div class="reference">{esc(case.data["reference"])}</div>'
+        )
+    parts.append(_phrasings("Facts it states", expect.get("facts") or [], False))
+    parts.append(_phrasings("Figures it states", expect.get("figures") or [], True))
+    never = [str(x) for x in expect.get("must_not_contain") or []]
+    never += [str(x) for x in expect.get("forbidden_figures") or []]
+    if never:
+        parts.append(
+            "<h4>Never says</h4><ul>"
+            + "".join(f"<li><q>{esc(x)}</q></li>" for x in never)
+            + "</ul>"
+        )
+    if expect.get("abstain") is not None:
+        parts.append(f"<p>Abstains: {esc('yes' if expect.get('abstain') else 'no')}</p>")
+    body = "".join(parts) or '<p class="dim">the case states no expectation a person reads</p>'
+    return f'<details class="expected"><summary>What the case expects</summary>{body}</details>'
+
+
+def ticket_html(row: dict[str, Any], case: Case | None, changed: bool) -> str:
+    """The ticket the run asked; when the case was edited since, today's version beside it."""
+    asked = f'<div class="question">{esc(row.get("question"))}</div>'
+    if not changed or case is None:
+        return f"<h3>Ticket</h3>{asked}"
+    return (
+        "<h3>Ticket as the run asked it</h3>" + asked + "<h3>Ticket in the case now</h3>"
+        f'{turns_html(case.messages)}<div class="question now">{esc(case.question)}</div>'
+    )
+
+
+def item_html(
+    i: int,
+    n: int,
+    item: Item,
+    passages: Passages,
+    pattern: str,
+    note: str,
+    case: Case | None = None,
+) -> str:
+    """One queued answer: ticket (and earlier turns; both versions when the case changed
+    since the run), what the case expects, answer, passages, checks, judge."""
     row = item.row
     anchors = {p.ref: f"p-{i}-{k}" for k, p in enumerate(passages.items)}
-    cited = {ref for _, ref in citation_spans(item.answer, pattern) if ref}
+    cited = {ref for _, ref in citation_spans(item.answer[:MARKED_PREFIX], pattern) if ref}
     cited |= {str(c) for c in row.get("cited") or []}
     st = str(row.get("status"))
     epoch = f" · epoch {esc(row.get('epoch'))}" if row.get("epoch") else ""
     prec = row.get("precedent")
     notes = f'<p class="flag">{esc(decided_by(prec))}</p>' if isinstance(prec, dict) else ""
     notes += f'<p class="note">{esc(note)}</p>' if note else ""
+    changed = case is not None and row.get("case_sha") != case.sha
+    long_note = (
+        f'<p class="note">citations and figures are marked in the first {MARKED_PREFIX:,} '
+        f"characters only (the answer has {len(item.answer):,})</p>"
+        if len(item.answer) > MARKED_PREFIX
+        else ""
+    )
     return (
         f'<article class="item" id="item-{i}" data-i="{i}" hidden>'
         f'<h2><span class="case-id">{esc(item.case)}</span> <span class="pill {esc(st)}">{esc(st)}</span>'
         f' <span class="dim">{esc(WHY_QUEUED.get(item.queued, item.queued))}{epoch} · {i + 1} of {n}</span></h2>'
-        f"{notes}{turns_html(row.get('messages'))}"
-        f'<h3>Ticket</h3><div class="question">{esc(row.get("question"))}</div>'
+        f"{notes}{turns_html(row.get('messages'))}{ticket_html(row, case, changed)}"
+        f"{expected_html(case)}"
         f'<h3>Answer</h3><div class="answer">{answer_html(item.answer, pattern, anchors)}</div>'
+        f"{long_note}"
         f"<h3>Passages</h3>{passages_html(passages, anchors, cited)}"
         f"<h3>Checks</h3>{checks_html(row)}{judge_html(row) if row.get('judge') else ''}"
         f"{questions_html(row)}</article>"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from evals.run.precedents import answer_sha, normalise_answer
+from evals.run.precedents import answer_sha, reply_sha, whole_text
 
 #: The queue's order: undecided answers first, then failures, then a sample of passes.
 QUEUE_ORDER = ("review", "fail", "pass")
@@ -32,7 +32,8 @@ class Item:
 
     @property
     def answer(self) -> str:
-        return str(self.row["draft"])
+        """The answer as shown and labelled: a lone surrogate (bad bytes) made U+FFFD."""
+        return whole_text(str(self.row["draft"]))
 
 
 @dataclass(frozen=True)
@@ -46,22 +47,48 @@ class Queue:
     passes_not_sampled: int
 
 
+def row_key(row: dict[str, Any]) -> tuple[str, str]:
+    """(case, the sha of the reply as the checks read it), as a label of it is keyed."""
+
+    def refs(field: str) -> list[str] | None:
+        v = row.get(field)
+        return [str(x) for x in v] if isinstance(v, list) else None
+
+    abstained = row.get("abstained") if isinstance(row.get("abstained"), bool) else None
+    sha = reply_sha(str(row["draft"]), refs("cited"), refs("retrieved"), abstained)
+    return str(row["case"]), sha
+
+
+def same_reply(record: Any, key: tuple[str, str]) -> bool:
+    """Whether a labelled/*.jsonl record labels the reply `key` (a `row_key`) names."""
+    if not isinstance(record, dict) or not isinstance(record.get("answer"), str):
+        return False
+    fields = {f: record.get(f) for f in ("cited", "retrieved")}
+    refs = {f: [str(x) for x in v] if isinstance(v, list) else None for f, v in fields.items()}
+    abstained = record.get("abstained") if isinstance(record.get("abstained"), bool) else None
+    sha = reply_sha(record["answer"], refs["cited"], refs["retrieved"], abstained)
+    return (str(record.get("case")), sha) == key
+
+
 def build_queue(
     rows: list[dict[str, Any]],
     *,
     sample: int,
     seed: int,
-    labelled: Collection[tuple[str, str]],
+    labelled: Collection[tuple[str, str, str | None]],
     case_ids: Collection[str],
 ) -> Queue:
     """Review rows first, then failures, then `sample` passes drawn with `seed`.
 
-    Each (case, normalised answer) comes once, and never when `labelled` already holds it:
-    the same answer labelled twice would count twice in calibration. Errors have no verdict
-    to check and rows without an answer nothing to label.
+    Each reply (`row_key`: case, normalised answer, refs, abstention) comes once, and never
+    when `labelled` (case, reply sha, the case sha the label is pinned to or None) already
+    holds it for the case as the row's run asked it: the same answer labelled twice would
+    count twice in calibration, while a label of an earlier version of the case decides
+    nothing for this one. Errors have no verdict to check and rows without an answer nothing
+    to label.
     """
     groups: dict[str, list[Item]] = {k: [] for k in QUEUE_ORDER}
-    seen: set[tuple[str, str]] = set(labelled)
+    seen: set[tuple[str, str]] = set()
     already = unknown = 0
     ordered = sorted(rows, key=lambda r: (str(r.get("case")), int(r.get("epoch") or 0)))
     for row in ordered:
@@ -71,9 +98,12 @@ def build_queue(
         if row.get("case") not in case_ids:
             unknown += 1
             continue
-        key = (str(row["case"]), normalise_answer(draft))
+        key = row_key(row)
+        if (*key, row.get("case_sha")) in labelled or (*key, None) in labelled:
+            already += key not in seen
+            seen.add(key)
+            continue
         if key in seen:
-            already += key in labelled
             continue
         seen.add(key)
         groups[status].append(Item(row, status))
@@ -93,7 +123,7 @@ def label_record(
         "answer": item.answer,
         "label": label,
         # The schema wants a reason; an empty box is recorded as such, not invented.
-        "why": " ".join(why.split()) or "no reason given",
+        "why": " ".join(whole_text(why).split()) or "no reason given",
         "case_sha": case_sha,
         "answer_sha": answer_sha(item.answer),
         "run": run,

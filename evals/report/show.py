@@ -149,6 +149,22 @@ def cost_line(row: dict[str, Any]) -> Text:
     return Text("; ".join(parts), style="dim")
 
 
+#: The most of an answer `show` prints: past it, a terminal shows nothing a person reads, and
+#: laying out megabytes of text takes seconds.
+SHOW_CHARS = 20_000
+
+
+def answer_text(answer: str) -> Text:
+    """The answer, its first SHOW_CHARS characters when longer, and how much was left out."""
+    if len(answer) <= SHOW_CHARS:
+        return Text(plain(answer))
+    rest = len(answer) - SHOW_CHARS
+    return Text(plain(answer[:SHOW_CHARS])) + Text(
+        f" ... ({rest:,} more characters not shown: the whole answer is in the run file)",
+        style="dim",
+    )
+
+
 def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
     """One row, top to bottom: verdict, question, answer, checks, citations, judge, error."""
     status = str(row.get("status"))
@@ -177,7 +193,7 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
     answer = row.get("draft")
     console.print(
         Text("answer: ", style="bold")
-        + (Text(plain(answer)) if answer is not None else Text("(no answer)", style="dim"))
+        + (answer_text(str(answer)) if answer is not None else Text("(no answer)", style="dim"))
     )
     if row.get("abstained"):
         console.print(Text("the system declined to answer (abstained)"))

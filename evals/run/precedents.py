@@ -1,22 +1,44 @@
 """Labels as precedents: a person's verdict on an answer decides the same answer next time.
 
-A precedent is keyed by the case's content sha and the sha of the normalised answer: editing
-the case changes its sha, so every label given to the old content stops deciding anything.
+A precedent is keyed by the case's content sha and the sha of the reply as the checks read
+it: the normalised answer and what the system reported beside it (the refs it cited and
+retrieved, whether it abstained). Editing the case changes its sha, so every label given to
+the old content stops deciding anything; the same text citing another passage, or no longer
+abstaining, is another answer, which the label does not decide.
 The row keeps every check's own result; the precedent is a separate field beside them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from evals.reply import Reply
+from evals.suite.case import Case
+
+# Half a UTF-16 pair: no character, and no UTF-8 form (a reply's bad bytes decoded loosely).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_text(text: str) -> str:
+    """`text` with each lone surrogate made U+FFFD, as a page shows it and a file can hold it."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")  # in C: most texts have none, and some are megabytes long
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def normalise_answer(answer: str) -> str:
     """The answer as precedents compare it: NFC, runs of white space made one space, trimmed."""
-    return " ".join(unicodedata.normalize("NFC", answer).split())
+    return " ".join(unicodedata.normalize("NFC", whole_text(answer)).split())
 
 
 def answer_sha(answer: str) -> str:
@@ -54,15 +76,46 @@ class Precedent:
         }
 
 
-#: (case_sha, answer_sha) -> the label that decides that answer to that case content.
+def reply_sha(
+    answer: str,
+    cited: Sequence[str] | None = None,
+    retrieved: Sequence[str] | None = None,
+    abstained: bool | None = None,
+) -> str:
+    """The SHA-256 of a reply as the checks read it: the normalised answer, the refs cited
+    and retrieved (as sets; None when not reported) and the abstention flag (hex)."""
+
+    def refs(xs: Sequence[str] | None) -> list[str] | None:
+        return None if xs is None else sorted({str(x) for x in xs})
+
+    key = [normalise_answer(answer), refs(cited), refs(retrieved), abstained]
+    return hashlib.sha256(json.dumps(key, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+#: (case_sha, reply_sha) -> the label that decides that reply to that case content.
 Precedents = Mapping[tuple[str, str], Precedent]
 
 
-def find(precedents: Precedents, case_sha: str, answer: str | None) -> Precedent | None:
-    """The precedent for this answer to this case content, if a person labelled it."""
-    if not precedents or answer is None:
+def case_reply_sha(
+    case: Case,
+    answer: str,
+    cited: Sequence[str] | None,
+    retrieved: Sequence[str] | None,
+    abstained: bool | None,
+) -> str:
+    """`reply_sha` with the retrieval the checks read: the case's frozen passages when the
+    system reported none (as the run row records it)."""
+    return reply_sha(
+        answer, cited, case.retrieved_refs if retrieved is None else retrieved, abstained
+    )
+
+
+def find(precedents: Precedents, case: Case, reply: Reply) -> Precedent | None:
+    """The precedent for this reply to this case content, if a person labelled it."""
+    if not precedents or reply.answer is None:
         return None
-    return precedents.get((case_sha, answer_sha(answer)))
+    key = case_reply_sha(case, reply.answer, reply.cited, reply.retrieved, reply.abstained)
+    return precedents.get((case.sha, key))
 
 
 def decided_by(precedent: Mapping[str, Any]) -> str:

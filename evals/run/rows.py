@@ -83,7 +83,7 @@ async def grade_reply(
     g = plan.grader
     undecided = any(r.status == "review" for r in results.values())
     # A person's label decides this answer anyway: the judge is not asked (nor paid).
-    if g is not None and undecided and find(plan.precedents, case.sha, reply.answer) is None:
+    if g is not None and undecided and find(plan.precedents, case, reply) is None:
         results, extra = await _decide(g, case, reply, results)
     if g is not None and g.applies_to(case):
         try:
@@ -183,7 +183,7 @@ def make_row(
     if out.status == "error" and not errors:
         errors = ["no check produced a result"]
     status, score = out.status, out.score
-    precedent = find(plan.precedents, case.sha, reply.answer)
+    precedent = find(plan.precedents, case, reply)
     if precedent is not None and out.status != "error":
         # A person already labelled this answer to this case content: their verdict decides.
         # A check that errored stays an error: a broken check is reported, never papered over.

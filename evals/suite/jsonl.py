@@ -17,7 +17,9 @@ from typing import Any
 #: Records nest a few levels (settings.provider.generation); a line nested deeper than this
 #: is refused before it is parsed, whose recursion it could exhaust.
 MAX_DEPTH = 64
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A string as one match (the unrolled form: a run of plain characters at a time, so that a
+# megabyte-long answer is scanned in C, not one alternation per character), or a bracket.
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
 def jsonl_lines(text: str) -> list[str]:
@@ -39,6 +41,8 @@ def nested_too_deep(line: str, limit: int = MAX_DEPTH) -> bool:
     depth = 0
     for m in _STRUCTURE.finditer(line):
         tok = m.group(0)
+        if tok[0] == '"':
+            continue
         if tok in "[{":
             depth += 1
             if depth > limit:
