@@ -12,7 +12,7 @@ from invoke import Exit, task
 sys.dont_write_bytecode = bool(sys.flags.dont_write_bytecode)
 
 from evals.cli import guarded  # noqa: E402 - after the bytecode setting above
-from evals.taskflags import LongFlagTask, ReportTask  # noqa: E402 - typed flags, -h, exit 2
+from evals.taskflags import LongFlagTask, ManyPositionalTask, ReportTask  # noqa: E402 - typed flags, -h, exit 2
 
 
 def _done(code: int) -> None:
@@ -449,6 +449,37 @@ def baseline(c, run):
     from evals.compare.baseline import cmd_baseline
 
     _done(guarded(lambda: cmd_baseline(run)))
+
+
+@task(
+    klass=ManyPositionalTask,
+    positional=["runs"],
+    iterable=["gate"],
+    help={
+        "runs": "two or more runs of one suite: paths, run ids, 'baseline' or 'latest'",
+        "baseline": "the run the others are compared with (default: the first RUN)",
+        "gate": "exit 1 when this candidate is worse than the baseline, 3 when it cannot be "
+        "decided ('all': every candidate)",
+        "format": "text (default on a terminal), md (default otherwise) or json",
+        "alpha": "family-wise significance level; 1 - alpha is the intervals' level (default 0.05)",
+        "out": "write the report to this file instead of stdout",
+        "html": "also write the comparison as one HTML page to this file",
+        "all": "list every case in the grid, not only those where the runs disagree",
+    },
+)
+def compare(
+    c, runs, baseline=None, gate=None, format_=None, alpha="0.05", out=None, html=None, all_=False
+):
+    """Compare several runs side by side: Holm-adjusted paired tests against the baseline, "best"
+    only when significant, and the cases where the runs disagree. See docs/many-runs.md."""
+    from evals.multi.command import cmd_compare
+
+    refs = runs if isinstance(runs, list) else [runs]
+    _done(
+        guarded(
+            lambda: cmd_compare(refs, baseline, format_, list(gate or []), alpha, out, html, all_)
+        )
+    )
 
 
 @task(
