@@ -483,6 +483,66 @@ def compare(
 
 
 @task(
+    iterable=["prompt", "model"],
+    help={
+        "suite": "suite folder (default: evals)",
+        "prompt": "a system prompt file; give it several times (default: the suite's "
+        "[matrix] prompts, else its prompt.txt)",
+        "model": "a pinned model id; give it several times (default: the suite's [matrix] "
+        "models, else the default model)",
+        "label": "the start of every combination's label (default: matrix)",
+        "limit": "run only the first N cases",
+        "category": "run only cases of this category",
+        "case": "run only cases whose id matches this glob",
+        "concurrency": "requests in flight (default 8, or [tool.evals] concurrency)",
+        "no_cache": "neither read nor write the answer cache",
+        "max_cost": "stop starting cases once the whole matrix would pass this many USD",
+        "resume": "keep complete combinations of the last matrix, continue an interrupted one",
+        "gate": "exit 1 when a combination is worse than the first, 3 when that cannot be decided",
+        "format": "text (default) or md for the comparison",
+        "html": "also write the comparison as one HTML page to this file",
+    },
+)
+def matrix(
+    c,
+    suite=None,
+    prompt=None,
+    model=None,
+    label=None,
+    limit=None,
+    category=None,
+    case=None,
+    concurrency=None,
+    no_cache=False,
+    max_cost=None,
+    resume=False,
+    gate=False,
+    format_="text",
+    html=None,
+):
+    """Run the suite over prompts x models (one run file each), then compare them all."""
+    from evals.multi.matrix import MatrixOptions, cmd_matrix
+
+    opts = MatrixOptions(
+        suite=suite,
+        prompts=list(prompt or []),
+        models=list(model or []),
+        label=label,
+        limit=limit,
+        category=category,
+        case=case,
+        concurrency=concurrency,
+        no_cache=bool(no_cache),
+        max_cost=max_cost,
+        resume=bool(resume),
+        gate=bool(gate),
+        fmt=format_,
+        html=html,
+    )
+    _done(guarded(lambda: cmd_matrix(opts)))
+
+
+@task(
     positional=["files"],
     help={
         "files": "the shard run files: several paths or a glob in one argument, "
