@@ -543,6 +543,20 @@ def matrix(
 
 
 @task(
+    help={
+        "format": "text (default), md or json",
+        "html": "also write a page with the chart of the baselines to this file",
+        "out": "write the table to this file instead of stdout",
+    },
+)
+def history(c, format_="text", html=None, out=None):
+    """The baselines committed over git history, oldest first, each against the one before."""
+    from evals.multi.history_command import cmd_history
+
+    _done(guarded(lambda: cmd_history(format_, html, out)))
+
+
+@task(
     positional=["files"],
     help={
         "files": "the shard run files: several paths or a glob in one argument, "

@@ -47,7 +47,7 @@ def all_tasks() -> list[str]:
 
 
 TASKS = [
-    "baseline", "calibrate", "compare", "diff", "export", "fmt", "import", "init", "install-hooks", "label", "matrix",
+    "baseline", "calibrate", "compare", "diff", "export", "fmt", "history", "import", "init", "install-hooks", "label", "matrix",
     "merge", "mutate", "new", "report", "review", "run", "seal", "show", "unseal", "validate",
 ]  # fmt: skip
 

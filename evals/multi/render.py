@@ -93,11 +93,13 @@ def worst_sentence(mc: MultiComparison) -> str | None:
     return f"Worst against the baseline: {r.key} {r.label}, {100 * change:+.1f} pts in pass rate, {verdict}."
 
 
-def _esc(fmt: str) -> Callable[[object], str]:
+def escaper(fmt: str) -> Callable[[object], str]:
+    """How a string from a run file is shown in a table cell of this format."""
     return (lambda s: md_text(s, 80)) if fmt == "md" else (lambda s: one_line(s, 80))
 
 
-def _table(fmt: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def table(fmt: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A Markdown table (`md`) or columns aligned with spaces (`text`); cells already escaped."""
     if fmt == "md":
         out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         return out + ["| " + " | ".join(r) + " |" for r in rows]
@@ -112,7 +114,7 @@ def _heading(fmt: str, text: str, level: int = 2) -> list[str]:
 
 def render(mc: MultiComparison, fmt: str = "md", show_all: bool = False) -> str:
     """The comparison as Markdown (`md`) or plain text (`text`)."""
-    esc = _esc(fmt)
+    esc = escaper(fmt)
     esc_long = md_text if fmt == "md" else one_line
     n_runs, base = len(mc.runs), mc.runs[mc.baseline]
     lines = (
@@ -122,7 +124,7 @@ def render(mc: MultiComparison, fmt: str = "md", show_all: bool = False) -> str:
     )
     level = f"{1 - mc.alpha:.0%}"
     lines += _heading(fmt, "Runs")
-    lines += _table(
+    lines += table(
         fmt,
         [
             "run",
@@ -168,7 +170,7 @@ def render(mc: MultiComparison, fmt: str = "md", show_all: bool = False) -> str:
                 v.verdict,
             ]
         )
-    lines += _table(
+    lines += table(
         fmt,
         [
             "candidate",
@@ -200,7 +202,7 @@ def render(mc: MultiComparison, fmt: str = "md", show_all: bool = False) -> str:
     if not shown_rows:
         lines.append("Every run did the same with every case.")
     else:
-        lines += _table(
+        lines += table(
             fmt,
             ["case", *(run_name(mc, k) for k in range(n_runs))],
             [
@@ -214,7 +216,7 @@ def render(mc: MultiComparison, fmt: str = "md", show_all: bool = False) -> str:
         if len(shown_rows) > cap:
             lines.append(f"… and {len(shown_rows) - cap} more (--all lists every case)")
     lines += _heading(fmt, "Per check (passed / scored, errors)")
-    lines += _table(
+    lines += table(
         fmt,
         ["check", *(mc.runs[k].key for k in range(n_runs)), "cases where runs differ"],
         [
