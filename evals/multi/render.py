@@ -63,7 +63,7 @@ def best_sentence(mc: MultiComparison) -> str:
     m = len(mc.runs)
     how = (
         f"each pair of runs by a two-sided paired test of the pass rate, Holm over the "
-        f"{m * (m - 1) // 2} pairs (family-wise alpha {mc.alpha:g})"
+        f"{m * (m - 1) // 2} pairs, family-wise alpha {mc.alpha:g}"
     )
     if rk.leader is None:
         return f"No run scored any case: no run can be named best ({how})."
