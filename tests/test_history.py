@@ -4,62 +4,19 @@ first, each with the gate's verdict against the one before, and a page with the 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from casekit import invoke
-from diffkit import project, row, write_run
+from diffkit import project
+from historykit import commit, git, three_baselines
 
 pytestmark = pytest.mark.slow
-
-GIT_ENV = [
-    "-c",
-    "user.name=Release Bot",
-    "-c",
-    "user.email=bot@example.org",
-    "-c",
-    "commit.gpgsign=false",
-]
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *GIT_ENV, *args], cwd=root, check=True, capture_output=True, text=True, timeout=60
-    ).stdout
-
-
-def _rows(run_id: str, failing: set[int]) -> list[dict]:
-    return [row(run_id, f"case-{i:03d}", "fail" if i in failing else "pass") for i in range(120)]
-
-
-def _commit(root: Path, message: str) -> None:
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    project(tmp_path)
-    git(tmp_path, "init", "-q")
-    (tmp_path / "README.md").write_text("a suite\n", encoding="utf-8")
-    _commit(tmp_path, "start")
-    runs = tmp_path / "runs"
-    write_run(runs / "r1.jsonl", "r1", _rows("r1", set(range(0, 120, 10))), label="first")
-    (runs / "BASELINE").write_text("r1.jsonl\n", encoding="utf-8")
-    _commit(tmp_path, "first release")
-    (tmp_path / "README.md").write_text("a suite, edited\n", encoding="utf-8")
-    _commit(tmp_path, "unrelated edit")
-    write_run(runs / "scratch.jsonl", "scratch", _rows("scratch", set()), label="scratch")
-    _commit(tmp_path, "a run that is no baseline")
-    # The second release is much worse: 30 more cases fail.
-    write_run(runs / "r2.jsonl", "r2", _rows("r2", set(range(0, 120, 10)) | set(range(1, 120, 4))))
-    (runs / "BASELINE").write_text("r2.jsonl\n", encoding="utf-8")
-    _commit(tmp_path, "second release")
-    # The third rewrites the baseline file in place (the pointer does not change).
-    write_run(runs / "r2.jsonl", "r2", _rows("r2", set(range(0, 120, 10))))
-    _commit(tmp_path, "third release: the baseline re-run")
-    return tmp_path
+    return three_baselines(tmp_path)
 
 
 def test_three_committed_baselines_give_three_rows_oldest_first(repo: Path) -> None:
@@ -98,6 +55,6 @@ def test_outside_git_or_without_a_baseline_it_says_why_with_exit_2(tmp_path: Pat
     assert res.returncode == 2 and "not a git repository" in res.stderr
     git(tmp_path, "init", "-q")
     (tmp_path / "x.txt").write_text("x", encoding="utf-8")
-    _commit(tmp_path, "nothing yet")
+    commit(tmp_path, "nothing yet")
     res = invoke(tmp_path, "history")
     assert res.returncode == 2 and "no committed baseline" in res.stderr

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from casekit import invoke
 from diffkit import project, row, write_run
+from historykit import three_baselines
 
 pytestmark = pytest.mark.slow
 
@@ -160,4 +161,27 @@ def test_an_answer_with_markup_is_shown_as_text(browser: Any, page_path: Path) -
     assert page.title() != "pwned"
     assert page.locator("#detail img").count() == 0
     assert "onerror" in page.locator("#detail .side").nth(2).inner_text()
+    page.close()
+
+
+def test_the_history_page_draws_the_chart_with_a_point_per_baseline(
+    browser: Any, tmp_path: Path
+) -> None:
+    root = three_baselines(tmp_path)
+    out = root / "history.html"
+    res = invoke(root, "history", "--html", str(out))
+    assert res.returncode == 0, res.stderr
+    page = browser.new_page()
+    page.goto(out.as_uri())
+    chart = page.locator("#history-chart")
+    box = chart.bounding_box()
+    assert box is not None and box["width"] > 300 and box["height"] > 100
+    points = chart.locator("circle.release")
+    assert points.count() == 3
+    ys = [float(points.nth(i).get_attribute("cy") or 0) for i in range(3)]
+    assert ys[1] > ys[0] and ys[1] > ys[2]  # the worse second release is drawn lower
+    assert points.nth(1).get_attribute("data-verdict") == "FAIL"
+    assert "vs before: FAIL" in (points.nth(1).locator("title").text_content() or "")
+    assert page.locator("#releases tbody tr").count() == 3
+    page.screenshot(path=str(root / "history.png"))
     page.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from evals.multi.history import Release
 from evals.report.page import esc, page
 
-W, H, LEFT, RIGHT, TOP, BOTTOM = 760, 300, 56, 24, 20, 64
+W, H, LEFT, RIGHT, TOP, BOTTOM = 760, 300, 64, 48, 20, 64
 VERDICT_COLOUR = {
     "PASS": "#2e7d4f",
     "FAIL": "#c62828",
