@@ -115,8 +115,8 @@ def test_a_click_shows_the_answers_side_by_side_with_a_word_diff(
     assert detail.is_visible()
     assert detail.locator(".side").count() == 4
     worse = detail.locator(".side").nth(2)
-    assert worse.locator("del").all_inner_texts() == ["45"]
-    assert worse.locator("ins").all_inner_texts() == ["39"]
+    assert [t.strip() for t in worse.locator("del").all_inner_texts()] == ["45"]
+    assert [t.strip() for t in worse.locator("ins").all_inner_texts()] == ["39"]
     assert "facts_present" in worse.locator("table").inner_text()
     assert detail.locator(".side").nth(0).locator("del, ins").count() == 0  # the baseline itself
     page.close()

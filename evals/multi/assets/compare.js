@@ -17,7 +17,10 @@
     return e;
   }
 
-  function words(s) { return (s || "").split(/(\s+)/).filter(function (w) { return w !== ""; }); }
+  // Words with the spaces after them: spaces are not matched on their own, so a change reads
+  // as whole words removed and added.
+  function words(s) { return (s || "").match(/\S+\s*/g) || []; }
+  function key(w) { return w.trim(); }
 
   // Longest common subsequence of the two word lists: what stayed, what went, what came.
   function diff(a, b) {
@@ -27,13 +30,13 @@
     for (i = 0; i <= n; i++) { t.push(new Uint16Array(m + 1)); }
     for (i = n - 1; i >= 0; i--) {
       for (j = m - 1; j >= 0; j--) {
-        t[i][j] = a[i] === b[j] ? t[i + 1][j + 1] + 1 : Math.max(t[i + 1][j], t[i][j + 1]);
+        t[i][j] = key(a[i]) === key(b[j]) ? t[i + 1][j + 1] + 1 : Math.max(t[i + 1][j], t[i][j + 1]);
       }
     }
     var out = [];
     i = 0; j = 0;
     while (i < n && j < m) {
-      if (a[i] === b[j]) { out.push(["same", a[i]]); i++; j++; }
+      if (key(a[i]) === key(b[j])) { out.push(["same", b[j]]); i++; j++; }
       else if (t[i + 1][j] >= t[i][j + 1]) { out.push(["del", a[i]]); i++; }
       else { out.push(["ins", b[j]]); j++; }
     }
@@ -47,9 +50,19 @@
     if (text === null || text === undefined) { p.appendChild(el("em", "no answer")); return p; }
     var parts = isBase || base === null || base === undefined ? null : diff(words(base), words(text));
     if (!parts) { p.textContent = text; return p; }
+    // A changed stretch shows what went, then what came, each as one block.
+    var gone = "", came = "";
+    function flush() {
+      if (gone) p.appendChild(el("del", gone));
+      if (came) p.appendChild(el("ins", came));
+      gone = ""; came = "";
+    }
     parts.forEach(function (part) {
-      p.appendChild(part[0] === "same" ? document.createTextNode(part[1]) : el(part[0], part[1]));
+      if (part[0] === "del") gone += part[1];
+      else if (part[0] === "ins") came += part[1];
+      else { flush(); p.appendChild(document.createTextNode(part[1])); }
     });
+    flush();
     return p;
   }
 
