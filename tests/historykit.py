@@ -32,10 +32,12 @@ def commit(root: Path, message: str) -> None:
     git(root, "commit", "-q", "-m", message)
 
 
-def three_baselines(tmp_path: Path) -> Path:
-    """The project at `tmp_path` with three baselines set by commits among others."""
+def three_baselines(tmp_path: Path, top: Path | None = None) -> Path:
+    """The project at `tmp_path` with three baselines set by commits among others; the
+    repository is `top` (a folder above the project) when given."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     project(tmp_path)
-    git(tmp_path, "init", "-q")
+    git(top or tmp_path, "init", "-q")
     (tmp_path / "README.md").write_text("a suite\n", encoding="utf-8")
     commit(tmp_path, "start")
     runs = tmp_path / "runs"

@@ -49,6 +49,12 @@ def test_the_page_draws_one_point_per_baseline_and_fetches_nothing(repo: Path) -
     assert "script-src &#x27;none&#x27;" in html  # no script at all
 
 
+def test_a_project_below_the_repositorys_top_reads_its_own_runs(tmp_path: Path) -> None:
+    root = three_baselines(tmp_path / "suite-project", top=tmp_path)
+    data = json.loads(invoke(root, "history", "--format", "json").stdout)
+    assert [d["verdict"] for d in data] == [None, "FAIL", "PASS"]
+
+
 def test_outside_git_or_without_a_baseline_it_says_why_with_exit_2(tmp_path: Path) -> None:
     project(tmp_path)
     res = invoke(tmp_path, "history")

@@ -186,6 +186,7 @@ def rank_runs(
         return Ranking(None, None, [], pairs, alpha)
     leader = max(range(m), key=lambda i: (rates[i], -i))
     beaten = {p.worse for p in pairs if p.better == leader and p.significant}
-    top = [leader] + [i for i in range(m) if i != leader and i not in beaten]
+    rest = sorted((i for i in range(m) if i != leader and i not in beaten), key=lambda i: -rates[i])
+    top = [leader, *rest]
     best = leader if len(top) == 1 and m > 1 else None
     return Ranking(leader, best, top, pairs, alpha)

@@ -60,11 +60,12 @@ def baseline_commits(root: Path, runs_rel: str) -> list[tuple[str, str, str, str
     seen: tuple[str, str] | None = None
     for line in (log or "").splitlines():
         commit, date, subject = (line.split("\t", 2) + ["", ""])[:3]
-        pointer = _git(root, "show", f"{commit}:{runs_rel}/{POINTER}")
+        # `./`: the path is read from the project folder, which may lie below the repository's top.
+        pointer = _git(root, "show", f"{commit}:./{runs_rel}/{POINTER}")
         name = (pointer or "").strip()
         if not name or "/" in name:
             continue
-        blob = _git(root, "rev-parse", "--verify", "--quiet", f"{commit}:{runs_rel}/{name}")
+        blob = _git(root, "rev-parse", "--verify", "--quiet", f"{commit}:./{runs_rel}/{name}")
         if not blob:
             continue
         key = (name, blob.strip())
@@ -85,7 +86,13 @@ def _read_blob(root: Path, blob: str, name: str, folder: Path) -> RunFile:
 
 def releases(root: Path, runs_dir: Path, alpha: float = 0.05) -> list[Release]:
     """Every committed baseline, oldest first, with its figures and the gate's verdict."""
-    runs_rel = runs_dir.resolve().relative_to(root.resolve()).as_posix()
+    try:
+        runs_rel = runs_dir.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise InputError(
+            f"{runs_dir}: the runs folder is outside the project ({root}), so git does not "
+            "hold its history here"
+        ) from None
     found = baseline_commits(root, runs_rel)
     out: list[Release] = []
     previous: RunFile | None = None

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from evals.cli import EXIT_ERROR, EXIT_OK, settings
 from evals.compare.baseline import POINTER
+from evals.compare.command import guard_internal
 from evals.errors import InputError
 from evals.multi.history import FORMATS, releases, render_table, to_data
 from evals.multi.history_page import render_history_page
@@ -16,6 +17,10 @@ from evals.run.files import OutputError, write_whole
 
 def cmd_history(fmt: str = "text", html: str | None = None, out: str | None = None) -> int:
     """Print the committed baselines, oldest first; with --html write the chart page too."""
+    return guard_internal("invoke history", lambda: _history(fmt, html, out))
+
+
+def _history(fmt: str, html: str | None, out: str | None) -> int:
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     cfg = settings()
