@@ -181,3 +181,25 @@ def test_four_runs_are_compared_in_process_like_the_command(
     assert mc.exit_verdict() == "PASS" and mc.disagreeing == []
     assert [r.n_scored for r in mc.runs] == [N] * 4
     assert mc.runs[0].pass_ci is not None and mc.runs[0].pass_ci[0] < 0.8 < mc.runs[0].pass_ci[1]
+
+
+def test_runs_with_epochs_show_attempt_counts_and_the_per_case_rate(tmp_path: Path) -> None:
+    project(tmp_path)
+
+    def rows(run_id: str, flaky: set[int]) -> Rows:
+        out = []
+        for i in range(40):
+            for e in range(3):
+                status = "fail" if i in flaky and e == 0 else "pass"
+                out.append(row(run_id, f"case-{i:03d}", status, epoch=e))
+        return out
+
+    a = write_run(tmp_path / "runs" / "a.jsonl", "a", rows("a", set()), label="a")
+    b = write_run(tmp_path / "runs" / "b.jsonl", "b", rows("b", {4, 9}), label="b")
+    res = _compare(tmp_path, str(a), str(b), "--format", "json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert [g["case"] for g in data["grid"][:2]] == ["case-004", "case-009"]
+    assert data["grid"][0]["cells"][1]["text"] == "2/3 pass"
+    assert data["runs"][1]["pass_rate"] == pytest.approx(1 - 2 / 3 / 40)
+    assert data["runs"][1]["n_scored"] == 40

@@ -19,6 +19,13 @@ def test_with_m_unchanged_candidates_any_false_alarm_is_at_most_alpha(m: int) ->
     assert res.family_false_alarm <= ALPHA + 0.01, res
 
 
+def test_without_holm_eight_separate_diffs_raise_false_alarms_well_past_alpha() -> None:
+    # The same draws gated at alpha each, as eight `invoke diff` runs would be: what the
+    # correction is for (and proof that the simulation can see a family-wise excess).
+    res = simulate_family(8, "independent", reps=200, alpha=ALPHA, holm=False)
+    assert res.family_false_alarm > 2 * ALPHA, res
+
+
 def test_clustered_unchanged_candidates_keep_the_family_rate() -> None:
     res = simulate_family(4, "clustered", reps=300, alpha=ALPHA, seed=7)
     assert res.family_false_alarm <= ALPHA + 0.01, res
