@@ -154,6 +154,29 @@ def test_sorting_by_a_run_puts_its_fails_first_and_says_so(browser: Any, page_pa
     page.close()
 
 
+def test_one_check_can_be_shown_across_the_grid(browser: Any, page_path: Path) -> None:
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(page_path.as_uri())
+    page.select_option("#grid-check", "sources_cited")
+    assert page.locator("#grid tbody tr:visible").count() == 0  # every run cites alike
+    assert page.locator("#n-disagree").inner_text() == "0"
+    page.select_option("#grid-check", "facts_present")
+    visible = page.locator("#grid tbody tr:visible")
+    assert visible.count() == len(BROKEN)
+    assert visible.first.locator("button.cell").all_inner_texts() == [
+        "pass",
+        "pass",
+        "fail",
+        "pass",
+    ]
+    page.select_option("#grid-check", "")
+    assert page.locator("#grid tbody tr:visible").count() == len(BROKEN)
+    assert errors == []
+    page.close()
+
+
 def test_an_answer_with_markup_is_shown_as_text(browser: Any, page_path: Path) -> None:
     page = browser.new_page()
     page.goto(page_path.as_uri())

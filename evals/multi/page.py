@@ -121,10 +121,14 @@ def render_page(mc: MultiComparison) -> str:
         f"{_candidates_table(mc)}"
         f'<p id="best">{esc(best_sentence(mc))}</p>'
         + (f'<p id="worst">{esc(worst)}</p>' if worst else "")
-        + f"<h2>Where the runs disagree ({n_bad} of {len(mc.grid)} cases)</h2>"
+        + f'<h2>Where the runs disagree (<span id="n-disagree">{n_bad}</span> of '
+        f"{len(mc.grid)} cases)</h2>"
         '<p><label><input type="checkbox" id="only-disagree" checked> only the cases where '
-        "the runs disagree</label> · sort by a column with its header · open a cell (click, "
-        "or Enter) to see the answers side by side; Esc closes</p>"
+        'the runs disagree</label> · <label>show <select id="grid-check">'
+        '<option value="">each case\'s outcome</option>'
+        + "".join(f'<option value="{esc(c.name)}">check {esc(c.name)}</option>' for c in mc.checks)
+        + "</select></label> · sort by a column with its header · open a cell (click, or "
+        "Enter) to see the answers side by side; Esc closes</p>"
         f"{_grid(mc)}"
         '<section id="detail" role="region" aria-live="polite" aria-labelledby="detail-title" '
         "hidden></section>" + json_script("compare-data", to_data(mc))

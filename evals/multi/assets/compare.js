@@ -7,7 +7,7 @@
   var table = document.getElementById("grid");
   var body = table.querySelector("tbody");
   var detail = document.getElementById("detail");
-  var rank = { error: 0, review: 1, fail: 2, missing: 3, pass: 4 };
+  var rank = { error: 0, review: 1, fail: 2, missing: 3, skip: 4, none: 5, pass: 6 };
   var opened = null;
 
   function el(tag, text, cls) {
@@ -144,6 +144,32 @@
   document.addEventListener("keydown", function (e) {
     if (e.key === "Escape" && !detail.hidden) { e.preventDefault(); hide(); }
   });
+  // One check's results instead of the cases' outcomes: each cell shows that check's status
+  // in that run, and "disagree" is read for that check alone.
+  var byCheck = document.getElementById("grid-check");
+  function showCheck() {
+    var name = byCheck.value;
+    Array.prototype.forEach.call(body.rows, function (tr) {
+      var row = data.grid[+tr.getAttribute("data-order")];
+      var seen = {};
+      row.cells.forEach(function (c, k) {
+        var res = name ? c.checks[name] : null;
+        var status = name ? (res ? res.status : "none") : c.status;
+        var text = name ? status : c.text;
+        var td = tr.cells[k + 1], b = td.firstChild;
+        td.setAttribute("data-status", status);
+        b.className = "cell st-" + status;
+        b.textContent = text;
+        b.setAttribute("aria-label", row.shown_id + " in " + data.runs[k].key + ": " + (name ? name + " " : "") + text);
+        seen[text] = true;
+      });
+      var differ = Object.keys(seen).length > 1 || !row.same_case;
+      tr.classList.toggle("agree", !differ);
+      tr.classList.toggle("disagree", differ);
+    });
+    document.getElementById("n-disagree").textContent = body.querySelectorAll("tr.disagree").length;
+    filter();
+  }
   var only = document.getElementById("only-disagree");
   function filter() {
     Array.prototype.forEach.call(body.rows, function (r) {
@@ -151,5 +177,6 @@
     });
   }
   only.addEventListener("change", filter);
+  byCheck.addEventListener("change", showCheck);
   filter();
 })();
