@@ -157,3 +157,17 @@ def test_the_suite_toml_matrix_table_names_the_prompts_and_models(
     ]
     (root / "suite" / "suite.toml").write_text("[matrix]\nprompt = 1\n", encoding="utf-8")
     assert _matrix() == 2
+
+
+@pytest.mark.slow
+def test_the_invoke_task_takes_repeated_prompts_and_runs_the_offline_model(tmp_path: Path) -> None:
+    from casekit import invoke
+
+    root, careful, sloppy = _project(tmp_path, n=3)
+    res = invoke(
+        root, "matrix", "--prompt", str(careful), "--prompt", str(sloppy), "--format", "md"
+    )
+    assert res.returncode in (0, 1), res.stderr
+    assert len(run_files(root)) == 2
+    assert "# Compare: 2 runs against R0 matrix\\_careful\\_extractive" in res.stdout
+    assert "== [2/2] prompt" in res.stdout
