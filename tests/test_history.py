@@ -11,8 +11,6 @@ from casekit import invoke
 from diffkit import project
 from historykit import commit, git, three_baselines
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:

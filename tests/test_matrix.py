@@ -159,7 +159,6 @@ def test_the_suite_toml_matrix_table_names_the_prompts_and_models(
     assert _matrix() == 2
 
 
-@pytest.mark.slow
 def test_the_invoke_task_takes_repeated_prompts_and_runs_the_offline_model(tmp_path: Path) -> None:
     from casekit import invoke
 

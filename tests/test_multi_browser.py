@@ -16,8 +16,6 @@ from casekit import invoke
 from diffkit import project, row, write_run
 from historykit import three_baselines
 
-pytestmark = pytest.mark.slow
-
 CHROMIUM = os.environ.get("EVALS_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
     "--headless",

@@ -17,8 +17,6 @@ from evals.compare.gate import decide
 from evals.multi.command import build
 from evals.multi.family import holm_gate
 
-pytestmark = pytest.mark.slow
-
 Rows = list[dict[str, Any]]
 N = 200
 

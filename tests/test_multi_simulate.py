@@ -8,8 +8,6 @@ import pytest
 
 from evals.multi.simulate import simulate_family
 
-pytestmark = pytest.mark.slow
-
 ALPHA = 0.05
 
 
