@@ -12,7 +12,7 @@ from invoke import Exit, task
 sys.dont_write_bytecode = bool(sys.flags.dont_write_bytecode)
 
 from evals.cli import guarded  # noqa: E402 - after the bytecode setting above
-from evals.taskflags import LongFlagTask, ReportTask  # noqa: E402 - typed flags, -h, exit 2
+from evals.taskflags import LongFlagTask, ManyPositionalTask, ReportTask  # noqa: E402 - typed flags, -h, exit 2
 
 
 def _done(code: int) -> None:
@@ -449,6 +449,111 @@ def baseline(c, run):
     from evals.compare.baseline import cmd_baseline
 
     _done(guarded(lambda: cmd_baseline(run)))
+
+
+@task(
+    klass=ManyPositionalTask,
+    positional=["runs"],
+    iterable=["gate"],
+    help={
+        "runs": "two or more runs of one suite: paths, run ids, 'baseline' or 'latest'",
+        "baseline": "the run the others are compared with (default: the first RUN)",
+        "gate": "exit 1 when this candidate is worse than the baseline, 3 when it cannot be "
+        "decided ('all': every candidate)",
+        "format": "text (default on a terminal), md (default otherwise) or json",
+        "alpha": "family-wise significance level; 1 - alpha is the intervals' level (default 0.05)",
+        "out": "write the report to this file instead of stdout",
+        "html": "also write the comparison as one HTML page to this file",
+        "all": "list every case in the grid, not only those where the runs disagree",
+    },
+)
+def compare(
+    c, runs, baseline=None, gate=None, format_=None, alpha="0.05", out=None, html=None, all_=False
+):
+    """Compare several runs side by side: Holm-adjusted paired tests against the baseline, "best"
+    only when significant, and the cases where the runs disagree. See docs/many-runs.md."""
+    from evals.multi.command import cmd_compare
+
+    refs = runs if isinstance(runs, list) else [runs]
+    _done(
+        guarded(
+            lambda: cmd_compare(refs, baseline, format_, list(gate or []), alpha, out, html, all_)
+        )
+    )
+
+
+@task(
+    iterable=["prompt", "model"],
+    help={
+        "suite": "suite folder (default: evals)",
+        "prompt": "a system prompt file; give it several times (default: the suite's "
+        "[matrix] prompts, else its prompt.txt)",
+        "model": "a pinned model id; give it several times (default: the suite's [matrix] "
+        "models, else the default model)",
+        "label": "the start of every combination's label (default: matrix)",
+        "limit": "run only the first N cases",
+        "category": "run only cases of this category",
+        "case": "run only cases whose id matches this glob",
+        "concurrency": "requests in flight (default 8, or [tool.evals] concurrency)",
+        "no_cache": "neither read nor write the answer cache",
+        "max_cost": "stop starting cases once the whole matrix would pass this many USD",
+        "resume": "keep complete combinations of the last matrix, continue an interrupted one",
+        "gate": "exit 1 when a combination is worse than the first, 3 when that cannot be decided",
+        "format": "text (default) or md for the comparison",
+        "html": "also write the comparison as one HTML page to this file",
+    },
+)
+def matrix(
+    c,
+    suite=None,
+    prompt=None,
+    model=None,
+    label=None,
+    limit=None,
+    category=None,
+    case=None,
+    concurrency=None,
+    no_cache=False,
+    max_cost=None,
+    resume=False,
+    gate=False,
+    format_="text",
+    html=None,
+):
+    """Run the suite over prompts x models (one run file each), then compare them all."""
+    from evals.multi.matrix import MatrixOptions, cmd_matrix
+
+    opts = MatrixOptions(
+        suite=suite,
+        prompts=list(prompt or []),
+        models=list(model or []),
+        label=label,
+        limit=limit,
+        category=category,
+        case=case,
+        concurrency=concurrency,
+        no_cache=bool(no_cache),
+        max_cost=max_cost,
+        resume=bool(resume),
+        gate=bool(gate),
+        fmt=format_,
+        html=html,
+    )
+    _done(guarded(lambda: cmd_matrix(opts)))
+
+
+@task(
+    help={
+        "format": "text (default), md or json",
+        "html": "also write a page with the chart of the baselines to this file",
+        "out": "write the table to this file instead of stdout",
+    },
+)
+def history(c, format_="text", html=None, out=None):
+    """The baselines committed over git history, oldest first, each against the one before."""
+    from evals.multi.history_command import cmd_history
+
+    _done(guarded(lambda: cmd_history(format_, html, out)))
 
 
 @task(

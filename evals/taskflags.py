@@ -288,3 +288,47 @@ if not getattr(Program.parse_tasks, "exit_2", False):
     ParseMachine.complete_context = _complete_context_for_help  # type: ignore[method-assign]
     ParserContext.help_for = _help_for_typed  # type: ignore[method-assign]
     Program.parse_tasks = _parse_tasks_exit_2  # type: ignore[method-assign]
+
+
+# --- Several positional values: `invoke compare RUN RUN [RUN ...]` -------------------------
+
+
+class ManyPositionalTask(LongFlagTask):
+    """A task whose positional argument takes every bare word after the task name: the task
+    receives a list. invoke alone gives a positional one word and reads the next as a task."""
+
+    def get_arguments(self, ignore_unknown_help: bool | None = None) -> list[Argument]:
+        args = super().get_arguments(ignore_unknown_help)
+        for arg in args:
+            if arg.positional:
+                arg.takes_many = True  # type: ignore[attr-defined]
+        return args
+
+
+def _many(machine: ParseMachine) -> Argument | None:
+    ctx = machine.context
+    if ctx is None or not ctx.name or ctx.missing_positional_args:
+        return None
+    return next((a for a in ctx.positional_args if getattr(a, "takes_many", False)), None)
+
+
+_handle_one = ParseMachine.handle
+
+
+def _handle_many(self: ParseMachine, token: str) -> None:
+    arg = _many(self) if self.current_state != "unknown" else None
+    if (
+        arg is not None
+        and not token.startswith("-")
+        and not self.waiting_for_flag_value
+        and token not in self.context.flags  # type: ignore[union-attr]
+    ):
+        seen = arg.value if isinstance(arg.value, list) else [arg.value]
+        arg.set_value([*seen, token], cast=False)
+        return
+    _handle_one(self, token)
+
+
+if not getattr(ParseMachine.handle, "many", False):
+    _handle_many.many = True  # type: ignore[attr-defined]
+    ParseMachine.handle = _handle_many  # type: ignore[method-assign]

@@ -30,7 +30,8 @@ def openai_server() -> Iterator[OpenAIServer]:
 SLOW_FILES = frozenset(
     """test_baseline test_batch_resume test_calibrate test_calibrate_checks test_casefiles
     test_compare test_conversations test_diff test_example_suite test_export test_hooks
-    test_importers test_init test_judge_run test_merge test_mutate test_outputs
+    test_history test_importers test_init test_judge_run test_merge test_multi_browser
+    test_multi_compare test_multi_simulate test_mutate test_outputs
     test_prompt_use test_rag_tutorial test_readme_figures test_replay test_report
     test_report_browser test_resume test_review test_seal test_seal_walkthrough
     test_sealed_run test_simulate test_stamps test_summary test_validate test_workflow
@@ -49,7 +50,8 @@ SLOW_TESTS = frozenset(
     test_outside_the_project_invoke_says_where_to_run_from_and_exits_2
     test_model_without_a_value_runs_nothing
     test_the_task_list_here_is_every_task
-    test_an_unknown_flag_is_named_with_exit_2""".split()
+    test_an_unknown_flag_is_named_with_exit_2
+    test_the_invoke_task_takes_repeated_prompts_and_runs_the_offline_model""".split()
 )
 
 

@@ -47,7 +47,7 @@ def all_tasks() -> list[str]:
 
 
 TASKS = [
-    "baseline", "calibrate", "diff", "export", "fmt", "import", "init", "install-hooks", "label",
+    "baseline", "calibrate", "compare", "diff", "export", "fmt", "history", "import", "init", "install-hooks", "label", "matrix",
     "merge", "mutate", "new", "report", "review", "run", "seal", "show", "unseal", "validate",
 ]  # fmt: skip
 
@@ -149,7 +149,8 @@ def test_help_says_what_each_flag_takes() -> None:
 
 
 POSITIONAL = {"import": {"file"}, "init": {"dir"}, "new": {"id"}, "show": {"case"},
-              "report": {"run"}, "label": {"run"}, "merge": {"files"}, "baseline": {"run"}}  # fmt: skip
+              "report": {"run"}, "label": {"run"}, "merge": {"files"}, "baseline": {"run"},
+              "compare": {"runs"}}  # fmt: skip
 
 
 def test_docs_tasks_names_every_task_and_every_flag() -> None:

@@ -197,7 +197,7 @@ _EXPECTED: dict[str, type] = {
     "judge_on_facts": bool,
 }
 # A table of settings for the suite's own checks, which read `settings.extra["checks"]`.
-EXTRA_KEYS = ("checks",)
+EXTRA_KEYS = ("checks", "matrix")
 
 
 FLOORS = ("min_sensitivity", "min_specificity")

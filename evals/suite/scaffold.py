@@ -53,6 +53,12 @@ SUITE_TOML = """\
 
 # Settings for the suite's own checks in checks.py.
 # [checks]
+
+# The prompts (paths relative to this folder) and pinned models `invoke matrix` runs
+# when it is given no --prompt and no --model.
+# [matrix]
+# prompts = ["prompt.txt"]
+# models = ["local/extractive@2026-11-01"]
 """
 
 # Sent verbatim as the judge's system message, so it explains itself in sentences that are
