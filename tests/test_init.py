@@ -45,11 +45,18 @@ def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path: Pa
 
 
 def test_the_commented_settings_show_the_defaults(tmp_path: Path) -> None:
-    # Uncommenting a setting as written changes nothing: the comments cannot drift from the code.
-    lines = []
-    for line in SUITE_TOML.splitlines():
-        m = re.match(r"# ((?:citation_pattern|figure_window|judge_\w+) = .*)$", line)
-        lines.append(m.group(1) if m else line)
+    # Uncommenting every setting as written changes nothing: the comments cannot drift from
+    # the code, the built-in refusal phrases and the calibration floors included.
+    settings = re.compile(r"# ([a-z_]+ = .*|\[calibration\]|  +\".*\",|\])$")
+    head = SUITE_TOML.split("# Settings for the suite's own")[0]
+    lines = [m.group(1) for x in head.splitlines() if (m := settings.match(x))]
     (tmp_path / "suite.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert sum(not x.startswith("#") and "=" in x for x in lines) == 5
+    assert sum(" = " in x for x in lines) == 9, lines
+    assert "[calibration]" in lines
     assert load_suite_settings(tmp_path) == SuiteSettings()
+    assert len(SuiteSettings().refusal_phrases) > 5  # the whole list is written out
+
+
+def test_the_refusal_phrase_list_shows_every_built_in_phrase() -> None:
+    for phrase in SuiteSettings().refusal_phrases:
+        assert f'#   "{phrase}",' in SUITE_TOML, phrase

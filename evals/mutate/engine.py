@@ -95,7 +95,7 @@ def _mutate(
     reports: list[CaseReport] = []
     first: list[_Job] = []
     for case, goods in work:
-        names = checks_for(case)
+        names = checks_for(case, settings)
         exempt = {e["operator"]: e["why"] for e in case.data.get("mutation_exempt", [])}
         report = CaseReport(case.id, str(case.path or ""), names, exemptions=exempt)
         reports.append(report)
