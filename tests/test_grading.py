@@ -169,7 +169,9 @@ def test_add_checks_in_suite_toml_runs_a_suite_check_on_every_case_beside_the_im
     assert checks_for(cases["implied"], suite.settings) == [*implied, "signs_off"]
     # A case's own `checks` list is kept, not replaced: the added check joins it.
     assert checks_for(cases["listed"], suite.settings) == ["mentions_expected", "signs_off"]
-    right = Reply("An extra Pro seat costs 45 € per seat and month [doc:pricing#plans]. Kind regards.")
+    right = Reply(
+        "An extra Pro seat costs 45 € per seat and month [doc:pricing#plans]. Kind regards."
+    )
     wrong = Reply("An extra Pro seat costs 45 € per seat and month [doc:pricing#plans].")
     results = grade(cases["implied"], right, suite.settings)
     assert list(results) == [*implied, "signs_off"]

@@ -26,6 +26,7 @@ Rules:
 5. Keep it short: at most 120 words.
 """
 
+
 def _phrase_list(phrases: tuple[str, ...]) -> str:
     """The phrase list as commented TOML lines, one phrase a line."""
     items = "".join(f"#   {json.dumps(p, ensure_ascii=False)},\n" for p in phrases)
