@@ -302,3 +302,32 @@ def test_an_answer_a_person_labelled_is_not_put_to_the_judge(
     assert rows["datev"]["status"] == "pass" and "precedent" in rows["datev"]
     assert "judge_questions" not in rows["datev"] and not openai_server.chat_requests
     assert summary["labels"]["n"] == 1 and code == 0
+
+
+def test_a_judge_quoting_the_api_key_gets_it_masked_in_every_file_and_message(
+    tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    key = "sk-quoted-0123456789abcdefXYZ"
+    make_project(tmp_path, [payroll_case()])
+    (tmp_path / "suite" / "judge_prompt.txt").write_text("Grade.\n", encoding="utf-8")
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"case": "datev", "answer": OTHER_WORDS}) + "\n", "utf-8")
+    openai_server.responder = lambda body: reply_with(True, f"Bearer {key}", "it says so")
+    env = {"OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": key}
+    model = ("--answers", str(answers), "--model", "acme/bot@2026-01-01")
+    proc = invoke(tmp_path, "run", *model, "--judge", JUDGE, env=env)
+    # The quote is not in the answer: the item is an error, named with the quote masked.
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    newest = sorted((tmp_path / "runs").glob("*.jsonl"))[-1]
+    (row,) = [r for r in read_jsonl(newest) if r["kind"] == "case"]
+    assert row["status"] == "error" and row["judge_questions"][0]["quote"] == "Bearer ***"
+    assert "***" in row["judge_questions"][0]["error"]
+    outputs = [proc.stdout + proc.stderr, newest.read_text("utf-8")]
+    outputs.append(invoke(tmp_path, "show", "datev", env=env).stdout)
+    outputs.append(invoke(tmp_path, "report", "--review", env=env).stdout)
+    assert invoke(tmp_path, "report", "--html", str(tmp_path / "r.html"), env=env).returncode == 0
+    outputs.append((tmp_path / "r.html").read_text("utf-8"))
+    cache = tmp_path / ".evals-cache"
+    outputs += [p.read_bytes().decode("latin-1") for p in cache.rglob("*") if p.is_file()]
+    for text in outputs:
+        assert key not in text and key[:16] not in text

@@ -104,8 +104,7 @@ def cmd_validate(suite_dir: str | None) -> int:
     stale_note = f"; {len(stale)} stale label(s) listed" if stale else ""
     unfilled_note = f"; {len(unfilled)} case(s) not filled in" if unfilled else ""
     print(
-        f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}{stale_note}"
-        f"{unfilled_note}"
+        f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}{stale_note}{unfilled_note}"
     )
     return EXIT_OK
 

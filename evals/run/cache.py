@@ -85,10 +85,10 @@ class AnswerCache:
         self._decoded: dict[str, Reply] = {}
         self._grades: GradeCache | None = None
 
-    def grade_cache(self, settings: SuiteSettings) -> GradeCache:
+    def grade_cache(self, settings: SuiteSettings, suite_dir: Path | None = None) -> GradeCache:
         """The check results stored beside the answers, written when this cache closes."""
         if self._grades is None:
-            self._grades = GradeCache(self._db, settings)
+            self._grades = GradeCache(self._db, settings, suite_dir)
         return self._grades
 
     def prefetch(self, keys: list[str]) -> None:

@@ -91,7 +91,7 @@ class _Work:
                 # A broken cache must not stop a run: it only costs requests.
                 print(f"warning: answer cache off ({plan.cache_path}: {exc})", file=sys.stderr)
         if self.cache is not None:
-            self.grades = self.cache.grade_cache(plan.suite.settings)
+            self.grades = self.cache.grade_cache(plan.suite.settings, plan.suite.path)
 
     async def answer(
         self, case: Case, epoch: int, spend: _Spend
