@@ -157,6 +157,7 @@ async def ask_one(judge: Judge, inp: CheckInput, q: Question) -> tuple[JudgeOutc
             check=_check,
             retry=_retry,
             mask=judge.mask,
+            **judge.budgeted(),
         ),
     )
     if out.verdict is not None:
