@@ -263,3 +263,23 @@ def test_a_check_registered_through_functools_partial_is_keyed_on_its_arguments(
         assert code_digest() == three  # a partial of a partial: the same function and n
     finally:
         REGISTRY.pop("partial_limit", None)
+
+
+def test_a_suite_with_its_own_checks_regrades_on_metadata_they_may_read(
+    tmp_path, monkeypatch, openai_server
+):
+    import json as _json
+
+    root = counted_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    assert graded(root) == ["case-000", "case-001"]
+    path = root / "suite" / "cases" / "case-001.json"
+    data = _json.loads(path.read_text("utf-8"))
+    write_case(root, {**data, "tags": ["vip"]})  # no built-in check reads tags; checks.py may
+    assert run() == 0
+    assert graded(root) == ["case-001"]
+    # The content sha is the same (tags are not graded): only the suite's checks see the edit.
+    first, last = ({r["case"]: r["case_sha"] for r in rows(p)} for p in run_files(root))
+    assert first == last

@@ -31,7 +31,7 @@ from evals.checks import CheckResult
 from evals.checks.base import REGISTRY
 from evals.checks.grading import grade
 from evals.reply import Reply
-from evals.suite.case import Case
+from evals.suite.case import Case, whole_case_sha
 from evals.suite.folder import SuiteSettings
 
 _SCHEMA = """
@@ -162,10 +162,13 @@ def settings_digest(settings: SuiteSettings) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def grade_key(context: str, case: Case, reply: Reply) -> str:
-    """The key of one reply's check results to one case, under a run's `context`."""
+def grade_key(context: str, case: Case, reply: Reply, whole: bool = False) -> str:
+    """The key of one reply's check results to one case, under a run's `context`: by the
+    case's content sha, or with `whole` (a suite with its own checks, which may read any
+    field, `tags` included) by every field of the case."""
     seen = {k: getattr(reply, k) for k in REPLY_FIELDS}
-    blob = json.dumps([context, case.sha, seen], sort_keys=True, ensure_ascii=False, default=repr)
+    sha = whole_case_sha(case.data) if whole else case.sha
+    blob = json.dumps([context, sha, seen], sort_keys=True, ensure_ascii=False, default=repr)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -199,6 +202,7 @@ class GradeCache:
     ) -> None:
         self._db = db
         self.context = f"{code_digest(suite_dir)}:{settings_digest(settings)}"
+        self.whole = suite_dir is not None and (suite_dir / "checks.py").is_file()
         self._found: dict[str, str] = {}
         # Keys `prefetch` computed, by the reply object they were computed for: the run grades
         # that same object (the answer cache hands it out again), so its key is not hashed twice.
@@ -214,7 +218,7 @@ class GradeCache:
         """Read the stored results of every (case, reply) in one query."""
         if self.broken or not pairs:
             return
-        keys = [grade_key(self.context, c, r) for c, r in pairs]
+        keys = [grade_key(self.context, c, r, self.whole) for c, r in pairs]
         # The reply is kept with its key, so its id cannot be reused by another object.
         # Two identical requests share one reply object: the case is part of the memo's key.
         self._keys.update(((c.sha, id(r)), (r, k)) for (c, r), k in zip(pairs, keys, strict=True))
@@ -230,7 +234,10 @@ class GradeCache:
     def grade(self, case: Case, reply: Reply, settings: SuiteSettings) -> dict[str, CheckResult]:
         """The stored results for these exact inputs, else the checks run (and are stored)."""
         known = self._keys.pop((case.sha, id(reply)), None)
-        key = known[1] if known and known[0] is reply else grade_key(self.context, case, reply)
+        if known and known[0] is reply:
+            key = known[1]
+        else:
+            key = grade_key(self.context, case, reply, self.whole)
         stored = self._found.get(key)
         results = decode(stored) if stored is not None else None
         if results is not None:

@@ -79,6 +79,14 @@ def content_sha(data: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(test).encode("utf-8")).hexdigest()
 
 
+def whole_case_sha(data: dict[str, Any]) -> str:
+    """SHA-256 of the canonical text of every field but `revealed`: the content sha of
+    manifests written before the content sha covered only GRADED_FIELDS, and the key of a
+    suite's own checks, which may read any field."""
+    test = {k: v for k, v in data.items() if k != "revealed"}
+    return hashlib.sha256(canonical_json(test).encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class Case:
     """One validated case and where it came from."""
