@@ -70,12 +70,19 @@ def latest_of_suite(runs_dir: Path, suite: str) -> Path | None:
 
 
 def resolve_in_suite(
-    ref: str, runs_dir: Path, suite: Path, root: Path, how: str, *, stopped_ok: bool = False
+    ref: str,
+    runs_dir: Path,
+    suite: Path,
+    root: Path,
+    how: str,
+    *,
+    stopped_ok: bool = False,
+    quiet: bool = False,
 ) -> Path:
     """`resolve_run`, with `latest` the newest run of `suite` that ran to its end (any newest
     run of it when `stopped_ok`); when there is none, the message says `how` to name one.
 
-    Each newer run passed over because it stopped early is named on stderr."""
+    Each newer run passed over because it stopped early is named on stderr (unless quiet)."""
     if ref != "latest" or Path(ref).is_file():
         return resolve_run(ref, runs_dir)
     name = project_path(suite, root)
@@ -85,7 +92,7 @@ def resolve_in_suite(
             continue
         why = None if stopped_ok else stopped_early(path)
         if why is None:
-            for other, reason in skipped:
+            for other, reason in [] if quiet else skipped:
                 print(
                     f"note: latest passes over {other.name}, which stopped early ({reason}); "
                     f"name it to read it",
