@@ -52,7 +52,10 @@ def stopped_early(path: Path) -> str | None:
     if last.get("completed") is True:
         return None
     reason = last.get("stopped_reason")
-    return str(reason)[:120] if reason else "not completed"
+    if not reason:
+        return "not completed"
+    text = " ".join(str(reason).split())
+    return text if len(text) <= 120 else text[:117].rstrip() + "..."
 
 
 def _newest_first(runs_dir: Path) -> list[Path]:
