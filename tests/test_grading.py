@@ -140,7 +140,7 @@ def signs_off(inp):
 """
 
 
-def _suite_with_own_check(tmp_path, suite_toml: str, *cases: dict):
+def _suite_with_own_check(tmp_path, suite_toml: str, *cases: dict, code: str = SIGN_OFF):
     import json
     from pathlib import Path
 
@@ -150,7 +150,7 @@ def _suite_with_own_check(tmp_path, suite_toml: str, *cases: dict):
     root = Path(tmp_path) / "s"
     (root / "cases").mkdir(parents=True)
     (root / "prompt.txt").write_text("Answer.\n", "utf-8")
-    (root / "checks.py").write_text(SIGN_OFF, "utf-8")
+    (root / "checks.py").write_text(code, "utf-8")
     (root / "suite.toml").write_text(suite_toml, "utf-8")
     for data in cases:
         (root / "cases" / f"{data['id']}.json").write_text(json.dumps(data), "utf-8")
@@ -199,3 +199,26 @@ def test_an_added_check_that_no_checks_py_registers_is_named_with_its_pointer(tm
         ("/add_checks/0", "unknown check 'sign_off'"),
         ("/expect/add_checks/0", "unknown check 'sings_off'"),
     }
+
+
+def test_the_add_checks_example_in_docs_checks_md_runs_as_written(tmp_path) -> None:
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).parent.parent / "docs" / "checks.md").read_text("utf-8")
+    section = docs.split("## A suite's own checks: on top of the implied ones", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    toml = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+    handover = good_case("handover", expect={"abstain": True})
+    suite, cases, _ = _suite_with_own_check(
+        tmp_path, toml, good_case("implied"), handover, code=code
+    )
+    signed = Reply(
+        "An extra Pro seat costs 45 € per seat and month [doc:pricing#plans]. Kind regards."
+    )
+    unsigned = Reply("An extra Pro seat costs 45 € per seat and month [doc:pricing#plans].")
+    assert grade(cases["implied"], signed, suite.settings)["signs_off"].status == "pass"
+    assert grade(cases["implied"], unsigned, suite.settings)["signs_off"].status == "fail"
+    handed = Reply("I'll hand this over to a colleague.")
+    assert grade(cases["handover"], handed, suite.settings)["signs_off"].status == "skip"
