@@ -202,7 +202,8 @@ def install_hooks(c, force=False):
     help={
         "suite": "suite folder (default: evals)",
         "case": "only cases whose id matches this glob",
-        "from_run": "also mutate the drafts that passed in this run (path, run id, latest, baseline)",
+        "from_run": "also mutate the drafts that passed in this run (path, run id, latest "
+        "(the newest run of --suite), baseline)",
         "format": "md (default) or json",
         "judge": "also run and mutate the LLM judge with this pinned model",
     }
@@ -223,13 +224,14 @@ def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  #
         "review": "list the rows flagged needs_review (question, answer, verdict, reasoning) and the rows in review (the checks that could not decide, and why)",
         "a": "comparison: run A (before), with --b and --html",
         "b": "comparison: run B (after)",
+        "suite": "suite folder whose newest run `latest` means (default: evals)",
     },
 )
-def report(c, run=None, html=None, review=False, a=None, b=None):
+def report(c, run=None, html=None, review=False, a=None, b=None, suite=None):
     """A run's rates with n, errors, judge coverage, cost and latency; --html for the page."""
     from evals.report.command import cmd_report
 
-    _done(guarded(lambda: cmd_report(run or None, a=a, b=b, html=html, review=review)))
+    _done(guarded(lambda: cmd_report(run or None, a=a, b=b, html=html, review=review, suite=suite)))
 
 
 @task(
@@ -237,7 +239,8 @@ def report(c, run=None, html=None, review=False, a=None, b=None):
     positional=["run"],
     help={
         "run": "run file: a path, a run id, 'latest' (default) or 'baseline'",
-        "suite": "suite folder whose labelled/ gets the labels (default: the run's suite)",
+        "suite": "suite folder whose labelled/ gets the labels and whose newest run `latest` "
+        "means (default: the run's suite; the configured one for latest)",
         "port": "port on 127.0.0.1 (default 8765; 0: any free port)",
         "no_browser": "print the page's address instead of opening a browser",
         "sample": "passing answers drawn as spot checks after the review rows and failures "
@@ -284,13 +287,14 @@ def label(c, run=None, suite=None, port=8765, no_browser=False, sample=5, seed=0
     help={
         "case": "the case id",
         "run": "run file: a path, a run id, 'latest' (default) or 'baseline'",
+        "suite": "suite folder whose newest run `latest` means (default: evals)",
     },
 )
-def show(c, case, run=None):
+def show(c, case, run=None, suite=None):
     """One case of a run: question, answer, each check's status and detail, citations, errors."""
     from evals.report.show import cmd_show
 
-    _done(guarded(lambda: cmd_show(case, run)))
+    _done(guarded(lambda: cmd_show(case, run, suite=suite)))
 
 
 @task(
@@ -424,6 +428,7 @@ def unseal(c, suite=None, key_file=None):
         "margin": "largest acceptable drop for --fail-on noninferior, in pass-rate units "
         "(default 0.05 = 5 points)",
         "out": "write the report to this file instead of stdout",
+        "suite": "suite folder whose newest run `latest` means (default: evals)",
     },
 )
 def diff(
@@ -436,19 +441,26 @@ def diff(
     alpha="0.05",
     margin="0.05",
     out=None,
+    suite=None,
 ):
     """Compare two runs case by case; exit 1 when the gate fails, 3 when inconclusive, 2 on bad files."""
     from evals.compare.command import cmd_diff
 
-    _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out, margin)))
+    _done(guarded(lambda: cmd_diff(a, b, format_, all_, fail_on, alpha, out, margin, suite)))
 
 
-@task(help={"run": "a run file in runs/ (path or run id) to mark as the release baseline"})
-def baseline(c, run):
+@task(
+    help={
+        "run": "a run file in runs/ (path, run id, or 'latest') to mark as the release baseline",
+        "suite": "suite folder whose newest run `latest` means (default: evals)",
+        "force": "make it the baseline although it stopped early or has error rows",
+    }
+)
+def baseline(c, run, suite=None, force=False):
     """Point runs/BASELINE at a committed run file; `invoke diff` compares against it."""
     from evals.compare.baseline import cmd_baseline
 
-    _done(guarded(lambda: cmd_baseline(run)))
+    _done(guarded(lambda: cmd_baseline(run, suite, force)))
 
 
 @task(
@@ -562,10 +574,11 @@ def history(c, format_="text", html=None, out=None):
         "files": "the shard run files: several paths or a glob in one argument, "
         "e.g. 'runs/*_shard-*.jsonl' or 'a.jsonl,b.jsonl'",
         "out": "the merged run file to write (never overwritten)",
+        "suite": "refuse a shard of another suite than this folder",
     },
 )
-def merge(c, files, out=None):
+def merge(c, files, out=None, suite=None):
     """Join the shard files of one run (same stamps, every shard once) into one run file."""
     from evals.run.merge import cmd_merge
 
-    _done(guarded(lambda: cmd_merge([files], out)))
+    _done(guarded(lambda: cmd_merge([files], out, suite)))

@@ -128,6 +128,27 @@ FLAG_TYPES: dict[str, ValueType] = {
 }
 
 
+#: The one short form of each flag common to several tasks, the same in every task; no other
+#: flag has one. invoke would pick the first free letter of each name task by task, so `-f`
+#: meant --format, --from-run, --fraction, --force or --file depending on the task.
+SHORT_FLAGS: dict[str, str] = {
+    "suite": "s",
+    "run": "r",
+    "model": "m",
+    "format": "f",
+    "out": "o",
+    "judge": "j",
+    "no_cache": "n",
+}
+
+
+def short_names(name: str, taken: set[str]) -> list[str]:
+    """The short form `name` gets: its entry in SHORT_FLAGS unless another parameter of the
+    task already is that letter (`c`, the context), else none."""
+    short = SHORT_FLAGS.get(name.rstrip("_"))
+    return [short] if short and short not in taken and short != "h" else []
+
+
 def flag_text(arg: Argument) -> str:
     """The spelling users type: `--max-cost`, and `--a` for a one-letter option."""
     name = str(arg.names[0])
@@ -147,8 +168,15 @@ _arg_opts = Task.arg_opts
 
 
 def _arg_opts_typed(self: Task, name: str, default: Any, taken_names: set[str]) -> dict[str, Any]:
-    # `h` is never a short flag: `-h` means help in every task.
-    opts = _arg_opts(self, name, default, set(taken_names) | {"h"})
+    # invoke's own short flags are off: SHORT_FLAGS gives each common flag one letter, the same
+    # in every task (`h` is never one: `-h` means help in every task).
+    auto, self.auto_shortflags = self.auto_shortflags, False
+    try:
+        opts = _arg_opts(self, name, default, set(taken_names) | {"h"})
+    finally:
+        self.auto_shortflags = auto
+    if auto and len(opts["names"][0]) > 1:
+        opts["names"] = [opts["names"][0], *short_names(name, set(taken_names))]
     if name in FLAG_TYPES:
         # The text reaches `see_value` below, which converts it with a clear error; invoke's
         # own cast (int from an int default) would raise a bare ValueError.

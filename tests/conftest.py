@@ -39,6 +39,7 @@ SLOW_FILES = frozenset(
 )
 SLOW_TESTS = frozenset(
     """test_a_200_case_suite_ends_with_every_case_scored_or_an_error_row
+    test_the_test_counts_in_the_docs_are_what_bench_test_suite_counts
     test_the_process_exits_promptly_after_a_run_whose_sync_target_hung
     test_ctrl_c_while_the_tasks_load_exits_130
     test_a_lone_surrogate_in_an_answer_is_shown_as_a_replacement_character

@@ -75,3 +75,22 @@ def test_baseline_refuses_a_run_file_outside_runs(proj: Path) -> None:
     assert res.returncode == 2
     assert "must be a run file in" in res.stderr
     assert not (proj / "runs" / "BASELINE").exists()
+
+
+def test_baseline_refuses_a_run_with_errors_or_that_stopped_early_unless_forced(
+    proj: Path,
+) -> None:
+    errored = "2026-11-03T10-00-00-000000Z_ccccccc"
+    rows = [row(errored, "c0", "error", error="provider error"), row(errored, "c1", "pass")]
+    write_run(proj / "runs" / f"{errored}.jsonl", errored, rows)
+    cut = "2026-11-04T10-00-00-000000Z_ddddddd"
+    write_run(proj / "runs" / f"{cut}.jsonl", cut, [row(cut, "c0", "pass")], complete=False)
+    for run_id, why in ((errored, "1 of its 2 row(s) errored"), (cut, "it stopped early")):
+        res = invoke(proj, "baseline", run_id)
+        assert res.returncode == 2, res.stderr
+        assert why in res.stderr and "--force" in res.stderr, res.stderr
+        assert not (proj / "runs" / "BASELINE").exists()
+    res = invoke(proj, "baseline", errored, "--force")
+    assert res.returncode == 0, res.stderr
+    assert "although 1 of its 2 row(s) errored (--force)" in res.stderr
+    assert (proj / "runs" / "BASELINE").read_text("utf-8") == f"{errored}.jsonl\n"

@@ -198,3 +198,37 @@ def test_endpoints_that_differ_only_in_a_masked_credential_do_not_share_answers(
     assert len(openai_server.chat_requests) == 2  # the first endpoint's answer is cached
     headers = [records(p)[0]["settings"]["provider"]["base_url"] for p in run_files(root)]
     assert set(headers) == {openai_server.base_url}  # stored masked, keyed apart
+
+
+def test_a_cache_locked_by_another_process_is_left_after_one_short_wait(
+    tmp_path, monkeypatch, openai_server, capsys
+):
+    from evals.run.cache import BUSY_TIMEOUT_S
+
+    root = make_project(tmp_path, 3)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0  # the cache file exists, in WAL mode
+    write_case(root, case(0, question="A reworded question about Pro seats?"))
+    write_case(root, case(1, question="Another reworded question about Pro seats?"))
+    holder = sqlite3.connect(root / ".evals-cache" / "cache.sqlite", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing, as long as it likes
+    try:
+        capsys.readouterr()
+        assert run() == 0
+    finally:
+        holder.rollback()
+        holder.close()
+    err = capsys.readouterr().err
+    # Said once, with the wait; the answers are not lost, only not stored.
+    assert err.count("is locked by another process") == 1, err
+    assert f"after {BUSY_TIMEOUT_S:g} s; this run goes on without it" in err
+    last = run_files(root)[-1]
+    assert [r["cached"] for r in sorted(rows(last), key=lambda r: r["case"])] == [
+        False,
+        False,
+        True,
+    ]
+    assert len(openai_server.chat_requests) == 5
+    assert run() == 0  # unlocked: the two new answers were never stored, so asked again
+    assert len(openai_server.chat_requests) == 7

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from casekit import good_case, invoke, make_project
 
 from evals.suite.case import canonical_json, content_sha
@@ -126,13 +127,50 @@ def test_new_refuses_an_id_too_long_for_a_file_name(tmp_path: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
-def test_known_right_sits_after_known_wrong_and_counts_in_the_content_sha() -> None:
+def test_known_right_sits_after_known_wrong_in_the_canonical_form() -> None:
     a = good_case()
     right = [{"draft": "Pro is €45 a seat [doc:pricing#plans].", "why": "currency first"}]
     b = {"known_right": right, **a}  # first in the file as typed
     text = canonical_json(b)
     keys = list(json.loads(text))
     assert keys[keys.index("known_wrong") + 1] == "known_right"
-    # Like known_wrong, a correct draft is part of what the case tests.
-    assert content_sha(b) != content_sha(a)
     assert content_sha(b) == content_sha(json.loads(text))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("difficulty", "hard"),
+        ("tags", ["night-shift"]),
+        ("category", "billing"),
+        ("note", "asked twice a week"),
+        ("source", "ticket 1234"),
+        ("cluster", "pricing-pro"),
+        ("reference", "Pro costs 45 € per seat and month [doc:pricing#plans]."),
+        ("known_right", [{"draft": "Pro is €45 a seat [doc:pricing#plans].", "why": "short"}]),
+        ("known_wrong", [{"draft": "Pro is 39 €.", "why": "retired price"}]),
+        ("mutation_exempt", [{"operator": "swap_figure", "why": "two prices"}]),
+    ],
+)
+def test_editing_what_no_check_reads_keeps_the_content_sha(field: str, value: object) -> None:
+    a = good_case()
+    assert content_sha({**a, field: value}) == content_sha(a)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("question", "What does one more Starter seat cost per month?"),
+        (
+            "messages",
+            [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}],
+        ),
+        ("context", {"plan": "starter"}),
+        ("retrieved", [{"ref": "pricing#plans", "text": "Pro: 49 € per seat and month."}]),
+        ("expect", {"mentions": [r"\b49\s?€"]}),
+        ("checks", ["mentions_expected"]),
+    ],
+)
+def test_editing_what_grading_reads_changes_the_content_sha(field: str, value: object) -> None:
+    a = good_case()
+    assert content_sha({**a, field: value}) != content_sha(a)

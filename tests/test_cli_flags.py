@@ -194,3 +194,26 @@ def test_ctrl_c_while_the_tasks_load_exits_130(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, out + err
     assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
+
+
+def test_a_short_flag_means_one_flag_in_every_task_and_only_common_flags_have_one() -> None:
+    from evals.taskflags import SHORT_FLAGS
+
+    meaning: dict[str, set[str]] = {}
+    for task in TASKS:
+        help_text = invoke_here(task, "--help").stdout.split("Options:", 1)[1]
+        for short, long in re.findall(
+            r"^\s+-([a-zA-Z])(?: \w+)?, --([a-z][a-z-]*)", help_text, re.M
+        ):
+            meaning.setdefault(short, set()).add(long)
+    # `-a`/`-b` are the whole names of diff's and report's runs A and B.
+    expected = {v: {k.replace("_", "-")} for k, v in SHORT_FLAGS.items()} | {"a": {"a"}, "b": {"b"}}
+    assert meaning == {k: v for k, v in expected.items() if k in meaning}, meaning
+    assert set(meaning) >= {"s", "r", "f", "o"}
+
+
+def test_a_short_flag_is_parsed_as_its_long_flag() -> None:
+    # `-f json` is mutate's --format (it was once --from-run: "no run file 'json'").
+    res = invoke_here("mutate", "-f", "yaml")
+    assert res.returncode == 2
+    assert res.stderr.strip() == "--format must be md or json, not 'yaml'"

@@ -191,3 +191,95 @@ def test_one_reply_object_prefetched_for_two_cases_is_keyed_per_case(tmp_path) -
     store = GradeCache(db, SuiteSettings())
     store.prefetch([(c, shared) for c in cases])
     assert [store.grade(c, shared, SuiteSettings()) for c in cases] == expected
+
+
+# A suite check that reads a word list and a helper module of its own folder.
+WITH_FILES = """
+import importlib.util
+from pathlib import Path
+
+from evals.checks import check, passed
+
+HERE = Path(__file__).parent
+_spec = importlib.util.spec_from_file_location("suite_helper", HERE / "helper.py")
+helper = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(helper)
+
+@check()
+def counted(inp):
+    with open(HERE / "calls.log", "a", encoding="utf-8") as f:
+        f.write(inp.case.id + "\\n")
+    words = (HERE / "data" / "words.txt").read_text("utf-8").split()
+    return passed(f"counted {helper.VERSION} {len(words)} words")
+"""
+
+
+def test_editing_a_module_or_a_data_file_of_the_suite_regrades(
+    tmp_path, monkeypatch, openai_server
+):
+    root = counted_project(tmp_path, 2)
+    suite = root / "suite"
+    (suite / "checks.py").write_text(WITH_FILES, "utf-8")
+    (suite / "helper.py").write_text('VERSION = "h1"\n', "utf-8")
+    (suite / "data").mkdir()
+    (suite / "data" / "words.txt").write_text("seat licence\n", "utf-8")
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    every = ["case-000", "case-001"]
+    assert run() == 0
+    assert graded(root) == every
+    assert run() == 0
+    assert graded(root) == []  # nothing changed: every result reused
+    (suite / "helper.py").write_text('VERSION = "h2"\n', "utf-8")
+    assert run() == 0
+    assert graded(root) == every
+    (suite / "data" / "words.txt").write_text("seat licence user\n", "utf-8")
+    assert run() == 0
+    assert graded(root) == every
+    assert {r["checks"]["counted"]["detail"] for r in rows(run_files(root)[-1])} == {
+        "counted h2 3 words"
+    }
+    assert run() == 0
+    assert graded(root) == []
+
+
+def test_a_check_registered_through_functools_partial_is_keyed_on_its_arguments() -> None:
+    import functools
+
+    from evals.checks import CheckInput, check, passed
+    from evals.checks.base import REGISTRY
+    from evals.run.grade_cache import code_digest
+
+    def at_most(inp: CheckInput, n: int) -> CheckResult:
+        return passed(f"at most {n}")
+
+    try:
+        check("partial_limit")(functools.partial(at_most, n=3))
+        three = code_digest()
+        assert code_digest() == three
+        check("partial_limit")(functools.partial(at_most, n=4))
+        assert code_digest() != three
+        check("partial_limit")(functools.partial(functools.partial(at_most), n=3))
+        assert code_digest() == three  # a partial of a partial: the same function and n
+    finally:
+        REGISTRY.pop("partial_limit", None)
+
+
+def test_a_suite_with_its_own_checks_regrades_on_metadata_they_may_read(
+    tmp_path, monkeypatch, openai_server
+):
+    import json as _json
+
+    root = counted_project(tmp_path, 2)
+    use(monkeypatch, root, openai_server.base_url)
+    openai_server.responder = lambda body: GOOD
+    assert run() == 0
+    assert graded(root) == ["case-000", "case-001"]
+    path = root / "suite" / "cases" / "case-001.json"
+    data = _json.loads(path.read_text("utf-8"))
+    write_case(root, {**data, "tags": ["vip"]})  # no built-in check reads tags; checks.py may
+    assert run() == 0
+    assert graded(root) == ["case-001"]
+    # The content sha is the same (tags are not graded): only the suite's checks see the edit.
+    first, last = ({r["case"]: r["case_sha"] for r in rows(p)} for p in run_files(root))
+    assert first == last

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -27,8 +28,28 @@ def test_init_creates_a_suite_that_validates_and_takes_a_first_case(tmp_path: Pa
     assert load_suite_settings(suite) == SuiteSettings()  # everything commented out
     assert read_judge_prompt(open_suite(suite)).text.startswith("You grade one reply")
     assert invoke(tmp_path, "validate", "--suite", "support").returncode == 0
-    assert invoke(tmp_path, "new", "first", "--suite", "support").returncode == 0
-    assert invoke(tmp_path, "validate", "--suite", "support").returncode == 0
+    r = invoke(tmp_path, "new", "first", "--suite", "support")
+    assert r.returncode == 0
+    # The hint names the suite the case went into.
+    assert "then run `invoke validate --suite support`" in r.stdout
+    r = invoke(tmp_path, "validate", "--suite", "support")
+    assert r.returncode == 0
+    # A skeleton not filled in still validates, but is named until it is filled in.
+    first = suite / "cases" / "first.json"
+    assert "cases/first.json: /source: warning: still the placeholder of `invoke new`" in r.stderr
+    assert "; 1 case(s) not filled in" in r.stdout
+    data = json.loads(first.read_text("utf-8"))
+    data.update(
+        source="ticket 4411, 2026-11-30",
+        question="Can I pause my plan for a month?",
+        retrieved=[{"ref": "plans#pause", "text": "A plan can be paused for up to 30 days."}],
+        expect={"facts": ["paused for up to 30 days"], "sources": ["plans#pause"]},
+        reference="Yes: a plan can be paused for up to 30 days [doc:plans#pause].",
+        known_wrong=[{"draft": "A plan cannot be paused.", "why": "It can."}],
+    )
+    first.write_text(json.dumps(data), encoding="utf-8")
+    r = invoke(tmp_path, "validate", "--suite", "support")
+    assert r.returncode == 0 and "placeholder" not in r.stderr and "not filled" not in r.stdout
 
 
 def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path: Path) -> None:
@@ -45,11 +66,18 @@ def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path: Pa
 
 
 def test_the_commented_settings_show_the_defaults(tmp_path: Path) -> None:
-    # Uncommenting a setting as written changes nothing: the comments cannot drift from the code.
-    lines = []
-    for line in SUITE_TOML.splitlines():
-        m = re.match(r"# ((?:citation_pattern|figure_window|judge_\w+) = .*)$", line)
-        lines.append(m.group(1) if m else line)
+    # Uncommenting every setting as written changes nothing: the comments cannot drift from
+    # the code, the built-in refusal phrases and the calibration floors included.
+    settings = re.compile(r"# ([a-z_]+ = .*|\[calibration\]|  +\".*\",|\])$")
+    head = SUITE_TOML.split("# Settings for the suite's own")[0]
+    lines = [m.group(1) for x in head.splitlines() if (m := settings.match(x))]
     (tmp_path / "suite.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert sum(not x.startswith("#") and "=" in x for x in lines) == 5
+    assert sum(" = " in x for x in lines) == 9, lines
+    assert "[calibration]" in lines
     assert load_suite_settings(tmp_path) == SuiteSettings()
+    assert len(SuiteSettings().refusal_phrases) > 5  # the whole list is written out
+
+
+def test_the_refusal_phrase_list_shows_every_built_in_phrase() -> None:
+    for phrase in SuiteSettings().refusal_phrases:
+        assert f'#   "{phrase}",' in SUITE_TOML, phrase

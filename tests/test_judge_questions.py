@@ -302,3 +302,80 @@ def test_an_answer_a_person_labelled_is_not_put_to_the_judge(
     assert rows["datev"]["status"] == "pass" and "precedent" in rows["datev"]
     assert "judge_questions" not in rows["datev"] and not openai_server.chat_requests
     assert summary["labels"]["n"] == 1 and code == 0
+
+
+def test_a_judge_quoting_the_api_key_gets_it_masked_in_every_file_and_message(
+    tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    key = "sk-quoted-0123456789abcdefXYZ"
+    make_project(tmp_path, [payroll_case()])
+    (tmp_path / "suite" / "judge_prompt.txt").write_text("Grade.\n", encoding="utf-8")
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"case": "datev", "answer": OTHER_WORDS}) + "\n", "utf-8")
+    openai_server.responder = lambda body: reply_with(True, f"Bearer {key}", "it says so")
+    env = {"OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": key}
+    model = ("--answers", str(answers), "--model", "acme/bot@2026-01-01")
+    proc = invoke(tmp_path, "run", *model, "--judge", JUDGE, env=env)
+    # The quote is not in the answer: the item is an error, named with the quote masked.
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    newest = sorted((tmp_path / "runs").glob("*.jsonl"))[-1]
+    (row,) = [r for r in read_jsonl(newest) if r["kind"] == "case"]
+    assert row["status"] == "error" and row["judge_questions"][0]["quote"] == "Bearer ***"
+    assert "***" in row["judge_questions"][0]["error"]
+    outputs = [proc.stdout + proc.stderr, newest.read_text("utf-8")]
+    outputs.append(invoke(tmp_path, "show", "datev", env=env).stdout)
+    outputs.append(invoke(tmp_path, "report", "--review", env=env).stdout)
+    assert invoke(tmp_path, "report", "--html", str(tmp_path / "r.html"), env=env).returncode == 0
+    outputs.append((tmp_path / "r.html").read_text("utf-8"))
+    cache = tmp_path / ".evals-cache"
+    outputs += [p.read_bytes().decode("latin-1") for p in cache.rglob("*") if p.is_file()]
+    for text in outputs:
+        assert key not in text and key[:16] not in text
+
+
+def test_max_cost_gates_every_question_to_the_judge_even_at_concurrency_8(
+    tmp_path: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openai_server import Scripted
+
+    def priced(body: dict[str, Any]) -> Scripted:
+        # Billed as many input tokens as the harness estimates (4 characters each).
+        chars = sum(len(m.get("content") or "") for m in body["messages"])
+        usage = {"prompt_tokens": chars // 4, "completion_tokens": 5}
+        return Scripted(reply_with(False), usage={**usage, "total_tokens": chars // 4 + 5})
+
+    openai_server.responder = priced
+    cases = [payroll_case(f"datev-{i:02d}") for i in range(12)]
+    make_project(tmp_path, cases)
+    suite = tmp_path / "suite"
+    (suite / "judge_prompt.txt").write_text("Grade strictly.\n", encoding="utf-8")
+    prices = {JUDGE: {"input": 1000.0, "output": 0.0}}
+    judge = make(suite, openai_server, monkeypatch, cache=False, prices=prices)
+    from evals.checks.loading import load_cases
+
+    s = open_suite(suite)
+    loaded = load_cases(s)[0]
+    plan = RunPlan(
+        suite=s,
+        cases=loaded,
+        provider=ReferenceModel(),
+        runs_dir=tmp_path / "runs",
+        root=tmp_path,
+        grader=judge,
+        concurrency=8,
+        max_cost=2.0,
+    )
+    result = run(plan)
+    asked = [r.body for r in openai_server.chat_requests]
+    paid = sum(sum(len(m["content"]) for m in b["messages"]) // 4 for b in asked) / 1000
+    # Without the gate all 12 questions go out at once (each about $0.4): past the cap.
+    assert 0 < len(asked) < 12 and paid <= 2.0, (len(asked), paid)
+    assert result.summary["stopped_reason"].startswith("budget:")
+    assert exit_code(result.summary) == 3
+    refused = [r for r in result.rows if r["status"] == "error"]
+    for row in refused:
+        (q,) = row["judge_questions"]
+        assert q["error"].startswith("not asked: budget: the next judge request")
+    # A question never sent decides nothing: no row is passed or failed on it.
+    decided = [r for r in result.rows if r["status"] in ("pass", "fail")]
+    assert all(r["judge_questions"][0]["error"] is None for r in decided)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from casekit import invoke
 from reviewkit import ANSWERS, PASS_ANSWER, REVIEW_ANSWER, review_suite, run_review
 from runkit import API_KEY, GOOD, make_project, records, rows, run, run_files, summary, use
@@ -154,3 +155,25 @@ def test_shards_that_left_out_different_rubric_only_cases_merge_and_name_them_al
     assert records(out)[0]["settings"]["left_out"] == expected
     assert summary(out)["not_graded"]["cases_left_out"] == expected
     assert len(rows(out)) == 6
+
+
+def test_merge_with_suite_refuses_a_shard_of_another_suite(tmp_path: Path, monkeypatch) -> None:
+    from diffkit import project, row, write_run
+
+    from evals.cli import guarded
+    from evals.run.merge import cmd_merge
+
+    project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    ours = "2026-11-01T10-00-00-000000Z_aaaaaaa"
+    theirs = "2026-11-01T11-00-00-000000Z_aaaaaaa"
+    a = write_run(tmp_path / "runs" / f"{ours}.jsonl", ours, [row(ours, "c0", "pass")])
+    b = write_run(
+        tmp_path / "runs" / f"{theirs}.jsonl", theirs, [row(theirs, "c1", "pass")], suite="other"
+    )
+    out = tmp_path / "merged.jsonl"
+    assert guarded(lambda: cmd_merge([f"{a},{b}"], str(out), "evals")) == 2
+    assert not out.exists()
+    with pytest.raises(InputError) as err:
+        cmd_merge([f"{a},{b}"], str(out), "evals")
+    assert err.value.lines() == [f"{b}: line 1/suite: a shard of the suite other, not of evals"]

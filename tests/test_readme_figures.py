@@ -88,3 +88,28 @@ def test_the_offline_baseline_figures_are_the_committed_baselines() -> None:
     assert figure(r"passes \d+ of the (\d+) cases \(mean score") == summary["counts"]["total"]
     mean = re.findall(r"\(mean score (0\.\d+) over \d+/\d+ scored\)", readme())
     assert mean == [f"{summary['score_mean']:.3f}"]
+
+
+def test_the_test_counts_in_the_docs_are_what_bench_test_suite_counts() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_test_suite", ROOT / "bench" / "test_suite.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    fast, whole = (bench.count(args) for _, args in bench.SELECTIONS)
+    tests_md = " ".join((ROOT / "docs" / "tests.md").read_text("utf-8").split())
+    # "about N" holds while N is within a tenth of the count.
+    for stated, actual in (
+        (figure(r"The whole suite \(about ([\d,]+) tests\)"), whole),
+        (figure(r"the fast subset \(about ([\d,]+) tests"), fast),
+    ):
+        assert abs(stated - actual) <= actual / 10, (stated, actual)
+    printed = re.findall(
+        r'pytest -m "not slow": ([\d,]+) tests \.venv/bin/pytest: ([\d,]+) tests', tests_md
+    )
+    assert len(printed) == 1
+    for stated, actual in zip(printed[0], (fast, whole), strict=True):
+        assert abs(int(stated.replace(",", "")) - actual) <= actual / 10, (stated, actual)

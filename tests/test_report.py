@@ -480,3 +480,19 @@ def test_escape_sequences_and_lone_surrogates_in_a_run_file_reach_no_output_raw(
     assert "cat?[31m" in out.stdout
     text = page.read_text("utf-8")
     assert "half a pair \ufffd here" in text and not list(tmp_path.glob("*.tmp"))
+
+
+def test_the_html_stamps_are_a_table_of_one_stamp_a_row_not_a_json_dump(
+    project: Project,
+) -> None:
+    page = html_of(project.run_a)
+    stamps = page.split('<table class="kv" id="stamps">', 1)[1].split("</table>", 1)[0]
+    rows = dict(re.findall(r'<th scope="row">(.*?)</th><td><code>(.*?)</code></td>', stamps))
+    header = read_run(project.run_a).header
+    assert rows["settings › concurrency"] == str(header["settings"]["concurrency"])
+    assert rows["versions › python"] == header["versions"]["python"]
+    assert rows["git commit"].startswith(str(header["git"]["commit"] or "none")[:7])
+    phrases = header["settings"]["refusal_phrases"]
+    assert html.unescape(rows["settings › refusal_phrases"]) == ", ".join(phrases)
+    # No value of a stamp is a JSON object any more.
+    assert not [v for v in rows.values() if html.unescape(v).startswith("{")]

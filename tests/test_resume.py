@@ -96,7 +96,7 @@ def test_a_truncated_last_line_is_dropped_and_that_case_run_again(
     assert records(path)[0]["resumes"][0]["truncated_line"] is True
 
 
-def test_error_rows_are_run_again_on_resume(tmp_path, monkeypatch, openai_server):
+def test_error_rows_are_run_again_on_resume(tmp_path, monkeypatch, openai_server, capsys):
     root = make_project(tmp_path, 3, max_retries=0, concurrency=1)
     use(monkeypatch, root, openai_server.base_url)
     openai_server.responder = lambda body: GOOD
@@ -104,7 +104,10 @@ def test_error_rows_are_run_again_on_resume(tmp_path, monkeypatch, openai_server
     assert run() == 3
     (path,) = run_files(root)
     assert summary(path)["counts"]["error"] == 1
+    capsys.readouterr()
     assert run(resume="latest", models=[]) == 0
+    # A resumed run ends like any run: its exit code and what it means.
+    assert capsys.readouterr().out.splitlines()[-1] == "exit 0: every case passed"
     assert len(openai_server.chat_requests) == 4  # the two good ones came from the cache
     assert summary(path)["counts"] == {"pass": 3, "fail": 0, "review": 0, "error": 0, "total": 3}
     assert len(rows(path)) == 3

@@ -439,3 +439,15 @@ def test_removing_the_revealed_marker_is_a_weakening(tmp_path):
     assert weak[-1] == (
         "- `once-sealed`: `revealed marker removed: a case once unsealed must never be sealed again`"
     )
+
+
+def test_an_added_case_still_holding_the_skeleton_is_named_as_not_filled_in(tmp_path):
+    from evals.suite.casefiles import skeleton
+
+    repo, suite = new_repo(tmp_path, [simple("a")])
+    write_case(suite, skeleton("refund-late"))
+    md = review(repo).stdout
+    assert (
+        "- **Added (1)**: `refund-late` (not filled in: still the placeholder text of `invoke new`)"
+        in md
+    )

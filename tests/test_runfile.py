@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +90,10 @@ def _commands(path: Path, good: Path, tmp: Path) -> dict[str, Any]:
     from evals.commands.run import RunOptions, cmd_run
     from evals.compare.baseline import cmd_baseline
     from evals.compare.command import cmd_diff
+    from evals.label.command import cmd_label
     from evals.mutate.command import cmd_mutate
     from evals.report.command import cmd_report
+    from evals.report.show import cmd_show
     from evals.run.merge import cmd_merge
 
     labels = tmp / "labels.jsonl"
@@ -98,6 +101,9 @@ def _commands(path: Path, good: Path, tmp: Path) -> dict[str, Any]:
     return {
         "report": lambda: cmd_report(str(path)),
         "report --html": lambda: cmd_report(str(path), html=str(tmp / "r.html")),
+        "report --review": lambda: cmd_report(str(path), review=True),
+        "show": lambda: cmd_show("case-000", str(path)),
+        "label": lambda: cmd_label(str(path), port=0, no_browser=True),
         "comparison report": lambda: cmd_report(a=str(good), b=str(path), html=str(tmp / "c.html")),
         "diff": lambda: cmd_diff(str(good), str(path)),
         "baseline": lambda: cmd_baseline(str(path)),
@@ -159,6 +165,9 @@ def _mangle(records: list[dict[str, Any]], how: str) -> tuple[list[str], int]:
         batch.update(input_file_id="file-1", requests=1, custom_ids=5)
         lines.insert(1, json.dumps(batch))
         return lines, 2
+    elif how.startswith("a line of JSON "):
+        lines.insert(2, how.removeprefix("a line of JSON "))
+        return lines, 3
     elif how == "token counts as text":
         summary = json.loads(lines[-1])
         summary["tokens"] = {"prompt_tokens": "many"}
@@ -183,6 +192,8 @@ MANGLED = [
     "two summaries",
     "a cost of 1e999",
     "batch custom_ids as a number",
+    # JSON, but no record: each reader expects an object.
+    *(f"a line of JSON {v}" for v in ("null", "5", '"str"', "true", "[1,2,3]")),
 ]
 
 
@@ -217,7 +228,7 @@ def test_a_damaged_run_file_is_one_line_and_exit_2_in_every_command_that_reads_o
     monkeypatch.chdir(root)
     records = [json.loads(x) for x in good_run.read_text("utf-8").splitlines()]
     lines, bad_line = _mangle(records, how)
-    path = root / "runs" / f"damaged-{how.replace(' ', '-')}.jsonl"
+    path = root / "runs" / f"damaged-{re.sub(r'[^a-z0-9]+', '-', how)}.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for name, command in _commands(path, good_run, tmp_path).items():
         capsys.readouterr()

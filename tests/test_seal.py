@@ -226,3 +226,28 @@ def test_warns_when_sealed_cases_were_committed_before(tmp_path: Path) -> None:
     r = seal(proj, new_key(), "--ids", "team-01,team-02")
     assert r.returncode == 0, r.stderr
     assert "warning: 1 sealed case(s) were committed before" in r.stderr
+
+
+def test_a_pile_sealed_when_the_content_sha_covered_the_whole_case_still_opens(sealed) -> None:
+    from evals.errors import InputError
+    from evals.seal.manifest import PileKeys, finish_manifest, open_envelope, open_pile
+    from evals.suite.case import whole_case_sha
+
+    proj, key, _ = sealed
+    suite = open_suite(proj / "suite")
+    raw_key = parse_key(key, "key")
+    keys = PileKeys.derive(raw_key)
+    path = proj / "suite" / "sealed" / "MANIFEST.json"
+
+    def rewrite(sha_of) -> None:
+        m = manifest(proj)
+        for entry in m["files"]:
+            env = (proj / "suite" / "sealed" / entry["file"]).read_bytes()
+            entry["content_sha"] = sha_of(open_envelope(env, keys, m["pile_id"], entry["file"]))
+        path.write_text(json.dumps(finish_manifest(m, keys), indent=2) + "\n", "utf-8")
+
+    rewrite(whole_case_sha)  # as sealed by an earlier version
+    assert [c.id for c in open_pile(suite, raw_key).cases] == ["team-01", "team-02", "team-04"]
+    rewrite(lambda data: content_sha({**data, "question": "edited"}))
+    with pytest.raises(InputError, match="content differs from the manifest's hash"):
+        open_pile(suite, raw_key)

@@ -295,7 +295,10 @@ def test_a_provider_message_quoting_a_sealed_case_is_never_stored_or_printed(
     openai_server.enqueue(*[Fault.http(status, f"denied for prompt: {question}")] * 40)
     code = _sealed_on_server(proj, key, openai_server, monkeypatch)
     assert code == 3
-    assert guarded(lambda: cmd_report("latest", html=str(proj / "sealed-report.html"))) == 0
+    # The run stopped early, so `latest` passes over it: it is read by name.
+    (stopped,) = run_files(proj)
+    page = str(proj / "sealed-report.html")
+    assert guarded(lambda: cmd_report(str(stopped), html=page)) == 0
     out = capsys.readouterr()
     printed = out.out + out.err
     for c in chosen:

@@ -100,6 +100,23 @@ def test_the_closing_lines_name_the_show_command(project: Path, capsys) -> None:
     assert "see why a case failed: invoke show CASE (e.g. invoke show case-001)" in out
 
 
+def test_the_show_command_named_after_a_run_of_another_suite_names_that_suite(
+    project: Path, capsys
+) -> None:
+    import shutil
+
+    shutil.copytree(project / "suite", project / "other")
+    run(suite=str(project / "other"))
+    out = capsys.readouterr().out
+    hint = "see why a case failed: invoke show CASE --suite other (e.g. invoke show case-001 --suite other)"
+    assert hint in out
+    # The command as printed shows that run.
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, highlight=False, soft_wrap=True)
+    assert guarded(lambda: cmd_show("case-001", console=console, suite="other")) == 0
+    assert f"run file: {run_files(project)[-1]}" in buf.getvalue()
+
+
 def test_terminal_escapes_in_a_run_file_are_not_passed_through(project: Path) -> None:
     run()
     path = run_files(project)[0]

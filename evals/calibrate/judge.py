@@ -21,7 +21,8 @@ from evals.errors import InputError, Problem
 from evals.judge.client import Judge, JudgeOutcome, family_warning, make_judge
 from evals.judge.verdict import Scale
 from evals.reply import Reply
-from evals.run.files import read_run, resolve_run
+from evals.run.files import read_run
+from evals.run.latest import resolve_for_suite
 from evals.suite.case import Case, parse_json_value
 from evals.suite.folder import Suite
 from evals.suite.jsonl import jsonl_lines
@@ -261,7 +262,8 @@ def cmd_calibrate(
     if run:
         assert labels is not None
         label_map = read_labels(Path(labels))
-        header, rows = _run_rows(resolve_run(run, cfg.runs_path), label_map, labels)
+        path = resolve_for_suite(run, suite, "--run RUN")
+        header, rows = _run_rows(path, label_map, labels)
         model_under_test = str(header.get("model"))
         if judge:
             s = suite_at(suite)

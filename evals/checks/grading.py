@@ -47,15 +47,25 @@ def implied_checks(case: Case) -> list[str]:
     return names
 
 
-def checks_for(case: Case) -> list[str]:
-    """The case's explicit `checks`, else the implied ones."""
+def added_checks(case: Case, settings: SuiteSettings | None = None) -> list[str]:
+    """The checks switched on on top of a case's own: the suite's `add_checks` (every case),
+    then the case's `expect.add_checks`."""
+    own = case.expect.get("add_checks") if isinstance(case.expect, dict) else None
+    names = [*(settings.add_checks if settings else ()), *(own if isinstance(own, list) else ())]
+    return list(dict.fromkeys(n for n in names if isinstance(n, str)))
+
+
+def checks_for(case: Case, settings: SuiteSettings | None = None) -> list[str]:
+    """The case's explicit `checks`, else the implied ones; then the added ones (those of
+    `settings` only when given), which never replace either."""
     explicit = case.data.get("checks")
-    return list(explicit) if explicit is not None else implied_checks(case)
+    names = list(explicit) if explicit is not None else implied_checks(case)
+    return names + [n for n in added_checks(case, settings) if n not in names]
 
 
-def deterministic_checks(case: Case) -> list[str]:
+def deterministic_checks(case: Case, settings: SuiteSettings | None = None) -> list[str]:
     """The case's checks without the external ones (the judge), which `grade` cannot run."""
-    return [n for n in checks_for(case) if n not in EXTERNAL_CHECKS]
+    return [n for n in checks_for(case, settings) if n not in EXTERNAL_CHECKS]
 
 
 def external_checks(case: Case) -> list[str]:
@@ -99,7 +109,7 @@ def run_check(name: str, inp: CheckInput) -> CheckResult:
 def grade(case: Case, reply: Reply, settings: SuiteSettings) -> dict[str, CheckResult]:
     """Every deterministic check of the case on this reply."""
     inp = CheckInput(case=case, reply=reply, settings=settings)
-    return {name: run_check(name, inp) for name in deterministic_checks(case)}
+    return {name: run_check(name, inp) for name in deterministic_checks(case, settings)}
 
 
 @dataclass(frozen=True)

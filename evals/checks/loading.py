@@ -68,6 +68,9 @@ def case_problems(
     for i, name in _strings(explicit):
         if name not in known_checks and name not in EXTERNAL_CHECKS:
             out.append(Problem(p, f"/checks/{i}", f"unknown check {name!r}"))
+    for i, name in _strings(expect.get("add_checks")):
+        if name not in known_checks:
+            out.append(Problem(p, f"/expect/add_checks/{i}", unknown_added(name)))
     if (explicit is None or isinstance(explicit, list)) and isinstance(
         data.get("expect", {}), dict
     ):
@@ -80,6 +83,24 @@ def case_problems(
         if ref is not None and ref in refs[:i]:
             out.append(Problem(p, f"/retrieved/{i}/ref", f"duplicate ref {ref!r}"))
     return out
+
+
+def unknown_added(name: str) -> str:
+    """What an `add_checks` entry that names no registered check is told."""
+    return (
+        f"unknown check {name!r} (add_checks names a check of the suite's checks.py, "
+        "registered with @check, or a built-in one)"
+    )
+
+
+def added_check_problems(suite: Suite, known_checks: set[str]) -> list[Problem]:
+    """suite.toml's `add_checks` entries that name no registered check."""
+    where = str(suite.path / "suite.toml")
+    return [
+        Problem(where, f"/add_checks/{i}", unknown_added(name))
+        for i, name in enumerate(suite.settings.add_checks)
+        if name not in known_checks
+    ]
 
 
 def _phrasings(value: Any, base: str) -> list[tuple[str, str]]:
@@ -120,6 +141,7 @@ def load_cases(
     except InputError as exc:
         problems += exc.problems
     known_checks = set(REGISTRY)
+    problems += added_check_problems(suite, known_checks)
     if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
     files = _read_files(suite.case_files())

@@ -14,11 +14,12 @@ from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Interrupted, settings
 from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX
 from evals.run.console import print_summary, review_reasons
-from evals.run.latest import resolve_configured
+from evals.run.latest import resolve_in_suite
 from evals.run.plan import RunPlan, RunResult
 from evals.run.precedents import Precedents
 from evals.run.progress import RunProgress
 from evals.run.prompt_use import run_note
+from evals.run.rows import project_path
 from evals.run.runner import execute
 from evals.suite.case import Case
 from evals.suite.folder import Suite
@@ -105,11 +106,18 @@ def show_hint(result: RunResult, runs_dir: Path) -> str | None:
     review = [r for r in rows if r.get("status") == "review"]
     if not (bad or review) or plan_is_sealed(result):
         return None
-    try:  # `invoke show` without --run reads the newest run of the configured suite
-        latest = resolve_configured("latest", settings(), "").resolve() == result.path.resolve()
+    cfg = settings()
+    suite = result.header.get("suite")
+    # `invoke show` reads the newest complete run of --suite (default: the configured one).
+    other = isinstance(suite, str) and suite != project_path(cfg.root / cfg.suite, cfg.root)
+    flag = f" --suite {shlex.quote(str(suite))}" if other else ""
+    try:
+        folder = cfg.root / str(suite) if other else cfg.root / cfg.suite
+        newest = resolve_in_suite("latest", cfg.runs_path, folder, cfg.root, "", quiet=True)
+        latest = newest.resolve() == result.path.resolve()
     except InputError:
         latest = False
-    where = "" if latest else f" --run {result.path.stem}"
+    where = flag if latest else f" --run {result.path.stem}"
     lines = []
     if bad:
         lines.append(

@@ -10,7 +10,7 @@ from typing import Any
 
 from evals.checks.loading import load_cases
 from evals.cli import suite_at
-from evals.commands.execution import run_one, suite_precedents
+from evals.commands.execution import EXIT_MEANING, run_one, suite_precedents
 from evals.commands.options import (
     RunOptions,
     batch_settings,
@@ -23,6 +23,7 @@ from evals.commands.options import (
 from evals.config import Settings
 from evals.errors import InputError
 from evals.providers.base import Provider
+from evals.run.latest import resolve_for_suite
 from evals.run.plan import RunPlan
 from evals.run.resume import check_resumable, open_for_resume, selection
 from evals.run.runner import exit_code
@@ -58,7 +59,11 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         raise InputError("--epochs cannot be used with --resume: the run's own epochs are kept")
     if len(models) > 1:
         raise InputError("--resume continues one run: give at most one --model")
-    old = open_for_resume(opts.resume or "", cfg.runs_path)
+    ref = opts.resume or ""
+    if ref == "latest":
+        # The newest run of the suite, stopped early or not: stopped runs are what resume is for.
+        ref = str(resolve_for_suite(ref, opts.suite, "--resume RUN", stopped_ok=True))
+    old = open_for_resume(ref, cfg.runs_path)
     for w in old.warnings:
         print(w, file=sys.stderr)
     h = old.header
@@ -120,7 +125,9 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         left_out=left_out,
         precedents=suite_precedents(suite, load_cases(suite)[0]),
     )
-    return exit_code(run_one(plan).summary)
+    code = exit_code(run_one(plan).summary)
+    print(EXIT_MEANING[code])
+    return code
 
 
 def _run_request_settings(

@@ -21,7 +21,7 @@ from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
 from evals.errors import Problem
 from evals.seal.budget import ledger_history
 from evals.seal.manifest import pile_problems
-from evals.suite.casefiles import format_cases, write_new_case
+from evals.suite.casefiles import format_cases, placeholders_left, write_new_case
 from evals.suite.folder import Suite
 from evals.suite.scaffold import create_suite
 
@@ -73,6 +73,16 @@ def cmd_validate(suite_dir: str | None) -> int:
     warnings = [w for case in cases for w in brittle(case)]
     for w in warnings:
         print(w, file=sys.stderr)
+    unfilled = [c for c in cases if placeholders_left(c.data)]
+    for case in unfilled:
+        left = placeholders_left(case.data)
+        at, text = left[0]
+        print(
+            f"{case.path}: {at}: warning: still the placeholder of `invoke new` ({text!r}"
+            + (f", and {len(left) - 1} more" if len(left) > 1 else "")
+            + "): fill the case in, or remove it; until then it runs and counts like any case",
+            file=sys.stderr,
+        )
     labels = read_labelled(suite, {c.id for c in cases})[0]
     stale = precedents(labels, cases)[1]
     loose = unpinned(labels)
@@ -94,7 +104,10 @@ def cmd_validate(suite_dir: str | None) -> int:
     more = f" and {len(labelled)} labelled answer file(s)" if labelled else ""
     brittle_note = f"; {len(warnings)} brittle expectation(s) warned about" if warnings else ""
     stale_note = f"; {len(stale)} stale label(s) listed" if stale else ""
-    print(f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}{stale_note}")
+    unfilled_note = f"; {len(unfilled)} case(s) not filled in" if unfilled else ""
+    print(
+        f"ok: {n} case file(s){more} valid in {suite.path}{brittle_note}{stale_note}{unfilled_note}"
+    )
     return EXIT_OK
 
 
@@ -124,7 +137,9 @@ def cmd_fmt(suite_dir: str | None, check: bool, files: list[str] | None = None) 
 def cmd_new(suite_dir: str | None, case_id: str) -> int:
     """The `invoke new` command: write a case skeleton to fill in."""
     path = write_new_case(suite_at(suite_dir), case_id)
-    print(f"wrote {path}; fill it in, then run `invoke validate`")
+    # The hint is a command to copy: it names the suite the case went into.
+    where = f" --suite {shlex.quote(suite_dir)}" if suite_dir else ""
+    print(f"wrote {path}; fill it in, then run `invoke validate{where}`")
     return EXIT_OK
 
 

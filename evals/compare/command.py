@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE, settings
+from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from evals.compare.explain import verdict_line
 from evals.compare.pairing import (
     DEFAULT_FAIL_ON,
@@ -20,7 +20,7 @@ from evals.compare.render import RENDERERS
 from evals.compare.safe import one_line
 from evals.errors import InputError
 from evals.run.files import OutputError, RunFile, read_run, write_whole
-from evals.run.latest import resolve_configured
+from evals.run.latest import resolve_for_suite
 from evals.run.prompt_use import diff_note, read_header
 
 
@@ -90,14 +90,16 @@ def cmd_diff(
     alpha: float | str = 0.05,
     out: str | None = None,
     margin: float | str = DEFAULT_MARGIN,
+    suite: str | None = None,
 ) -> int:
-    """Compare run A (default: the baseline) with run B (default: the newest run).
+    """Compare run A (default: the baseline) with run B (default: the newest run of `suite`,
+    default the configured one).
 
     Exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE (errors decide it, or nothing could be shown, or the
     command itself failed), 2 when nothing at all was compared or the input is bad.
     """
     return guard_internal(
-        "invoke diff", lambda: _diff(a, b, fmt, show_all, fail_on, alpha, out, margin)
+        "invoke diff", lambda: _diff(a, b, fmt, show_all, fail_on, alpha, out, margin, suite)
     )
 
 
@@ -110,14 +112,14 @@ def _diff(
     alpha: float | str,
     out: str | None,
     margin: float | str,
+    suite: str | None = None,
 ) -> int:
     if fmt not in RENDERERS:
         raise InputError(f"--format must be one of {', '.join(RENDERERS)}, not {fmt!r}")
     alpha, margin = _number("--alpha", alpha), _number("--margin", margin)
     check_options(fail_on, alpha, margin, 0.8)
-    cfg = settings()
-    path_a = resolve_configured(a or "baseline", cfg, "--a RUN")
-    path_b = resolve_configured(b or "latest", cfg, "--b RUN")
+    path_a = resolve_for_suite(a or "baseline", suite, "--a RUN")
+    path_b = resolve_for_suite(b or "latest", suite, "--b RUN")
     cmp, text = build_report(path_a, path_b, fmt, show_all, fail_on, alpha, margin)
     if out:
         try:  # whole or not at all: never a 0-byte or half-written report

@@ -56,6 +56,15 @@ class _Tally:
         return JudgeOutcome(verdict, error, attempts, usage=usage, usage_complete=self.complete)
 
 
+def _usage_of(resp: Any) -> dict[str, Any] | None:
+    """One response's token counts, as `cost_usd` reads them; None when it reported none."""
+    usage = getattr(resp, "usage", None)
+    p, c = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if not isinstance(p, int) or not isinstance(c, int):
+        return None
+    return {"prompt_tokens": p, "completion_tokens": c}
+
+
 def _redacted(text: str) -> str:
     """An endpoint's error text, cut short, with anything shaped like an API key masked."""
     return _KEY_LIKE.sub("[redacted]", " ".join(text.split()))[:300]
@@ -127,6 +136,11 @@ class Request:
     check: Check
     retry: Callable[[str], str]
     mask: Callable[[str], str]
+    #: Asked before each request with its prompt's characters: why it may not be sent (the
+    #: run's `--max-cost`), else None.
+    gate: Callable[[int], str | None] | None = None
+    #: Told after each reply what it cost (None: unknown) and its prompt's characters.
+    paid: Callable[[dict[str, Any] | None, int], None] | None = None
 
 
 async def ask(client: AsyncOpenAI, req: Request) -> JudgeOutcome:
@@ -137,6 +151,12 @@ async def ask(client: AsyncOpenAI, req: Request) -> JudgeOutcome:
     problems: list[str] = []
     tally = _Tally()
     for attempt in range(1, req.max_attempts + 1):
+        chars = sum(len(str(m.get("content") or "")) for m in messages)
+        if req.gate is not None and (why := req.gate(chars)) is not None:
+            # Not sent, so not paid: an error that says why, never a verdict.
+            return tally.outcome(
+                None, req.mask(_with_history(f"not asked: {why}", problems)), attempt - 1
+            )
         try:
             resp = await client.chat.completions.create(
                 model=req.model,
@@ -145,6 +165,8 @@ async def ask(client: AsyncOpenAI, req: Request) -> JudgeOutcome:
                 response_format=req.response_format,  # type: ignore[arg-type]
             )
         except openai.APIError as exc:  # the SDK has already retried what can be retried
+            if req.paid is not None:  # refused, not answered: what was held for it is freed
+                req.paid({"prompt_tokens": 0, "completion_tokens": 0}, chars)
             retries = getattr(client, "max_retries", None)
             if not isinstance(exc, openai.APIStatusError | openai.APIConnectionError):
                 retries = None  # a body the SDK could not read was not retried by it
@@ -154,8 +176,12 @@ async def ask(client: AsyncOpenAI, req: Request) -> JudgeOutcome:
             problems.append(f"attempt {attempt}: unreadable response ({type(exc).__name__})")
             # It was answered, so it may be billed; its tokens are unknown.
             tally.complete = False
+            if req.paid is not None:
+                req.paid(None, chars)
             continue
         tally.add(resp)
+        if req.paid is not None:
+            req.paid(_usage_of(resp), chars)
         content, missing = _content(resp)
         if missing:
             # The judge said nothing usable to correct: ask again, unchanged.

@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,29 @@ class Judge:
         self.endpoint = endpoint
         #: USD per million tokens of the judge model ([tool.evals.prices]); None when unlisted.
         self.price = price
+        # Set by a run with --max-cost: asked before, and told after, every request.
+        self._gate: Callable[[int], str | None] | None = None
+        self._paid: Callable[[float | None, int], None] | None = None
+
+    def use_budget(
+        self, gate: Callable[[int], str | None], paid: Callable[[float | None, int], None]
+    ) -> None:
+        """Put every request to the judge (verdicts, per-fact questions, retries) under a
+        run's budget: `gate(chars)` says why one may not be sent, `paid(cost, chars)` hears
+        what each cost."""
+        self._gate, self._paid = gate, paid
+
+    def budgeted(self) -> dict[str, Any]:
+        """The `gate` and `paid` fields of a Request under this judge's budget."""
+        if self._gate is None:
+            return {}
+        paid = self._paid
+
+        def on_reply(usage: dict[str, Any] | None, chars: int) -> None:
+            if paid is not None:
+                paid(cost_usd(usage, self.price) if usage else None, chars)
+
+        return {"gate": self._gate, "paid": on_reply}
 
     def stamp(self) -> dict[str, Any]:
         """What the run header records under `judge`."""
@@ -135,6 +159,7 @@ class Judge:
                 check=lambda content: check_reply(content, self.schema),
                 retry=lambda problem: retry_message(problem, self.scale),
                 mask=self.mask,
+                **self.budgeted(),
             ),
         )
         if out.verdict is not None:

@@ -157,12 +157,22 @@ async def ask_one(judge: Judge, inp: CheckInput, q: Question) -> tuple[JudgeOutc
             check=_check,
             retry=_retry,
             mask=judge.mask,
+            **judge.budgeted(),
         ),
     )
     if out.verdict is not None:
         out.verdict["reasoning"] = judge.mask(out.verdict["reasoning"])
-    d = decision(inp, q, out)
-    if d.error is None and out.verdict is not None and judge.cache is not None:
+    d = decision(inp, q, out)  # the quote as the judge gave it is what is tested
+    if out.verdict is None:
+        return out, d
+    # A judge can quote a secret (an echoed key) as readily as it writes one in its
+    # reasoning: the quote is masked before it is cached, recorded or built into a detail.
+    raw = out.verdict["quote"]
+    quote = out.verdict["quote"] = judge.mask(raw)
+    d = Decision(d.stated, judge.mask(d.quote), judge.mask(d.error) if d.error else None)
+    # A cached answer is decided again from its stored (masked) quote: one whose quote held a
+    # secret would not decide alike, so it is asked again instead.
+    if d.error is None and quote == raw and judge.cache is not None:
         judge.cache.put(key, out.verdict)
     return out, d
 

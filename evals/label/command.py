@@ -18,7 +18,8 @@ from evals.errors import InputError
 from evals.label.page import item_html, render_page
 from evals.label.queue import Queue, build_queue
 from evals.report.data import find_suite, is_sealed, passages_for, suite_roots
-from evals.run.files import RunFile, read_run, resolve_run
+from evals.run.files import RunFile, read_run
+from evals.run.latest import resolve_for_suite
 from evals.run.precedents import whole_text
 from evals.suite.folder import DEFAULT_CITATION_PATTERN, Suite, open_suite
 
@@ -85,7 +86,8 @@ def cmd_label(
     if sample < 0:
         raise InputError(f"--sample: {sample} is negative")
     cfg = load_settings()
-    run = read_run(resolve_run(run_ref or "latest", cfg.runs_path))
+    # `latest`: the newest run of --suite when it is given (else of the configured suite).
+    run = read_run(resolve_for_suite(run_ref or "latest", suite_dir, "`invoke label RUN`"))
     if is_sealed(run.header):
         raise InputError(f"{run.path}: a sealed run keeps no answers to label")
     suite = run_suite(run, suite_dir, cfg.root)

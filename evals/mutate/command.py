@@ -74,7 +74,8 @@ def cmd_mutate(
     from evals.checks.loading import load_cases
     from evals.cli import settings, suite_at
     from evals.mutate.report import render_json, render_markdown
-    from evals.run.files import read_run, resolve_run
+    from evals.run.files import read_run
+    from evals.run.latest import resolve_in_suite
     from evals.suite.folder import select_cases
 
     if fmt not in ("md", "json"):
@@ -88,7 +89,10 @@ def cmd_mutate(
     warnings: list[str] = []
     run_path: Path | None = None
     if from_run:
-        run_path = resolve_run(from_run, settings().runs_path)
+        # `latest`: the newest run of this suite (another suite's run has other cases).
+        run_path = resolve_in_suite(
+            from_run, settings().runs_path, suite.path, settings().root, "--from-run RUN"
+        )
         run = read_run(run_path)
         warnings += run.warnings
         run_goods = good_answers_from_run(run.rows, run.run_id)

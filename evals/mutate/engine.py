@@ -96,7 +96,7 @@ def _mutate(
     reports: list[CaseReport] = []
     first: list[_Job] = []
     for case, goods in work:
-        names = checks_for(case)
+        names = checks_for(case, settings)
         exempt = [
             Exemption(e["operator"], e["why"], e.get("change"))
             for e in case.data.get("mutation_exempt", [])

@@ -11,7 +11,6 @@ from rich.table import Table
 from rich.text import Text
 
 from evals.cli import EXIT_ERROR, EXIT_OK
-from evals.cli import settings as load_settings
 from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.providers.masking import printable
@@ -19,7 +18,7 @@ from evals.report.data import RunReport, band, build_report, review_names, weake
 from evals.report.safe import no_surrogates, terminal_run
 from evals.run.console import counts_text
 from evals.run.files import OutputError, read_run, write_whole
-from evals.run.latest import resolve_configured
+from evals.run.latest import resolve_for_suite
 from evals.run.precedents import label_counts, label_counts_line
 from evals.run.summary import (
     judge_spend_lines,
@@ -235,13 +234,14 @@ def cmd_report(
     html: str | None = None,
     review: bool = False,
     console: Console | None = None,
+    suite: str | None = None,
 ) -> int:
     """Terminal report of RUN (and --review, --html); with --a/--b the comparison as HTML.
+    `latest` and the default are the newest run of `suite` (default: the configured one).
 
     `--b` alone compares RUN (default: the baseline) with B.
     """
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    cfg = load_settings()
     if a or b:
         if a and run:
             raise InputError("give run A either as RUN or as --a, not both")
@@ -254,8 +254,8 @@ def cmd_report(
         from evals.compare.command import guard_internal
         from evals.report.compare_html import render_compare_html
 
-        path_a = resolve_configured(a or run or "baseline", cfg, "--a RUN")
-        path_b = resolve_configured(b, cfg, "--b RUN")
+        path_a = resolve_for_suite(a or run or "baseline", suite, "--a RUN")
+        path_b = resolve_for_suite(b, suite, "--b RUN")
 
         def compare() -> int:
             if not write_file(Path(html), render_compare_html(read_run(path_a), read_run(path_b))):
@@ -265,7 +265,7 @@ def cmd_report(
 
         return guard_internal("invoke report", compare)
     # Escape sequences in a run id, a category or a reason never reach the terminal raw.
-    path = resolve_configured(run or "latest", cfg, "`invoke report RUN`")
+    path = resolve_for_suite(run or "latest", suite, "`invoke report RUN`")
     rep = build_report(terminal_run(read_run(path)))
     print_report(rep, console)
     if review:

@@ -189,11 +189,37 @@ def paired_chart(chart_id: str, pairs: list[Pair], caption: str) -> str:
     return "".join(parts)
 
 
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def flat_rows(rows: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+    """Stamps as rows a person reads: a table's entries each on a row of its own
+    (`settings › provider › kind`), a list of plain values as one comma-separated value;
+    only what is neither (a list of tables) stays JSON."""
+    out: list[tuple[str, str]] = []
+    for key, value in rows:
+        if isinstance(value, dict) and value:
+            out += flat_rows([(f"{key} \u203a {k}", v) for k, v in value.items()])
+        elif isinstance(value, dict):
+            out.append((key, "none"))
+        elif isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
+            out.append((key, ", ".join(_scalar(v) for v in value) or "none"))
+        elif isinstance(value, list):
+            out.append((key, json.dumps(value, ensure_ascii=False, sort_keys=True)))
+        else:
+            out.append((key, _scalar(value)))
+    return out
+
+
 def kv_table(rows: list[tuple[str, Any]], table_id: str = "") -> str:
-    """A two-column table of stamps; values that are not text are shown as JSON."""
+    """A two-column table of stamps, nested tables spread into rows of their own."""
     cells = []
-    for k, v in rows:
-        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
+    for k, text in flat_rows(rows):
         cells.append(f'<tr><th scope="row">{esc(k)}</th><td><code>{esc(text)}</code></td></tr>')
     ident = f' id="{esc(table_id)}"' if table_id else ""
     return f'<table class="kv"{ident}>{"".join(cells)}</table>'

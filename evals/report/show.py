@@ -13,14 +13,13 @@ from rich.console import Console
 from rich.text import Text
 
 from evals.cli import EXIT_OK
-from evals.cli import settings as load_settings
 from evals.errors import InputError
 from evals.numfmt import fmt_ms
 from evals.report.data import citation_spans, is_sealed
 from evals.report.safe import terminal_run, terminal_text
 from evals.run.console import review_reasons
 from evals.run.files import RunFile, read_run
-from evals.run.latest import resolve_configured
+from evals.run.latest import resolve_for_suite
 from evals.run.precedents import decided_by
 from evals.suite.folder import DEFAULT_CITATION_PATTERN
 
@@ -54,7 +53,12 @@ def rows_of(run: RunFile, case_id: str) -> list[dict[str, Any]]:
     ids = sorted({str(r.get("case")) for r in run.rows})
     close = difflib.get_close_matches(case_id, ids, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else f" ({len(ids)} case(s) in it)"
-    raise InputError(f"{run.path}: no case {case_id!r} in this run{hint}")
+    # The run may be of another suite than the user's (runs/ holds every suite's runs).
+    suite = run.header.get("suite")
+    of = f"this run of the suite {plain(suite)}" if isinstance(suite, str) else "this run"
+    raise InputError(
+        f"{run.path}: no case {plain(case_id)!r} in {of}{hint} (--suite DIR picks the suite)"
+    )
 
 
 def cited_refs(row: dict[str, Any], pattern: str) -> list[str]:
@@ -218,10 +222,13 @@ def print_case(run: RunFile, row: dict[str, Any], console: Console) -> None:
     console.print(cost_line(row))
 
 
-def cmd_show(case: str, run: str | None = None, console: Console | None = None) -> int:
-    """`invoke show CASE [--run RUN]`: the case's rows in RUN (default: the newest run)."""
+def cmd_show(
+    case: str, run: str | None = None, console: Console | None = None, suite: str | None = None
+) -> int:
+    """`invoke show CASE [--run RUN] [--suite DIR]`: the case's rows in RUN (default: the
+    newest run of the suite that ran to its end)."""
     console = console or Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    path = resolve_configured(run or "latest", load_settings(), "--run RUN")
+    path = resolve_for_suite(run or "latest", suite, "--run RUN")
     rf = terminal_run(read_run(path))
     rows = rows_of(rf, case)
     console.print(Text(f"run file: {rf.path}", style="dim"))

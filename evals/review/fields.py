@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from evals.checks.grading import checks_for
-from evals.suite.case import EXPECT_ORDER, KEY_ORDER, Case, canonical_json, content_sha
+from evals.suite.case import EXPECT_ORDER, KEY_ORDER, Case, canonical_json, whole_case_sha
+from evals.suite.casefiles import placeholders_left
 
 # expect fields whose items are each a requirement: removing one loosens the case.
 REQUIREMENT_LISTS = {
@@ -250,7 +251,8 @@ def parse_case(raw: bytes | None) -> tuple[dict[str, Any] | None, str]:
 
 
 def _without_id(data: dict[str, Any]) -> str:
-    return content_sha({k: v for k, v in data.items() if k != "id"})
+    # Every field but the id (a review is about the whole file, not only what is graded).
+    return whole_case_sha({k: v for k, v in data.items() if k != "id"})
 
 
 def _stem(path: str) -> str:
@@ -311,8 +313,10 @@ def compare_cases(
     back = {a: r for r, a in moved.items()}
     for path in added:
         if path not in paired_a:
-            _, err = parse_case(new[path])
+            data, err = parse_case(new[path])
             hint = f"like removed {_stem(back[path])}" if path in back else ""
+            if data is not None and placeholders_left(data):
+                hint = "not filled in: still the placeholder text of `invoke new`"
             changes.append(CaseChange("added", _stem(path), path, note=err or hint))
     changes.sort(key=lambda c: (c.kind, c.id))
     return changes, weak

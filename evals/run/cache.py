@@ -52,14 +52,27 @@ def _decode(value: str) -> Reply | None:
     return reply if isinstance(reply.answer, str) else None
 
 
+#: How long a read or write waits for another process's lock on the cache file. The cache
+#: only saves requests: a run does better to go on without it than to wait (sqlite's 30 s
+#: per write made a 2-case run take a minute behind a held lock).
+BUSY_TIMEOUT_S = 2.0
+
+
+def is_locked(exc: sqlite3.Error) -> bool:
+    """Whether sqlite gave up waiting for another connection's lock."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
 def open_cache_db(path: Path) -> sqlite3.Connection:
-    """The harness's SQLite cache file in WAL mode, its folder created and git-ignored."""
+    """The harness's SQLite cache file in WAL mode, its folder created and git-ignored;
+    waits at most BUSY_TIMEOUT_S for a lock."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # A .gitignore inside the folder keeps it out of git even in a project that forgot to.
     ignore = path.parent / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n", encoding="utf-8")
-    db = sqlite3.connect(path, timeout=30, isolation_level=None)
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     return db
@@ -79,16 +92,19 @@ class AnswerCache:
         self.hits = 0
         self.stores = 0
         self.write_failed = False
+        #: Set when another process holds the file locked: no more reads or writes this run.
+        self.locked = False
         self._prefetched: dict[str, str] = {}
         self._prefetched_keys: frozenset[str] = frozenset()
         # Replies `prefetched` decoded, handed out again by `get`: one decode per reply.
         self._decoded: dict[str, Reply] = {}
         self._grades: GradeCache | None = None
 
-    def grade_cache(self, settings: SuiteSettings) -> GradeCache:
+    def grade_cache(self, settings: SuiteSettings, suite_dir: Path | None = None) -> GradeCache:
         """The check results stored beside the answers, written when this cache closes."""
         if self._grades is None:
-            self._grades = GradeCache(self._db, settings)
+            self._grades = GradeCache(self._db, settings, suite_dir)
+            self._grades.broken = self._grades.broken or self.locked
         return self._grades
 
     def prefetch(self, keys: list[str]) -> None:
@@ -101,7 +117,9 @@ class AnswerCache:
                 "SELECT key, reply FROM answers WHERE key IN (SELECT value FROM json_each(?))",
                 (json.dumps(keys),),
             ).fetchall()
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            if is_locked(exc):
+                self._lock_out(exc)
             return  # an unreadable store: every key is asked for (and missed) one by one
         self._prefetched = dict(found)
         self._prefetched_keys = frozenset(keys)
@@ -122,14 +140,18 @@ class AnswerCache:
         if key in self._decoded:
             self.hits += 1
             return self._decoded[key]
-        if key in self._prefetched_keys:
+        if self.locked:
+            row = None
+        elif key in self._prefetched_keys:
             # Read by `prefetch`; a key it did not find can only be among the pending writes.
             value = self._prefetched.get(key)
             row = (value,) if value is not None else None
         else:
             try:
                 row = self._db.execute("SELECT reply FROM answers WHERE key = ?", (key,)).fetchone()
-            except sqlite3.Error:
+            except sqlite3.Error as exc:
+                if is_locked(exc):
+                    self._lock_out(exc)
                 row = None
         if row is None and key in self._pending:
             row = (self._pending[key][3],)
@@ -138,8 +160,25 @@ class AnswerCache:
             self.hits += 1
         return reply
 
+    def _lock_out(self, exc: sqlite3.Error) -> None:
+        """Another process holds the file: say so once, then go on without the cache."""
+        if not self.locked:
+            print(
+                f"warning: the cache {self.path} is locked by another process ({exc}) after "
+                f"{BUSY_TIMEOUT_S:g} s; this run goes on without it: nothing more is read "
+                "from it or stored in it",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.locked = True
+        self._pending.clear()
+        if self._grades is not None:
+            self._grades.broken = True
+
     def put(self, key: str, model: str, reply: Reply) -> None:
         """Store a successful reply (the caller never passes an error)."""
+        if self.locked:
+            return
         self._pending[key] = (key, model, time.time(), _reply_json(reply))
         self.stores += 1
         if time.monotonic() - self._last_flush >= self._batch_s:
@@ -157,7 +196,9 @@ class AnswerCache:
                         list(self._pending.values()),
                     )
             except sqlite3.Error as exc:
-                if not self.write_failed:
+                if is_locked(exc):
+                    self._lock_out(exc)
+                elif not self.write_failed:
                     print(
                         f"warning: answer cache not written ({self.path}: {exc})", file=sys.stderr
                     )

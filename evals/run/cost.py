@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,60 @@ def estimate_prompt_cost(chars: int, price: Price | None) -> float | None:
     return chars / 4 * price.input / 1_000_000
 
 
+#: The case a worker is on: the judge's requests are charged to it as they come back.
+CURRENT_CASE: contextvars.ContextVar[CaseSpend | None] = contextvars.ContextVar(
+    "spend", default=None
+)
+
+
+@dataclass
+class CaseSpend:
+    """One case against `--max-cost`: its answer and its judging are charged together."""
+
+    #: The LLM judge will grade this case (and cost money).
+    judged: bool = False
+    #: The case took a place in the budget (its first paid request was allowed to start).
+    started: bool = False
+    #: Something was paid for: an answer from the endpoint, or a judging.
+    counted: bool = False
+    cost: float | None = 0.0
+    floor: float = 0.0
+    chars: int = 0
+    #: What its judge calls paid so far (in the budget's `live` until the case settles).
+    live: float = 0.0
+
+    def add(self, cost: float | None) -> None:
+        self.counted = True
+        self.cost = None if cost is None or self.cost is None else self.cost + cost
+
+
+def _charge(budget: Budget, amount: float) -> None:
+    budget.live += amount
+    if (case := CURRENT_CASE.get()) is not None:
+        case.live += amount
+
+
+def judge_refusal(budget: Budget, chars: int, price: Price | None) -> str | None:
+    """Why a judge request with a prompt of `chars` characters may not be sent: it would take
+    the estimated cost past the cap. None when it may, and then its estimate is held against
+    the budget until it comes back, so requests sent at once cannot all pass the cap."""
+    estimate = estimate_prompt_cost(chars, price) or 0.0
+    if budget.may_spend(estimate):
+        _charge(budget, estimate)
+        return None
+    return (
+        f"budget: the next judge request would take the estimated cost past "
+        f"${budget.max_usd:g} (spent ${budget.spent + budget.live:.4f})"
+    )
+
+
+def charge_judge(budget: Budget, cost: float | None, chars: int, price: Price | None) -> None:
+    """A judge request came back: its cost (the estimate held for it when unknown) replaces
+    that estimate, against the budget and the case the worker is on."""
+    estimate = estimate_prompt_cost(chars, price) or 0.0
+    _charge(budget, (cost if cost is not None else estimate) - estimate)
+
+
 @dataclass
 class Budget:
     """`--max-cost`: refuses to start a case once spent + in flight + next would pass the cap.
@@ -57,6 +112,9 @@ class Budget:
     done: int = 0
     #: Replies charged at the estimate because the endpoint reported no usage.
     estimated: int = 0
+    #: What the judge's calls for cases still in flight have paid so far: counted at once,
+    #: since one case can ask the judge many questions.
+    live: float = 0.0
 
     def mean(self, floor: float) -> float:
         """The expected cost of one more case: the mean so far, else the prompt-size floor."""
@@ -64,19 +122,30 @@ class Budget:
 
     def may_start(self, floor: float) -> bool:
         per_case = self.mean(floor)
-        return self.spent + (self.in_flight + 1) * per_case <= self.max_usd
+        return self.spent + self.live + (self.in_flight + 1) * per_case <= self.max_usd
+
+    def may_spend(self, estimate: float) -> bool:
+        """Whether one more request of about `estimate` USD stays under the cap, with what
+        finished cases spent and what cases in flight have paid so far."""
+        return self.spent + self.live + estimate <= self.max_usd
 
     def started(self) -> None:
         self.in_flight += 1
 
-    def finished(self, cost: float | None, *, counted: bool, floor: float = 0.0) -> None:
-        """Record a finished case; cached answers and errors cost nothing this time."""
+    def finished(
+        self, cost: float | None, *, counted: bool, floor: float = 0.0, least: float = 0.0
+    ) -> None:
+        """Record a finished case; cached answers and errors cost nothing this time. An
+        unknown cost is charged at the mean, and at no less than `least` (what is known of
+        it: its judge requests)."""
         self.in_flight -= 1
-        if not counted:
+        if not counted and not least:
             return
         if cost is None:
-            cost = self.mean(floor)
             self.estimated += 1
+            cost = max(self.mean(floor), least)
+        elif not counted:
+            cost = least
         self.spent += cost
         self.done += 1
 

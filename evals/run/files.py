@@ -208,6 +208,17 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
         yield from enumerate(fh, 1)
 
 
+def _json_kind(value: Any) -> str:
+    """What a JSON value that is not an object is, in JSON's own words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string" if isinstance(value, str) else "array"
+
+
 def read_run(path: Path) -> RunFile:
     """Read a run file; a truncated last line is reported, any other damage is an error.
 
@@ -249,6 +260,17 @@ def read_run(path: Path) -> RunFile:
                 why = str(exc) if deep else "not a run file (no JSON run header)"
                 raise InputError([Problem(str(path), f"line {n}", why)]) from None
             problems.append(Problem(str(path), f"line {n}", str(exc)))
+            continue
+        if header is not None and not isinstance(rec, dict):
+            # `null`, `5`, `[1]` are JSON but no record: every reader below expects an object.
+            shown = printable(line.strip(), one_line=True)[:40]
+            problems.append(
+                Problem(
+                    str(path),
+                    f"line {n}",
+                    f"{shown}: a JSON {_json_kind(rec)}, not a record (a JSON object)",
+                )
+            )
             continue
         kind = rec.get("kind") if isinstance(rec, dict) else None
         if header is None and kind != "run":

@@ -3,8 +3,11 @@
 A result set is reused only under a key over everything that shapes it: the case's content
 sha, every field of the reply a check can read, the suite's settings (suite.toml and
 synonyms.toml, as loaded) and a digest of the checks' code (the harness's source, the
-files that define every registered check, a suite's own checks.py included, the harness
-version and the language libraries' installed files). Editing any of them grades again.
+files that define every registered check, the function and arguments of one registered
+through `functools.partial`, the harness version and the language libraries' installed
+files). A suite with its own checks.py adds every file of its folder but its cases, sealed
+pile and labels: a module checks.py imports or a word list it reads is code too. Editing any
+of them grades again.
 A set holding an `error` is never stored: a broken check is asked again, not replayed.
 The results live beside the answers in the answer cache's SQLite file.
 """
@@ -12,6 +15,7 @@ The results live beside the answers in the answer cache's SQLite file.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.util
 import json
@@ -27,7 +31,7 @@ from evals.checks import CheckResult
 from evals.checks.base import REGISTRY
 from evals.checks.grading import grade
 from evals.reply import Reply
-from evals.suite.case import Case
+from evals.suite.case import Case, whole_case_sha
 from evals.suite.folder import SuiteSettings
 
 _SCHEMA = """
@@ -100,20 +104,54 @@ def _harness_digest() -> bytes:
     return h.digest()
 
 
-def code_digest() -> str:
+def _unwrapped(fn: object) -> tuple[object, str]:
+    """The function a `functools.partial` (or a partial of one) calls, and its bound
+    arguments as text: `check("max_3")(partial(at_most, n=3))` grades by both."""
+    bound = []
+    while isinstance(fn, functools.partial):
+        bound.append(f"{fn.args!r}{sorted(fn.keywords.items())!r}")
+        fn = fn.func
+    return fn, "".join(bound)
+
+
+def code_digest(suite_dir: Path | None = None) -> str:
     """A digest of the code that grades: the harness, every registered check's file (read
-    now, so an edited checks.py counts), the registry's names, the version, the libraries."""
+    now, so an edited checks.py counts), the registry's names, the version, the libraries,
+    and, for a suite with its own checks.py, every file of `suite_dir` that code may read."""
     h = hashlib.sha256(_harness_digest())
     h.update(f"{evals.__version__}\n{sys.version}\n{_library_stamps()}".encode())
     known = set(_harness_files())
     for name in sorted(REGISTRY):
-        fn = REGISTRY[name].fn
+        fn, bound = _unwrapped(REGISTRY[name].fn)
         code = getattr(fn, "__code__", None)
         where = Path(code.co_filename) if code is not None else None
-        h.update(f"\n{name}={fn.__module__}.{getattr(fn, '__qualname__', '?')}".encode())
+        module = getattr(fn, "__module__", "?")
+        h.update(f"\n{name}={module}.{getattr(fn, '__qualname__', '?')}{bound}".encode())
         if where is not None and where.resolve() not in known:
             h.update(_file_digest(where))
+    if suite_dir is not None and (suite_dir / "checks.py").is_file():
+        h.update(suite_files_digest(suite_dir))
     return h.hexdigest()
+
+
+#: Folders of a suite that hold no code a check runs: the cases (each keyed by its own sha),
+#: the sealed pile, the labels (they decide answers after grading), caches.
+_NOT_CODE = frozenset({"cases", "sealed", "labelled", "__pycache__"})
+
+
+def suite_files_digest(suite_dir: Path) -> bytes:
+    """A digest of every file in the suite folder outside `_NOT_CODE` (and hidden ones):
+    the modules checks.py imports and the data files it reads, by relative path."""
+    h = hashlib.sha256()
+    for top, dirs, files in os.walk(suite_dir):
+        dirs[:] = sorted(d for d in dirs if d not in _NOT_CODE and not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or name.endswith(".pyc"):
+                continue
+            path = Path(top) / name
+            h.update(path.relative_to(suite_dir).as_posix().encode() + b"\0")
+            h.update(_file_digest(path))
+    return h.digest()
 
 
 def settings_digest(settings: SuiteSettings) -> str:
@@ -124,10 +162,13 @@ def settings_digest(settings: SuiteSettings) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def grade_key(context: str, case: Case, reply: Reply) -> str:
-    """The key of one reply's check results to one case, under a run's `context`."""
+def grade_key(context: str, case: Case, reply: Reply, whole: bool = False) -> str:
+    """The key of one reply's check results to one case, under a run's `context`: by the
+    case's content sha, or with `whole` (a suite with its own checks, which may read any
+    field, `tags` included) by every field of the case."""
     seen = {k: getattr(reply, k) for k in REPLY_FIELDS}
-    blob = json.dumps([context, case.sha, seen], sort_keys=True, ensure_ascii=False, default=repr)
+    sha = whole_case_sha(case.data) if whole else case.sha
+    blob = json.dumps([context, sha, seen], sort_keys=True, ensure_ascii=False, default=repr)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -156,9 +197,12 @@ def decode(text: str) -> dict[str, CheckResult] | None:
 class GradeCache:
     """The check results of earlier runs, read in one query; new ones written at close."""
 
-    def __init__(self, db: sqlite3.Connection, settings: SuiteSettings) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, settings: SuiteSettings, suite_dir: Path | None = None
+    ) -> None:
         self._db = db
-        self.context = f"{code_digest()}:{settings_digest(settings)}"
+        self.context = f"{code_digest(suite_dir)}:{settings_digest(settings)}"
+        self.whole = suite_dir is not None and (suite_dir / "checks.py").is_file()
         self._found: dict[str, str] = {}
         # Keys `prefetch` computed, by the reply object they were computed for: the run grades
         # that same object (the answer cache hands it out again), so its key is not hashed twice.
@@ -174,7 +218,7 @@ class GradeCache:
         """Read the stored results of every (case, reply) in one query."""
         if self.broken or not pairs:
             return
-        keys = [grade_key(self.context, c, r) for c, r in pairs]
+        keys = [grade_key(self.context, c, r, self.whole) for c, r in pairs]
         # The reply is kept with its key, so its id cannot be reused by another object.
         # Two identical requests share one reply object: the case is part of the memo's key.
         self._keys.update(((c.sha, id(r)), (r, k)) for (c, r), k in zip(pairs, keys, strict=True))
@@ -190,7 +234,10 @@ class GradeCache:
     def grade(self, case: Case, reply: Reply, settings: SuiteSettings) -> dict[str, CheckResult]:
         """The stored results for these exact inputs, else the checks run (and are stored)."""
         known = self._keys.pop((case.sha, id(reply)), None)
-        key = known[1] if known and known[0] is reply else grade_key(self.context, case, reply)
+        if known and known[0] is reply:
+            key = known[1]
+        else:
+            key = grade_key(self.context, case, reply, self.whole)
         stored = self._found.get(key)
         results = decode(stored) if stored is not None else None
         if results is not None:

@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from evals.cli import EXIT_ERROR
+from evals.config import load_settings
 from evals.errors import InputError, Problem
 from evals.run.console import counts_text
 from evals.run.files import OutputError, RunFile, iso_z, read_run, unwritable
+from evals.run.latest import run_suite
+from evals.run.rows import project_path
 from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
@@ -226,8 +229,20 @@ def merged_label(labels: list[str | None]) -> str | None:
     return kept.pop() or None
 
 
-def cmd_merge(files: list[str], out: str | None) -> int:
-    """Merge shard files (paths or globs; several may be given in one argument)."""
+def shards_of_other_suites(paths: list[Path], suite: Path, root: Path) -> list[Problem]:
+    """A problem for each shard whose header names another suite than `suite`: a glob over
+    runs/ also matches the shards of another suite's sharded run."""
+    name = project_path(suite, root)
+    return [
+        Problem(str(p), "line 1/suite", f"a shard of the suite {other}, not of {name}")
+        for p in paths
+        if (other := run_suite(p)) is not None and other != name
+    ]
+
+
+def cmd_merge(files: list[str], out: str | None, suite: str | None = None) -> int:
+    """Merge shard files (paths or globs; several may be given in one argument); with
+    `suite`, every shard must be of that suite."""
     import glob
 
     if not out:
@@ -239,6 +254,9 @@ def cmd_merge(files: list[str], out: str | None) -> int:
             if not matched:
                 raise InputError(f"{part}: no file matches")
             paths.extend(Path(m) for m in matched)
+    root = load_settings(Path.cwd()).root
+    if suite and (problems := shards_of_other_suites(paths, Path(suite), root)):
+        raise InputError(problems)
     try:
         path, summary = merge_runs(paths, Path(out))
     except OutputError as exc:

@@ -8,7 +8,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,16 @@ from evals.providers.base import (
 from evals.providers.masking import describe
 from evals.reply import ProviderError, Reply
 from evals.run.cache import AnswerCache, cache_key
-from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
+from evals.run.cost import (
+    CURRENT_CASE,
+    Budget,
+    CaseSpend,
+    charge_judge,
+    cost_usd,
+    estimate_prompt_cost,
+    judge_refusal,
+    price_for,
+)
 from evals.run.files import run_file_name, unwritable, utc_now
 from evals.run.grade_cache import GradeCache
 from evals.run.plan import RowCallback, RunPlan, RunResult
@@ -45,25 +53,6 @@ def request_chars(request: dict[str, Any]) -> int:
     """The characters of a request's messages: the prompt-size floor of its cost."""
     msgs = request.get("body", {}).get("messages") or []
     return sum(len(m.get("content") or "") for m in msgs if isinstance(m, dict))
-
-
-@dataclass
-class _Spend:
-    """One case against `--max-cost`: its answer and its judging are charged together."""
-
-    #: The LLM judge will grade this case (and cost money).
-    judged: bool = False
-    #: The case took a place in the budget (its first paid request was allowed to start).
-    started: bool = False
-    #: Something was paid for: an answer from the endpoint, or a judging.
-    counted: bool = False
-    cost: float | None = 0.0
-    floor: float = 0.0
-    chars: int = 0
-
-    def add(self, cost: float | None) -> None:
-        self.counted = True
-        self.cost = None if cost is None or self.cost is None else self.cost + cost
 
 
 class _Work:
@@ -91,10 +80,10 @@ class _Work:
                 # A broken cache must not stop a run: it only costs requests.
                 print(f"warning: answer cache off ({plan.cache_path}: {exc})", file=sys.stderr)
         if self.cache is not None:
-            self.grades = self.cache.grade_cache(plan.suite.settings)
+            self.grades = self.cache.grade_cache(plan.suite.settings, plan.suite.path)
 
     async def answer(
-        self, case: Case, epoch: int, spend: _Spend
+        self, case: Case, epoch: int, spend: CaseSpend
     ) -> tuple[Reply | None, str | None]:
         """The reply (from the cache when it holds one), or the reason there is none."""
         plan = self.plan
@@ -164,7 +153,7 @@ class _Work:
             return f"{exc.kind}: {WITHHELD_MESSAGE}"
         return str(exc) or exc.kind
 
-    def admit(self, spend: _Spend) -> bool:
+    def admit(self, spend: CaseSpend) -> bool:
         """Whether the case may start paying: spent + in flight + this one stay under the cap.
 
         Charged once per case, at its first paid request (the answer, or the judging of a
@@ -190,12 +179,30 @@ class _Work:
         spend.started = True
         return True
 
-    def settle(self, spend: _Spend) -> None:
+    def settle(self, spend: CaseSpend) -> None:
         """The case is done: what it paid (answer plus judge) joins the budget's spend."""
+        live, spend.live = spend.live, 0.0
+        if self.budget is not None:
+            self.budget.live -= live
         if self.budget is not None and spend.started:
-            self.budget.finished(spend.cost, counted=spend.counted, floor=spend.floor)
+            # An answer of unknown cost still paid for its judging: never charged less.
+            self.budget.finished(spend.cost, counted=spend.counted, floor=spend.floor, least=live)
 
-    async def _budgeted(self, coro: Any, spend: _Spend) -> Reply | None:
+    def judge_gate(self, chars: int) -> str | None:
+        """Before each request to the judge (a verdict, a per-fact question, a retry): why it
+        may not be sent (the budget would pass its cap, or the run stopped), else None."""
+        if self.budget is None:
+            return None
+        if not self.stopped:
+            self.stopped = judge_refusal(self.budget, chars, self.judge_price)
+        return self.stopped
+
+    def judge_paid(self, cost: float | None, chars: int) -> None:
+        """A judge request came back: its cost counts against the budget at once."""
+        if self.budget is not None:
+            charge_judge(self.budget, cost, chars, self.judge_price)
+
+    async def _budgeted(self, coro: Any, spend: CaseSpend) -> Reply | None:
         if not self.admit(spend):
             coro.close()
             return None
@@ -203,6 +210,10 @@ class _Work:
         if self.budget is not None:
             spend.add(cost_usd(reply.usage, self.price))
         return reply
+
+
+def _may_judge(grader: Any, case: Case) -> bool:
+    return bool(grader.applies_to(case) or callable(getattr(grader, "decide", None)))
 
 
 def open_run_file(
@@ -247,6 +258,8 @@ async def execute(
         on_file(path)
     queue = to_run(plan, rows)
     work = _Work(plan, prompt)
+    if work.budget is not None and callable(gated := getattr(plan.grader, "use_budget", None)):
+        gated(work.judge_gate, work.judge_paid)  # every request to the judge asks first
     work.prefetch(queue)
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
@@ -287,7 +300,9 @@ async def execute(
             if work.stopped:
                 return
             in_flight[0] += 1
-            spend = _Spend(judged=plan.grader is not None and plan.grader.applies_to(case))
+            # A judged run may put any case's undecided checks to the judge, not only a rubric's.
+            spend = CaseSpend(judged=plan.grader is not None and _may_judge(plan.grader, case))
+            CURRENT_CASE.set(spend)
             try:
                 try:
                     reply, error = await work.answer(case, epoch, spend)

@@ -66,12 +66,23 @@ def canonical_json(data: dict[str, Any]) -> str:
     return json.dumps(canonical_data(data), ensure_ascii=False, indent=2) + "\n"
 
 
-def content_sha(data: dict[str, Any]) -> str:
-    """SHA-256 of the canonical text: formatting changes do not change it, content changes do.
+#: What grading reads of a case: the content sha covers these fields and nothing else.
+GRADED_FIELDS = ("question", "messages", "context", "retrieved", "expect", "checks")
 
-    `revealed` is provenance, not part of the test: an unsealed case still pairs with the
-    runs made before it was sealed.
-    """
+
+def content_sha(data: dict[str, Any]) -> str:
+    """SHA-256 of the canonical text of what grading reads (GRADED_FIELDS): formatting
+    changes do not change it, and neither does metadata no check reads (`category`, `tags`,
+    `difficulty`, `note`, `source`, `cluster`, the reference and drafts, `revealed`), so
+    editing those keeps a case's comparisons and labels; any change to what is graded does."""
+    test = {k: data[k] for k in GRADED_FIELDS if k in data}
+    return hashlib.sha256(canonical_json(test).encode("utf-8")).hexdigest()
+
+
+def whole_case_sha(data: dict[str, Any]) -> str:
+    """SHA-256 of the canonical text of every field but `revealed`: the content sha of
+    manifests written before the content sha covered only GRADED_FIELDS, and the key of a
+    suite's own checks, which may read any field."""
     test = {k: v for k, v in data.items() if k != "revealed"}
     return hashlib.sha256(canonical_json(test).encode("utf-8")).hexdigest()
 

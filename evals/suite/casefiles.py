@@ -83,6 +83,29 @@ def skeleton(case_id: str) -> dict[str, Any]:
     }
 
 
+def _leaves(value: Any, at: str = "") -> list[tuple[str, str]]:
+    """(JSON pointer, text) of every string inside `value`."""
+    if isinstance(value, str):
+        return [(at, value)]
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in _leaves(v, f"{at}/{k}")]
+    if isinstance(value, list):
+        return [x for i, v in enumerate(value) for x in _leaves(v, f"{at}/{i}")]
+    return []
+
+
+#: The skeleton's placeholder texts (its id and its plain category aside): a case still
+#: holding one was written by `invoke new` and not filled in.
+_PLACEHOLDERS = frozenset(
+    text for at, text in _leaves(skeleton("x")) if at not in ("/id", "/category", "/difficulty")
+)
+
+
+def placeholders_left(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(JSON pointer, text) of each skeleton placeholder still in a case."""
+    return [(at, text) for at, text in _leaves(data) if text in _PLACEHOLDERS]
+
+
 def write_new_case(suite: Suite, case_id: str) -> Path:
     """Write a skeleton to cases/ID.json; refuses a bad id or an existing file."""
     if not ID_RE.match(case_id):

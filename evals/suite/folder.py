@@ -45,6 +45,9 @@ class SuiteSettings:
     judge_scale: tuple[int, int] = (1, 5)
     judge_threshold: int = 3
     judge_on_facts: bool = False
+    # Checks (the suite's own, from checks.py) every case runs on top of its implied checks,
+    # or of those its `checks` lists.
+    add_checks: tuple[str, ...] = ()
     # Floors of `invoke calibrate --checks` ([calibration] in suite.toml).
     min_sensitivity: float = 0.95
     min_specificity: float = 0.95
@@ -195,6 +198,7 @@ _EXPECTED: dict[str, type] = {
     "judge_scale": list,
     "judge_threshold": int,
     "judge_on_facts": bool,
+    "add_checks": list,
 }
 # A table of settings for the suite's own checks, which read `settings.extra["checks"]`.
 EXTRA_KEYS = ("checks", "matrix")
@@ -224,7 +228,9 @@ def calibration_floors(value: Any, where: str) -> tuple[dict[str, float], list[P
 
 def _value_problem(key: str, value: Any) -> str | None:
     """What is wrong with a setting of the right type, or None."""
-    if key == "refusal_phrases" and not all(isinstance(v, str) and v.strip() for v in value):
+    if key in ("refusal_phrases", "add_checks") and not all(
+        isinstance(v, str) and v.strip() for v in value
+    ):
         return "must be a list of non-empty strings"
     if key == "figure_window" and value < 0:
         return "must be 0 or more (characters after a figure)"

@@ -5,9 +5,11 @@ Used by `invoke init DIR` and by `invoke import` when it creates the suite it im
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from evals.errors import InputError, Problem
+from evals.suite.folder import SuiteSettings
 
 PROMPT_TXT = """\
 You are the support assistant of our product. Each message holds one customer question,
@@ -24,8 +26,18 @@ Rules:
 5. Keep it short: at most 120 words.
 """
 
-# Every setting is commented out: the defaults apply until a line is uncommented.
-SUITE_TOML = """\
+
+def _phrase_list(phrases: tuple[str, ...]) -> str:
+    """The phrase list as commented TOML lines, one phrase a line."""
+    items = "".join(f"#   {json.dumps(p, ensure_ascii=False)},\n" for p in phrases)
+    return f"# refusal_phrases = [\n{items}# ]\n"
+
+
+def suite_toml() -> str:
+    """The starter suite.toml: every setting commented out at its default, the built-in
+    refusal phrases written out (a list given replaces them) and the calibration floors."""
+    d = SuiteSettings()
+    return f"""\
 # Settings of this suite. Every line is optional; the values shown are the defaults.
 #
 # The files of a suite:
@@ -33,25 +45,36 @@ SUITE_TOML = """\
 #   prompt.txt        the system prompt sent with every case; its SHA-256 stamps every row
 #   judge_prompt.txt  the LLM judge's instructions (used with `invoke run --judge MODEL`)
 #   checks.py         optional: the suite's own checks, `from evals.checks import check`
+#   synonyms.toml     optional: phrasings that mean the same in this suite
 
 # How an answer cites a passage; one group captures the ref.
-# citation_pattern = '\\[doc:([^\\]\\s]+)\\]'
+# citation_pattern = '{d.citation_pattern}'
 
 # Phrases that mark a reply as declining or handing over. A list here replaces the
-# built-in English one, so repeat those you keep.
-# refusal_phrases = ["i don't know", "i'll hand this over", "not in the documentation"]
-
+# built-in one, which is this (keep the lines you want and add your own):
+{_phrase_list(d.refusal_phrases)}
 # How many characters after a figure its citation may stand.
-# figure_window = 240
+# figure_window = {d.figure_window}
 
 # The judge's score scale, and the score at or below which a verdict fails.
-# judge_scale = [1, 5]
-# judge_threshold = 3
+# judge_scale = [{d.judge_scale[0]}, {d.judge_scale[1]}]
+# judge_threshold = {d.judge_threshold}
 
 # Also judge cases that have expect.facts but no rubric.
-# judge_on_facts = false
+# judge_on_facts = {str(d.judge_on_facts).lower()}
 
-# Settings for the suite's own checks in checks.py.
+# Checks of checks.py that every case runs on top of the checks its expect implies (a
+# case's own `checks` list would replace those); one case: expect.add_checks.
+# add_checks = []
+
+# The floors of `invoke calibrate --checks`: the share of answers labelled right that the
+# checks pass (sensitivity) and of answers labelled wrong that they fail (specificity),
+# below which it exits 1.
+# [calibration]
+# min_sensitivity = {d.min_sensitivity}
+# min_specificity = {d.min_specificity}
+
+# Settings for the suite's own checks in checks.py (they read settings.extra["checks"]).
 # [checks]
 
 # The prompts (paths relative to this folder) and pinned models `invoke matrix` runs
@@ -60,6 +83,9 @@ SUITE_TOML = """\
 # prompts = ["prompt.txt"]
 # models = ["local/extractive@2026-11-01"]
 """
+
+
+SUITE_TOML = suite_toml()
 
 # Sent verbatim as the judge's system message, so it explains itself in sentences that are
 # instructions to the judge as well: there is no comment syntax to hide a line from it.
