@@ -252,3 +252,36 @@ def test_a_claim_is_shown_where_the_questions_per_fact_are(
     invoke(tmp_path, "report", "--html", str(tmp_path / "r.html"))
     page = (tmp_path / "r.html").read_text("utf-8")
     assert "Judge per fact and claim" in page and "per claim, claims_grounded" in page
+
+
+def test_the_claims_asked_count_against_max_cost(
+    tmp_path: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openai_server import Scripted
+    from runkit import make_project, records, run, run_files, use, write_case
+
+    judge = "acme/judge-large@2024-08-06"
+    # $1 per question at this price: 1,000 input tokens at $1,000 per million.
+    price = f'[tool.evals.prices."{judge}"]\ninput = 1000.0\noutput = 0.0\n'
+    root = make_project(tmp_path, 0, concurrency=1, extra=price)
+    for i in range(6):
+        # Each ticket its own, so no question is answered from another's cache entry.
+        question = f"Ticket {i}: when can I reach support by chat?"
+        write_case(root, hours_case(f"hours-{i}", SHORT, question=question))
+    (root / "suite" / "judge_prompt.txt").write_text("Grade strictly.\n", encoding="utf-8")
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        if "response_format" in body:
+            usage = {"prompt_tokens": 1000, "completion_tokens": 10, "total_tokens": 1010}
+            return Scripted(reply_with(True, PASSAGE_SENTENCE), usage=usage)
+        usage = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        return Scripted(SHORT, usage=usage)
+
+    openai_server.responder = respond
+    use(monkeypatch, root, openai_server.base_url)
+    assert run(judge=judge, max_cost=2.5) == 3
+    *rows, summary = records(run_files(root)[0])[1:]
+    assert summary["stopped_reason"].startswith("budget:")
+    assert all(r["judge_questions"][0]["kind"] == "claim" for r in rows)
+    assert all(r["judge_cost_usd"] == pytest.approx(1.0) for r in rows)
+    assert len(rows) < 6 and summary["total_cost_usd"] <= 2.5
