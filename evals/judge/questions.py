@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from evals.checks import CheckResult
 from evals.checks.base import CheckInput
-from evals.checks.grounding import current_passages
 from evals.checks.questions import (
     CLAIM,
     SOURCES,
@@ -28,6 +27,7 @@ from evals.checks.questions import (
     quote_problem,
     settle,
 )
+from evals.checks.things import archived
 from evals.judge.asking import JudgeOutcome, Request, ask
 from evals.judge.cache import package_version
 from evals.judge.prompt import earlier_turns
@@ -88,11 +88,11 @@ def question_message(case: Case, reply: Reply, q: Question) -> str:
         parts.append(earlier_turns(case))
     parts.append(f"<customer_question>\n{case.question}\n</customer_question>")
     if q.kind == CLAIM:
-        now = set(current_passages(CheckInput(case=case, reply=reply)))
+        # A retired passage backs no claim (its quote would not hold): it is not offered.
         passages = "\n".join(
             f'<passage ref="{p["ref"]}">\n{p["text"]}\n</passage>'
             for p in case.retrieved
-            if str(p.get("text") or "") in now
+            if not archived(str(p.get("text") or ""))
         )
         parts.append(f"<answer>\n{reply.answer}\n</answer>")
         parts.append(f"<text>\n{passages or '(no passages)'}\n</text>")
