@@ -1,4 +1,5 @@
-"""`invoke calibrate --judge`: the judge per fact against labelled answers, over HTTP."""
+"""`invoke calibrate --judge`: the judge per fact and per claim against labelled answers, over
+HTTP."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from casekit import make_project
 from judgekit import JUDGE
 from openai_server import OpenAIServer
+from test_judge_claims import EVERY_DAY, PASSAGE_SENTENCE, SHORT, claim_of, hours_case
 from test_judge_questions import OTHER_WORDS, payroll_case
 
 from evals.calibrate.judge import cmd_calibrate
@@ -85,3 +87,65 @@ def test_calibrate_reports_the_judge_per_fact_with_kappa_and_its_interval(
     before = len(openai_server.chat_requests)
     guarded(lambda: cmd_calibrate(judge=JUDGE))
     assert len(openai_server.chat_requests) - before == 1  # the error; the rest are cached
+
+
+# -- the judge per claim ----------------------------------------------------------------------
+
+CLAIMS_LABELLED = [
+    # Correct, the times without their days: the judge quotes the passage (agrees).
+    (SHORT, "pass"),
+    # Wrong, its one open claim is why: the judge says no passage states it (agrees).
+    (EVERY_DAY, "fail"),
+    # Correct, but the judge says not stated (disagrees).
+    ("You can chat with us or email from 08:00 to 18:00 CET [doc:support#hours].", "pass"),
+    # Correct, and the judge quotes the retired passage (an error).
+    ("Write to us by chat or email from 08:00 to 18:00 CET [doc:support#hours].", "pass"),
+]
+
+
+def answer_by_claim(body: dict[str, Any]) -> str:
+    if body["response_format"]["json_schema"]["name"] == "verdict":
+        return json.dumps({"score": 5, "grounded": True, "rubric_met": True, "reasoning": "ok"})
+    claim = claim_of(body)
+    if claim.startswith("Chat and email support is there for you from"):
+        reply = {"stated": True, "quote": PASSAGE_SENTENCE}
+    elif claim.startswith("Write to us"):
+        reply = {"stated": True, "quote": "was available every day from 08:00 to 18:00"}
+    else:
+        reply = {"stated": False, "quote": ""}
+    return json.dumps({**reply, "reasoning": "read it"})
+
+
+def test_calibrate_reports_the_judge_per_claim_beside_the_judge_per_fact(
+    tmp_path: Path,
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    reference = "Chat and email: Monday to Friday, 08:00 to 18:00 CET [doc:support#hours]."
+    case = {**hours_case("hours", reference), "human": {"label": "pass"}}
+    suite = make_project(tmp_path, [case])
+    (suite / "judge_prompt.txt").write_text("Grade strictly.\n", encoding="utf-8")
+    (suite / "labelled").mkdir()
+    lines = [
+        json.dumps({"case": "hours", "answer": a, "label": lab, "why": "labelled by hand"})
+        for a, lab in CLAIMS_LABELLED
+    ]
+    (suite / "labelled" / "fresh.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
+    openai_server.responder = answer_by_claim
+    code = guarded(lambda: cmd_calibrate(judge=JUDGE))
+    captured = capsys.readouterr()
+    out = captured.out
+    facts, claims = out.split("judge per claim", 1)
+    assert "no labelled answer leaves a fact, figure or promise in review" in facts, out
+    assert "4 question(s) on 4 answer(s); 3 with a label that decides the item" in claims
+    assert "1 without a valid quoted answer (errors)" in claims
+    # Pairs: (pass, pass), (fail, fail), (pass, fail).
+    assert "agreement: 66.7% (2/3)" in claims and "n = 3" in claims
+    assert "disagrees: hours (labelled/fresh.jsonl:3)" in claims and "judge not stated" in claims
+    assert "error: hours (labelled/fresh.jsonl:4)" in claims
+    assert "not in the current passages" in claims
+    assert code == 3, out

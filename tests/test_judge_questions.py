@@ -151,6 +151,7 @@ def test_a_fact_the_judge_quotes_from_the_answer_passes_and_is_cached(
         "stated": 1,
         "not_stated": 0,
         "error": 0,
+        "claims": 0,
     }
     assert summary["n_judge_calls"] == 1
     # The question, not the case verdict: the case has no rubric, so only the fact is asked.

@@ -1,6 +1,6 @@
-"""The judge per fact against people's labels: each labelled answer the checks leave in
-review is asked item by item, as a run with --judge would, and the answers are compared
-with what the person's label implies for each item.
+"""The judge per fact and per claim against people's labels: each labelled answer the
+checks leave in review is asked item by item, as a run with --judge would, and the answers
+are compared with what the person's label implies for each item (facts and claims apart).
 
 A person labels the whole answer, so an item's label is derived: a correct answer states
 every fact it was asked about (and its promises are backed); a wrong answer whose only
@@ -19,7 +19,7 @@ from evals.calibrate.labelled import Labelled
 from evals.calibrate.stats import agreement, cohen_kappa, kappa_interval
 from evals.checks.base import CheckInput
 from evals.checks.grading import grade
-from evals.checks.questions import Question, open_questions
+from evals.checks.questions import CLAIM, Question, open_questions
 from evals.judge.client import Judge
 from evals.judge.questions import ask_one
 from evals.suite.case import Case
@@ -39,6 +39,8 @@ class FactItem:
     stated: bool | None
     quote: str | None
     error: str | None
+    #: "fact" (a fact, figure or promise) or "claim" (a sentence no check could ground).
+    kind: str = "fact"
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,9 @@ async def _ask(judge: Judge, work: list[FactWork], concurrency: int) -> list[Fac
                 out, d = await ask_one(judge, w.inp, q)
                 quote = (out.verdict or {}).get("quote")
                 found.append(
-                    FactItem(a.case, a.source, q.check, q.item, human, d.stated, quote, d.error)
+                    FactItem(
+                        a.case, a.source, q.check, q.item, human, d.stated, quote, d.error, q.kind
+                    )
                 )
             return found
 
@@ -105,10 +109,27 @@ def ask_facts(judge: Judge, suite: Suite, concurrency: int) -> list[FactItem]:
 
 
 def fact_lines(items: list[FactItem]) -> list[str]:
-    """The per-fact section of `invoke calibrate`: agreement and kappa with its interval."""
-    head = "judge per fact (labelled answers the checks leave in review, one question per item):"
+    """The per-fact and per-claim sections of `invoke calibrate`: agreement and kappa with
+    its interval, each apart."""
+    facts = [i for i in items if i.kind != CLAIM]
+    claims = [i for i in items if i.kind == CLAIM]
+    return [
+        *_section(
+            "judge per fact (labelled answers the checks leave in review, one question per item):",
+            "no labelled answer leaves a fact, figure or promise in review",
+            facts,
+        ),
+        *_section(
+            "judge per claim (sentences claims_grounded leaves in review, asked of the passages):",
+            "no labelled answer leaves a claim in review",
+            claims,
+        ),
+    ]
+
+
+def _section(head: str, empty: str, items: list[FactItem]) -> list[str]:
     if not items:
-        return ["", head, "  no labelled answer leaves a fact, figure or promise in review"]
+        return ["", head, f"  {empty}"]
     errors = [i for i in items if i.error is not None]
     open_ = [i for i in items if i.human is None and i.error is None]
     scored = [i for i in items if i.human is not None and i.error is None]

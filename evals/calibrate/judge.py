@@ -330,7 +330,7 @@ def cmd_calibrate(
         facts_failed = any(f.error is not None for f in facts)
     conclusion = _conclusion(code, kappa, cfg.kappa_floor)
     if facts_failed:
-        conclusion += "; some questions per fact have no valid quoted answer (exit 3)"
+        conclusion += "; some questions per fact or claim have no valid quoted answer (exit 3)"
         code = EXIT_ERROR
     print("\n".join([*lines, "", conclusion]))
     return code

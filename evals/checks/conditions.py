@@ -61,6 +61,11 @@ def dropped_days(answer: str, passages: tuple[str, ...], lang: str | None) -> li
     """The answer's sentences that give a passage's opening times without the days the
     passage gives them for (and the answer names no days anywhere), or claim every day
     where the passage sentence they share their words with names days."""
+    return [f'{s} (the passage: "{theirs}")' for s, theirs in day_drops(answer, passages, lang)]
+
+
+def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
+    """`dropped_days` as pairs: the answer's sentence (citations cut) and the passage's."""
     plain = MARKER.sub(" ", answer)
     days_said = _names_days(plain)
     out = []
@@ -78,7 +83,7 @@ def dropped_days(answer: str, passages: tuple[str, ...], lang: str | None) -> li
                 if not (same_times or same_words):
                     continue
                 if _names_days(theirs):
-                    out.append(f'{sentence.strip()} (the passage: "{theirs.strip()}")')
+                    out.append((sentence.strip(), theirs.strip()))
                     break
             else:
                 continue

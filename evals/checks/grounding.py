@@ -22,8 +22,9 @@ from evals.checks.base import (
     passed,
     undecided,
 )
-from evals.checks.conditions import dropped_days
+from evals.checks.conditions import day_drops, dropped_days
 from evals.checks.language import detect
+from evals.checks.matching import MARKER
 from evals.checks.polarity import priced_as_free
 from evals.checks.text import contains_phrase, quote, sentences
 from evals.checks.things import archived, unsupported
@@ -147,6 +148,46 @@ def _drawn_on(inp: CheckInput) -> tuple[str, str]:
     return "\n".join(current), "\n".join(t for t in texts if archived(t))
 
 
+def _reading(inp: CheckInput) -> tuple[str | None, tuple[str, ...]]:
+    """The language the answer's claims are read in and the current passages' texts."""
+    # The answer's own language decides whether capitals mark names (German nouns do not).
+    lang = detect(inp.answer) or inp.lang
+    return lang, current_passages(inp)
+
+
+def current_passages(inp: CheckInput) -> tuple[str, ...]:
+    """The texts of the passages not marked ARCHIVED."""
+    texts = (str(r.get("text") or "") for r in inp.case.retrieved)
+    return tuple(t for t in texts if not archived(t))
+
+
+def _unsupported(inp: CheckInput) -> tuple[list[str], list[str]]:
+    current, retired = _drawn_on(inp)
+    lang = detect(inp.answer) or inp.lang
+    return unsupported(inp.answer, current, retired, lang, quoted_only=is_refusal(inp))
+
+
+def review_claims(inp: CheckInput) -> list[str]:
+    """The sentences (citations cut) that `claims_grounded` leaves in review for what they
+    claim: opening times without their days, the assistant's own action or promise, a
+    thing no passage names; each once, in the answer's order. A hand-over's promises for
+    someone else are `promises`. Meaningful only when the check's status is review."""
+    lang, now = _reading(inp)
+    plain = MARKER.sub(" ", inp.answer)
+    found = [s for s, _ in day_drops(inp.answer, now, lang)]
+    found += acts(inp.answer, inp.lang)
+    unknown, _ = _unsupported(inp)
+    for thing in unknown:
+        # A thing is asked in its sentence; one not found there (it never should be) is
+        # asked alone, so nothing in review goes unasked.
+        found += [s.strip() for _, s in sentences(plain) if thing in s][:1] or [thing]
+    out: list[str] = []
+    for s in sorted(found, key=lambda s: (plain.find(s), s)):
+        if s and s not in out:
+            out.append(s)
+    return out
+
+
 def _shown(items: list[str]) -> str:
     return quote([s if len(s) <= 90 else s[:89] + "…" for s in items])
 
@@ -163,15 +204,11 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     paths = invented_paths(inp.answer, known)
     if paths:
         return failed(f"menu path not in any passage: {'; '.join(paths)}")
-    current, retired = _drawn_on(inp)
     refusal = is_refusal(inp)
-    # The answer's own language decides whether capitals mark names (German nouns do not).
-    lang = detect(inp.answer) or inp.lang
-    unknown, stale = unsupported(inp.answer, current, retired, lang, quoted_only=refusal)
+    lang, now = _reading(inp)
+    unknown, stale = _unsupported(inp)
     if stale:
         return failed(f"named only by an archived passage, as if current: {_shown(stale)}")
-    texts = tuple(str(r.get("text") or "") for r in inp.case.retrieved)
-    now = tuple(t for t in texts if not archived(t))
     free = priced_as_free(inp.answer, now, lang)
     if free:
         return failed(f"called free, but a passage gives it a price: {'; '.join(free)}")

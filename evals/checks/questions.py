@@ -16,11 +16,15 @@ import regex
 
 from evals.checks.answer import fact_states, figure_states
 from evals.checks.base import CheckInput, CheckResult, errored, failed, is_refusal, passed
-from evals.checks.grounding import known_text, promises
+from evals.checks.grounding import current_passages, known_text, promises, review_claims
 from evals.checks.matching import BOUNDARY, NEG, clause_negated_before, tokens
 
-#: Where a question's quote must come from.
-ANSWER, SOURCES = "answer", "sources"
+#: Where a question's quote must come from: the answer; the passages and the ticket as a
+#: whole; one current passage or one of the customer's turns (a claim's source).
+ANSWER, SOURCES, PASSAGES = "answer", "sources", "passages"
+#: What a question is about: a fact, figure or promise a case lists or a hand-over makes
+#: (the judge per fact), or a sentence of the answer the checks could not ground (per claim).
+FACT, CLAIM = "fact", "claim"
 # A judge may shorten its quote: "Pro costs ... per seat" is two pieces, each quoted exactly.
 _ELLIPSIS = regex.compile(r"\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*")
 
@@ -36,11 +40,14 @@ class Question:
     statement: str
     #: The expectation's accepted phrasings (the same meaning in other words counts too).
     phrasings: tuple[str, ...]
-    #: ANSWER: the quote comes from the answer; SOURCES: from the passages or the ticket.
+    #: ANSWER: the quote comes from the answer; SOURCES: from the passages or the ticket;
+    #: PASSAGES: from one current passage or one customer turn.
     source: str = ANSWER
+    kind: str = FACT
 
     def to_json(self) -> dict[str, object]:
         return {
+            "kind": self.kind,
             "check": self.check,
             "item": self.item,
             "statement": self.statement,
@@ -72,10 +79,17 @@ def open_questions(inp: CheckInput, results: dict[str, CheckResult]) -> list[Que
                 alts = s.item.alternatives
                 said = f"{s.item.about}: {alts[0]}"
                 out.append(Question("figures_expected", s.item.label, said, alts))
-    if _in_review(results, "claims_grounded") and is_refusal(inp):
-        for sentence in promises(inp.answer):
-            said = f"the promise made in the answer holds: {sentence}"
-            out.append(Question("claims_grounded", sentence, said, (sentence,), SOURCES))
+    if _in_review(results, "claims_grounded"):
+        said = promises(inp.answer) if is_refusal(inp) else []
+        for sentence in said:
+            stmt = f"the promise made in the answer holds: {sentence}"
+            out.append(Question("claims_grounded", sentence, stmt, (sentence,), SOURCES))
+        # Each sentence the check could not ground is one claim, asked of the passages.
+        for sentence in review_claims(inp):
+            # The citations were cut from it: "... 18:00 CET ." reads "... 18:00 CET.".
+            flat = regex.sub(r"\s+(?=[.,;:!?])", "", " ".join(sentence.split()))
+            if not any(flat in " ".join(p.split()) for p in said):
+                out.append(Question("claims_grounded", flat, flat, (flat,), PASSAGES, kind=CLAIM))
     return out
 
 
@@ -90,17 +104,36 @@ def quote_problem(inp: CheckInput, q: Question, quote: str) -> str | None:
     It must occur in the text, read as the checks read it (case, accents, punctuation,
     contractions, stems), its pieces in order where it is cut with "...", and must not be
     negated: no negation inside it that the statement lacks, none before it in its clause.
+    A claim's quote must hold within one passage or one customer turn.
     """
     pieces = [p for p in _ELLIPSIS.split(quote.strip()) if p.strip()]
     if not pieces:
         return "the quote is empty"
+    where = {ANSWER: "answer", SOURCES: "passages or the ticket"}.get(
+        q.source, "current passages or the customer's turns"
+    )
+    problems = [_quoted_in(inp, q, text, pieces) for text in evidences(inp, q)]
+    if any(p is None for p in problems):
+        return None
+    # Found but negated somewhere says more than not found elsewhere.
+    negated = [p for p in problems if p is not None and p[1] == "negated"]
+    piece, _ = negated[0] if negated else next((p for p in problems if p), (pieces[0], ""))
+    if negated:
+        return f"the quote {_short(piece)} is negated where it stands"
+    return f"the quote {_short(piece)} is not in the {where}"
+
+
+def _quoted_in(
+    inp: CheckInput, q: Question, text: str, pieces: list[str]
+) -> tuple[str, str] | None:
+    """None when the pieces hold in `text`; else the first piece that does not, and why
+    ("missing" or "negated")."""
     lang = inp.lang
-    seq = tokens(evidence(inp, q), lang)
+    seq = tokens(text, lang)
     words = [(i, w) for i, w in enumerate(seq) if w != BOUNDARY]
     plain = [w for _, w in words]
     # A negative fact ("no refund after 14 days") is quoted with its negation.
     negates = any(NEG in tokens(p, lang) for p in q.phrasings)
-    where = "answer" if q.source == ANSWER else "passages or the ticket"
     at = 0
     for piece in pieces:
         want = [w for w in tokens(piece, lang) if w != BOUNDARY]
@@ -108,10 +141,10 @@ def quote_problem(inp: CheckInput, q: Question, quote: str) -> str | None:
             continue
         hit = _find_run(plain, want, at)
         if hit is None:
-            return f"the quote {_short(piece)} is not in the {where}"
+            return piece, "missing"
         start = words[hit][0]
         if not negates and (NEG in want or clause_negated_before(seq, start)):
-            return f"the quote {_short(piece)} is negated where it stands"
+            return piece, "negated"
         at = hit + len(want)
     return None
 
@@ -129,9 +162,18 @@ def _short(text: str, limit: int = 80) -> str:
     return f'"{text}"' if len(text) <= limit else f'"{text[: limit - 1]}…"'
 
 
-def evidence(inp: CheckInput, q: Question) -> str:
-    """The text a question's quote must come from."""
-    return inp.answer if q.source == ANSWER else known_text(inp)
+def evidences(inp: CheckInput, q: Question) -> list[str]:
+    """The texts a question's quote must come from, one of them whole: the answer; the
+    passages and the ticket as one; for a claim, each current passage and each customer
+    turn or ticket field apart (an earlier assistant turn or a retired passage backs no
+    claim)."""
+    if q.source == ANSWER:
+        return [inp.answer]
+    if q.source == SOURCES:
+        return [known_text(inp)]
+    case = inp.case
+    ticket = [str(v) for v in case.context.values() if v is not None]
+    return [*current_passages(inp), *case.user_texts, *ticket]
 
 
 def settle(
@@ -149,11 +191,16 @@ def settle(
     no = [q.item for q, d in mine if not d.stated]
     decided = f"decided by the judge: {', '.join(yes) or 'none stated'}"
     if name == "claims_grounded":
-        if no:
+        unbacked = [q.item for q, d in mine if not d.stated and q.kind == FACT]
+        unstated = [q.item for q, d in mine if not d.stated and q.kind == CLAIM]
+        if unbacked:
             return failed(
-                f"the hand-over promises what no passage backs (the judge): {'; '.join(no)}"
+                f"the hand-over promises what no passage backs (the judge): {'; '.join(unbacked)}"
             )
-        return passed(f"the promise is backed by the sources; {decided}")
+        if unstated:
+            return failed(f"no passage states (the judge): {'; '.join(unstated)}")
+        what = "promise is" if all(q.kind == FACT for q, _ in mine) else "claims are"
+        return passed(f"the {what} backed by the sources; {decided}")
     states = fact_states(inp) if name == "facts_present" else figure_states(inp)
     if isinstance(states, CheckResult):
         return states

@@ -1,9 +1,11 @@
-"""The judge per fact: each fact, figure or promise the checks left in review is put to the
-judge as one question with structured output, and its quote is checked against the text.
+"""The judge per fact and per claim: each fact, figure or promise the checks left in review,
+and each sentence of the answer `claims_grounded` could not ground, is put to the judge as
+one question with structured output, and its quote is checked against the text.
 
-A quote that is not in the answer (or, for a promise, in the passages and the ticket), or
-that sits in a negated clause, makes that check an error: the judge's word alone never
-decides. Valid answers are cached like case verdicts.
+A quote that is not in the answer (for a promise, in the passages and the ticket; for a
+claim, in one current passage or customer turn), or that sits in a negated clause, makes
+that check an error: the judge's word alone never decides. Valid answers are cached like
+case verdicts.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from evals.checks import CheckResult
 from evals.checks.base import CheckInput
 from evals.checks.questions import (
+    CLAIM,
     SOURCES,
     Decision,
     Question,
@@ -24,6 +27,7 @@ from evals.checks.questions import (
     quote_problem,
     settle,
 )
+from evals.checks.things import archived
 from evals.judge.asking import JudgeOutcome, Request, ask
 from evals.judge.cache import package_version
 from evals.judge.prompt import earlier_turns
@@ -83,7 +87,23 @@ def question_message(case: Case, reply: Reply, q: Question) -> str:
     if case.messages:
         parts.append(earlier_turns(case))
     parts.append(f"<customer_question>\n{case.question}\n</customer_question>")
-    if q.source == SOURCES:
+    if q.kind == CLAIM:
+        # A retired passage backs no claim (its quote would not hold): it is not offered.
+        passages = "\n".join(
+            f'<passage ref="{p["ref"]}">\n{p["text"]}\n</passage>'
+            for p in case.retrieved
+            if not archived(str(p.get("text") or ""))
+        )
+        parts.append(f"<answer>\n{reply.answer}\n</answer>")
+        parts.append(f"<text>\n{passages or '(no passages)'}\n</text>")
+        parts.append(
+            "Do the passages state this sentence of the answer? (The customer's own words "
+            "count too. An action the answer says the assistant took, or an outcome it "
+            "promises, is stated only where a passage says it is done so.)\n"
+            f"<statement>\n{q.statement}\n</statement>\n"
+            "Quote the passage sentence that does."
+        )
+    elif q.source == SOURCES:
         passages = "\n".join(
             f'<passage ref="{p["ref"]}">\n{p["text"]}\n</passage>' for p in case.retrieved
         )
@@ -139,7 +159,9 @@ async def ask_one(judge: Judge, inp: CheckInput, q: Question) -> tuple[JudgeOutc
         {"role": "user", "content": question_message(inp.case, inp.reply, q)},
     ]
     schema = question_schema()
-    key = _cache_key(judge, messages, schema)
+    key = _cache_key(
+        judge, messages, schema, "judge-claim" if q.kind == CLAIM else "judge-question"
+    )
     if judge.cache is not None and (hit := judge.cache.get(key)) is not None:
         out = JudgeOutcome(hit, None, 0, cached=True)
         return out, decision(inp, q, out)
@@ -177,9 +199,11 @@ async def ask_one(judge: Judge, inp: CheckInput, q: Question) -> tuple[JudgeOutc
     return out, d
 
 
-def _cache_key(judge: Judge, messages: list[dict[str, Any]], schema: dict[str, Any]) -> str:
+def _cache_key(
+    judge: Judge, messages: list[dict[str, Any]], schema: dict[str, Any], kind: str
+) -> str:
     key = {
-        "kind": "judge-question",
+        "kind": kind,
         "evals": package_version(),
         "endpoint": judge.endpoint,
         "model": judge.model,

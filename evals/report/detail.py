@@ -80,12 +80,15 @@ def questions_html(row: dict[str, Any]) -> str:
             said = f"<b>stated</b>: \u201c{esc(q.get('quote'))}\u201d"
         else:
             said = "<b>not stated</b>"
-        where = " (asked of the passages)" if q.get("source") == "sources" else ""
+        where = " (asked of the passages)" if q.get("source") in ("sources", "passages") else ""
+        per = "per claim, " if q.get("kind") == "claim" else ""
         items.append(
-            f"<li>{esc(q.get('check'))}: {esc(q.get('statement'))}{where}: {said}"
+            f"<li>{per}{esc(q.get('check'))}: {esc(q.get('statement'))}{where}: {said}"
             f'<br><span class="dim">{esc(q.get("reasoning") or "")}</span></li>'
         )
-    return f"<h4>Judge per fact</h4><ul class='questions'>{''.join(items)}</ul>"
+    claims = any(q.get("kind") == "claim" for q in asked)
+    head = "Judge per fact and claim" if claims else "Judge per fact"
+    return f"<h4>{head}</h4><ul class='questions'>{''.join(items)}</ul>"
 
 
 def precedent_html(row: dict[str, Any]) -> str:

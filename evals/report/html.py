@@ -120,6 +120,8 @@ def top(rep: RunReport) -> str:
     asked = question_counts(rep.rows)
     if asked:
         sub = f"{asked['stated']} stated, {asked['not_stated']} not stated, {asked['error']} error; on {asked['n_rows']} case(s)"
+        if asked.get("claims"):
+            sub += f"; {asked['claims']} per claim"
         tone = "bad" if asked["error"] else "warn"
         cards.append(card("judge per fact", str(asked["n_questions"]), sub, tone, "card-questions"))
     if j is not None:

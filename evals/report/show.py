@@ -114,9 +114,10 @@ def question_lines(row: dict[str, Any]) -> list[Text]:
             said = Text(f"stated: \u201c{plain(q.get('quote'))}\u201d")
         else:
             said = Text("not stated")
-        where = " (asked of the passages)" if q.get("source") == "sources" else ""
+        where = " (asked of the passages)" if q.get("source") in ("sources", "passages") else ""
+        per = "claim" if q.get("kind") == "claim" else "fact"
         out.append(
-            Text(f"judge per fact, {plain(q.get('check'))}: ", style="bold")
+            Text(f"judge per {per}, {plain(q.get('check'))}: ", style="bold")
             + Text(f"{plain(q.get('statement'))}{where}: ")
             + said
         )

@@ -114,13 +114,16 @@ def question_counts(rows: list[dict[str, Any]]) -> dict[str, int] | None:
         "stated": sum(1 for q in qs if q.get("error") is None and q.get("stated") is True),
         "not_stated": sum(1 for q in qs if q.get("error") is None and q.get("stated") is False),
         "error": sum(1 for q in qs if q.get("error") is not None),
+        "claims": sum(1 for q in qs if q.get("kind") == "claim"),
     }
 
 
 def question_counts_line(c: dict[str, int]) -> str:
-    """`judge per fact: 4 question(s) on 3 case(s): 2 stated, 1 not stated, 1 error`."""
+    """`judge per fact: 4 question(s) on 3 case(s): 2 stated, 1 not stated, 1 error`, with
+    how many were per claim when any were."""
+    claims = f" ({c['claims']} per claim)" if c.get("claims") else ""
     return (
-        f"judge per fact: {c['n_questions']} question(s) on {c['n_rows']} case(s) the checks "
+        f"judge per fact: {c['n_questions']} question(s){claims} on {c['n_rows']} case(s) the checks "
         f"left in review: {c['stated']} stated, {c['not_stated']} not stated, {c['error']} error"
     )
 
