@@ -18,7 +18,7 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
-from evals.checks.clauses import claims, clause_at, corrects
+from evals.checks.clauses import claims, clause_at, corrects, stated_text
 from evals.checks.expectations import Item, items
 from evals.checks.language import DEFAULT_LANGUAGES, detect, stop_word_counts
 from evals.checks.matching import (
@@ -71,12 +71,13 @@ class ItemState:
 def fact_states(inp: CheckInput) -> list[ItemState]:
     """Each expected fact and whether the answer states it."""
     lang, syn = inp.lang, inp.synonyms
+    # What the answer asks, puts under "it is not true that" or supposes counterfactually
+    # does not state a fact.
+    said = stated_text(inp.answer, lang)
     out: list[ItemState] = []
     for it in items(inp.case.expect.get("facts")):
         hits = [
-            (alt, m)
-            for alt in it.alternatives
-            for m in find(inp.answer, alt, lang=lang, synonyms=syn)
+            (alt, m) for alt in it.alternatives for m in find(said, alt, lang=lang, synonyms=syn)
         ]
         # A denial elsewhere in the answer is for expect.must_not_contain to name: facts are
         # phrased many ways, and "not only X" or "no, not once archived" deny nothing.
@@ -85,14 +86,14 @@ def fact_states(inp: CheckInput) -> list[ItemState]:
             denies_by_polarity(inp.answer, alt, inp.case.question, lang=lang, synonyms=syn)
             for alt in it.alternatives
         )
-        flipped = [] if ok or hits else _flipped(inp.answer, it, lang, syn)
+        flipped = [] if ok or hits else _flipped(said, it, lang, syn)
         if ok:
             out.append(ItemState(it, "stated"))
         elif hits or flipped:
             shown = denied[0] if denied else (flipped[0] if flipped else None)
             out.append(ItemState(it, "negated", f'"{shown}"' if shown else it.label))
         else:
-            terms = None if it.optional else _key_terms_present(inp.answer, it, lang, syn)
+            terms = None if it.optional else _key_terms_present(said, it, lang, syn)
             if terms is not None:
                 out.append(ItemState(it, "unsure", f"its words {', '.join(terms)} are there"))
             else:
@@ -253,7 +254,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
         for fig in parse_figures(inp.answer, inp.lang):
-            if fig.same(want) and not corrects(clause_at(inp.answer, fig.start)):
+            if fig.same(want) and not corrects(clause_at(inp.answer, fig.start), inp.lang):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break
     if hits:

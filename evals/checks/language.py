@@ -14,8 +14,10 @@ from typing import Any
 
 import regex
 
-#: Languages considered when nothing narrower is known (each needs stop words and a stemmer).
-DEFAULT_LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt")
+#: Languages considered when nothing narrower is known: every supported language (each has
+#: stop words, a stemmer, text2num's numbers and a file of its own words, see lexicon.py),
+#: in the order a tie is broken in.
+DEFAULT_LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "da")
 
 _WORD = regex.compile(r"\p{L}+(?:['’]\p{L}+)?")
 
@@ -155,6 +157,47 @@ def month_names(lang: str) -> dict[str, int]:
     return babel_month_names(lang)
 
 
+@cache
+def unit_names(lang: str) -> dict[str, tuple[str, ...]]:
+    """CLDR's long names of the duration units in `lang` ("day" -> ("giorno", "giorni")),
+    case-folded; every plural form CLDR gives."""
+    shipped = _shipped().get(lang)
+    if shipped is not None:
+        return {k: tuple(v) for k, v in shipped.get("units", {}).items()}
+    return babel_unit_names(lang)
+
+
+_CLDR_UNITS = {
+    "day": "duration-day",
+    "week": "duration-week",
+    "hour": "duration-hour",
+    "minute": "duration-minute",
+    "month": "duration-month",
+    "year": "duration-year",
+}
+_UNIT_WORD = regex.compile(r"^\p{L}[\p{L} ]*\p{L}$")
+
+
+def babel_unit_names(lang: str) -> dict[str, tuple[str, ...]]:
+    """`unit_names` as Babel's CLDR data gives them (what cldr.json holds)."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        locale = Locale.parse(lang)
+    except (ValueError, UnknownLocaleError):
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for kind, key in _CLDR_UNITS.items():
+        patterns = locale._data["unit_patterns"].get(key, {}).get("long", {})
+        words = {
+            p.replace("{0}", "").strip().casefold()
+            for form, p in patterns.items()
+            if isinstance(p, str) and form != "per"
+        }
+        out[kind] = tuple(sorted(w for w in words if _UNIT_WORD.match(w)))
+    return out
+
+
 def babel_month_names(lang: str) -> dict[str, int]:
     """`month_names` as Babel's CLDR data gives them (what cldr.json holds)."""
     from babel import Locale, UnknownLocaleError
@@ -191,6 +234,7 @@ def cldr_table(langs: tuple[str, ...] = DEFAULT_LANGUAGES) -> dict[str, Any]:
             lang: {
                 "name": Locale.parse(lang).english_name.casefold(),
                 "months": babel_month_names(lang),
+                "units": {k: list(v) for k, v in babel_unit_names(lang).items()},
             }
             for lang in langs
         },
