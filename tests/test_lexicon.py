@@ -266,3 +266,16 @@ def test_stated_text_blanks_only_what_is_not_stated() -> None:
     assert len(kept) == len(text) and kept.endswith("The trial lasts 14 days.")
     assert "14" not in kept[: text.index("Yes")]
     assert claims("The trial lasts 14 days.", "trial lasts 14 days", lang="en")
+
+
+def test_a_retired_figure_denied_or_named_as_archived_is_no_current_claim() -> None:
+    case = good_case(
+        question="Ho il Plus, non il Base. Cambia qualcosa?",
+        expect={"forbidden_figures": ["300 €"], "language": "it"},
+    )
+    for right in (
+        "Sì: con il Plus la franchigia è di 50 €, non 300 € [doc:pricing#plans].",
+        "I 300 € erano del listino 2025, ormai archiviato [doc:pricing#plans].",
+    ):
+        assert run("no_forbidden", right, case).status == "pass", right
+    assert run("no_forbidden", "Con il Plus la franchigia è di 300 €.", case).status == "fail"

@@ -215,14 +215,16 @@ def figures_expected(inp: CheckInput) -> CheckResult:
 
 def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
     """Where the figure is stated, not negated in its clause ("Pro does not cost 45 €")."""
-    out = []
-    for fig in parse_figures(answer, lang):
-        if fig.same(want):
-            before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
-            cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
-            if NEG not in before[cut + 1 :]:
-                out.append(fig)
-    return out
+    return [
+        f for f in parse_figures(answer, lang) if f.same(want) and not _negated(answer, f, lang)
+    ]
+
+
+def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether a negation stands before the figure in its clause ("not 300 €", "non i 300 €")."""
+    before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
+    cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
+    return NEG in before[cut + 1 :]
 
 
 @check()
@@ -254,7 +256,12 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
         for fig in parse_figures(inp.answer, inp.lang):
-            if fig.same(want) and not corrects(clause_at(inp.answer, fig.start), inp.lang):
+            # Named to correct it ("archived", "no longer") or denied ("50 €, not 300 €").
+            if (
+                fig.same(want)
+                and not corrects(clause_at(inp.answer, fig.start), inp.lang)
+                and not _negated(inp.answer, fig, inp.lang)
+            ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break
     if hits:
