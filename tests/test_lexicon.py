@@ -279,3 +279,23 @@ def test_a_retired_figure_denied_or_named_as_archived_is_no_current_claim() -> N
     ):
         assert run("no_forbidden", right, case).status == "pass", right
     assert run("no_forbidden", "Con il Plus la franchigia è di 300 €.", case).status == "fail"
+
+
+def test_a_review_detail_quotes_the_answers_own_words_not_stems() -> None:
+    case = good_case(
+        question="Is there phone support on Pro?",
+        expect={"facts": ["phone support only on enterprise plans"]},
+    )
+    r = run("facts_present", "Sorry, phone support is Enterprise-only on our side.", case)
+    assert r.status in ("review", "fail")
+    if r.status == "review":
+        assert "Enterprise" in r.detail and "enterpris," not in r.detail
+        assert "onli" not in r.detail
+    synonyms = SuiteSettings(synonyms=(("switch off", "deactivate"),))
+    inp = CheckInput(
+        Case(good_case(expect={"facts": ["admins switch off automatic approval in settings"]})),
+        Reply(answer="In Settings an admin can deactivate it."),
+        synonyms,
+    )
+    r = REGISTRY["facts_present"].fn(inp)
+    assert r.status == "review" and "(its words Settings, admin, deactivate are there)" in r.detail

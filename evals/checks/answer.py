@@ -30,6 +30,7 @@ from evals.checks.matching import (
     find,
     near,
     states,
+    surface_words,
     tokens,
 )
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
@@ -159,7 +160,8 @@ def _key_terms_present(
         numbers_there = all(w in found for w in words if w.isdigit())
         enough = found and numbers_there and len(found) / len(words) > REVIEW_SHARE
         if enough and (best is None or len(found) > len(best)):
-            best = sorted(found)
+            # Quoted in the answer's own words, never as stems or a synonym group's head.
+            best = surface_words(answer, found, lang=lang, synonyms=syn) or sorted(found)
     return best
 
 

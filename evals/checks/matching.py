@@ -287,6 +287,34 @@ def near(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonym
     return content(tokens(phrase, lang, synonyms), lang) & said
 
 
+_SURFACE_WORD = regex.compile(r"[\p{L}\p{N}]+(?:['’][\p{L}]+)?")
+
+
+def surface_words(
+    text: str, wanted: set[str], *, lang: str | None = None, synonyms: Synonyms = ()
+) -> list[str]:
+    """The text's own words for tokens the checks found ("Enterprise-only" for "enterpris",
+    "onli"), in the order they stand, each once: what a detail quotes instead of stems or a
+    synonym group's first phrasing."""
+    lang = lang or detect(text) or FALLBACK
+    out: dict[str, None] = {}
+    left = set(wanted)
+    for m in _SURFACE_WORD.finditer(MARKER.sub(" ", text)):
+        toks = set(tokens(m.group(0), lang)) & left
+        if toks:
+            out.setdefault(m.group(0), None)
+            left -= toks
+    # A token that stands for a synonym group: quote the group's phrasing the text uses.
+    for group in (*synonyms, *lexicon(lang).equivalences):
+        head = set(tokens(group[0], lang, synonyms))
+        if head & left:
+            said = next((p for p in group if says(text, p, lang=lang)), None)
+            if said is not None:
+                out.setdefault(said, None)
+                left -= head
+    return list(out)
+
+
 def answers_no(answer: str, lang: str | None = None) -> bool:
     """Whether the answer opens with a bare "no": its first clause is a negation and at most
     words of regret ("No.", "Unfortunately not:", "Leider nein", "Purtroppo no"), after a
