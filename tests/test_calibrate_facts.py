@@ -36,7 +36,7 @@ def answer_by_text(body: dict[str, Any]) -> str:
         return json.dumps({"score": 5, "grounded": True, "rubric_met": True, "reasoning": "ok"})
     text = body["messages"][1]["content"]
     if "rather than Starter" in text:
-        reply = {"stated": True, "quote": "rather than Starter"}
+        reply = {"stated": True, "quote": "Payroll export ... rather than Starter"}
     elif "doesn't include" in text:
         reply = {"stated": True, "quote": "payroll export is not part of Starter"}
     else:

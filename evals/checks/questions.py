@@ -16,8 +16,10 @@ import regex
 
 from evals.checks.answer import fact_states, figure_states
 from evals.checks.base import CheckInput, CheckResult, errored, failed, is_refusal, passed
+from evals.checks.clauses import clauses, corrects
 from evals.checks.grounding import known_text, promises
-from evals.checks.matching import BOUNDARY, NEG, clause_negated_before, tokens
+from evals.checks.matching import BOUNDARY, NEG, clause_negated_before, content, tokens
+from evals.checks.values import contains_value, parse_one
 
 #: Where a question's quote must come from.
 ANSWER, SOURCES = "answer", "sources"
@@ -88,32 +90,84 @@ def quote_problem(inp: CheckInput, q: Question, quote: str) -> str | None:
     """Why `quote` is no evidence for the question (None: it is evidence).
 
     It must occur in the text, read as the checks read it (case, accents, punctuation,
-    contractions, stems), its pieces in order where it is cut with "...", and must not be
-    negated: no negation inside it that the statement lacks, none before it in its clause.
+    contractions, stems), its pieces in order where it is cut with "...", inside one clause;
+    must not be negated (no negation inside it that the statement lacks, none before it in
+    its clause); and, quoting the answer, must carry the fact: every content word and number
+    of one phrasing that the answer holds, and for a negative fact a negation or correction.
     """
     pieces = [p for p in _ELLIPSIS.split(quote.strip()) if p.strip()]
     if not pieces:
         return "the quote is empty"
     lang = inp.lang
-    seq = tokens(evidence(inp, q), lang)
-    words = [(i, w) for i, w in enumerate(seq) if w != BOUNDARY]
-    plain = [w for _, w in words]
+    text = evidence(inp, q)
+    where = "answer" if q.source == ANSWER else "passages or the ticket"
     # A negative fact ("no refund after 14 days") is quoted with its negation.
     negates = any(NEG in tokens(p, lang) for p in q.phrasings)
-    where = "answer" if q.source == ANSWER else "passages or the ticket"
+    problem = _in_one_clause(text, pieces, lang, negates)
+    if problem is not None:
+        return problem.replace("{where}", where)
+    if q.source != ANSWER:
+        return None
+    return _carries(inp, q, quote, negates)
+
+
+def _in_one_clause(text: str, pieces: list[str], lang: str | None, negates: bool) -> str | None:
+    """None when the pieces stand in order inside one clause of `text` and are not negated
+    there; else why not ("{where}" stands for the text's name)."""
+    wanted = [[w for w in tokens(p, lang) if w != BOUNDARY] for p in pieces]
+    if not any(wanted):
+        return None
+    negated: str | None = None
+    for _, piece_text in clauses(text):
+        seq = tokens(piece_text, lang)
+        words = [(i, w) for i, w in enumerate(seq) if w != BOUNDARY]
+        plain = [w for _, w in words]
+        at, ok = 0, True
+        for piece, want in zip(pieces, wanted, strict=True):
+            if not want:
+                continue
+            hit = _find_run(plain, want, at)
+            if hit is None:
+                ok = False
+                break
+            start = words[hit][0]
+            if not negates and (NEG in want or clause_negated_before(seq, start)):
+                negated = f"the quote {_short(piece)} is negated where it stands"
+            at = hit + len(want)
+        if ok:
+            return negated
+    whole = [w for w in tokens(text, lang) if w != BOUNDARY]
     at = 0
-    for piece in pieces:
-        want = [w for w in tokens(piece, lang) if w != BOUNDARY]
-        if not want:
-            continue
-        hit = _find_run(plain, want, at)
+    for piece, want in zip(pieces, wanted, strict=True):
+        hit = _find_run(whole, want, at) if want else at
         if hit is None:
-            return f"the quote {_short(piece)} is not in the {where}"
-        start = words[hit][0]
-        if not negates and (NEG in want or clause_negated_before(seq, start)):
-            return f"the quote {_short(piece)} is negated where it stands"
+            return "the quote " + _short(piece) + " is not in the {where}"
         at = hit + len(want)
-    return None
+    return "the quote spans more than one clause of the {where}"
+
+
+def _carries(inp: CheckInput, q: Question, quote: str, negates: bool) -> str | None:
+    """Why the quote does not carry the fact (None: it does): "The" or "Pro and Enterprise"
+    is in the answer but says nothing of the fact."""
+    lang, syn = inp.lang, inp.synonyms
+    said = set(tokens(quote, lang, syn))
+    if q.check == "figures_expected":
+        figs = [f for f in (parse_one(p) for p in q.phrasings) if f is not None]
+        if figs and not any(contains_value(quote, f, lang) for f in figs):
+            return f"the quote {_short(quote)} does not state the figure"
+        return None
+    answer = set(tokens(inp.answer, lang, syn))
+    for phrasing in q.phrasings:
+        words = content(tokens(phrasing, lang, syn), lang)
+        there = words & answer
+        numbers = {w for w in words if w.isdigit()}
+        if there and there <= said and numbers <= said:
+            if negates and NEG not in said and not corrects(quote, lang):
+                continue
+            return None
+    if negates and NEG not in said and not corrects(quote, lang):
+        return f"the quote {_short(quote)} does not carry the fact's negation"
+    return f"the quote {_short(quote)} does not carry the fact's words"
 
 
 def _find_run(seq: list[str], want: list[str], start: int) -> int | None:
