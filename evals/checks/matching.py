@@ -198,6 +198,8 @@ def find(
     with at most `gap` others between, or else (with a gap allowed) in any order close
     together within one clause; read with the suite's synonyms, then without them (a verb
     split by its object, "turn it off", is no longer the synonym "turn off")."""
+    # The phrase is read in the answer's language: a fact's few words decide nothing.
+    lang = lang or detect(answer) or FALLBACK
     found = _find(answer, phrase, gap, lang, synonyms)
     if not found and "," in answer:
         # A fact that lists items matches the answer's list: "amsterdam utrecht rotterdam" in
@@ -225,8 +227,15 @@ def _find(
 ) -> list[Match]:
     seq = tokens(answer, lang, synonyms, general)
     want = [w for w in tokens(phrase, lang, synonyms, general) if w != BOUNDARY]
-    if not want or not set(want) - {NEG} <= set(seq):
-        return []  # some word of the phrase is nowhere in the answer
+    if not want:
+        return []
+    if not set(want) - {NEG} <= set(seq):
+        # Some word of the phrase is nowhere in the answer: only its content words, in any
+        # order, may still match ("non cumulabile" states "non è cumulabile").
+        need = content(want, lang) | {w for w in want if w.isdigit()}
+        if not gap or len(want) < 2 or not need or not need <= set(seq):
+            return []
+        return _unordered(seq, want, gap, lang)
     phrase_negates = NEG in want
     found: list[Match] = []
     for i, w in enumerate(seq):
@@ -283,6 +292,7 @@ def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None
 
 def near(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> set[str]:
     """The phrase's content words that occur somewhere in the answer (for an undecided verdict)."""
+    lang = lang or detect(answer) or FALLBACK
     said = set(tokens(answer, lang, synonyms))
     return content(tokens(phrase, lang, synonyms), lang) & said
 
