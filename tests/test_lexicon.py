@@ -299,3 +299,27 @@ def test_a_review_detail_quotes_the_answers_own_words_not_stems() -> None:
     )
     r = REGISTRY["facts_present"].fn(inp)
     assert r.status == "review" and "(its words Settings, admin, deactivate are there)" in r.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Ja, dat klopt: Plus kost 29 € per maand.", "nl"),
+        ("Helaas niet. Het eigen risico is 50 euro per schadegeval.", "nl"),
+        ("Sì, il Plus costa 59 € al mese.", "it"),
+        ("Rispondiamo entro 48 ore.", "it"),
+        ("Wir antworten innerhalb von 2 Werktagen.", "de"),
+        ("Desværre ikke: selvrisikoen er 50 euro pr. skade.", "da"),
+        ("Infelizmente não: a franquia é de 50 € por sinistro.", "pt"),
+        ("Yes, Plus costs 29 € per month.", "en"),
+    ],
+)
+def test_short_answers_are_detected_in_their_language(text: str, lang: str) -> None:
+    assert detect(text) == lang
+
+
+def test_a_leading_no_ends_its_sentence_but_a_numbered_no_does_not() -> None:
+    from evals.checks.text import sentences
+
+    said = [s.strip() for _, s in sentences("No. The trial lasts 14 days. See No. 5 below.")]
+    assert said == ["No.", "The trial lasts 14 days.", "See No. 5 below."]
