@@ -323,3 +323,108 @@ def test_a_leading_no_ends_its_sentence_but_a_numbered_no_does_not() -> None:
 
     said = [s.strip() for _, s in sentences("No. The trial lasts 14 days. See No. 5 below.")]
     assert said == ["No.", "The trial lasts 14 days.", "See No. 5 below."]
+
+
+# One ticket per language, as a subscription service gets them: a correct answer (as an
+# assistant writes it: other words, figures in words, the retired figure named to correct it)
+# and a wrong one (the retired figure as current, the fact negated, the wrong duration).
+LANGUAGE_CASES = [
+    (
+        "it",
+        "Entro quanto mi ridate la cauzione? Il volantino diceva 5 giorni.",
+        ["cauzione restituita"],
+        ["14 days"],
+        ["5 days"],
+        "La cauzione ti viene restituita entro quattordici giorni dalla riconsegna; i 5 giorni "
+        "del volantino non valgono più.",
+        "La cauzione non viene restituita: la tratteniamo per 5 giorni.",
+    ),
+    (
+        "nl",
+        "Hoe snel krijg ik mijn borg terug? Op de oude folder stond 5 dagen.",
+        ["borg terug"],
+        ["14 days"],
+        ["5 days"],
+        "Je krijgt je borg binnen veertien dagen terug; de 5 dagen uit de gearchiveerde folder "
+        "gelden niet meer.",
+        "Je krijgt je borg niet terug binnen 14 dagen, maar binnen 5 dagen.",
+    ),
+    (
+        "de",
+        "Wie lange dauert die Rückzahlung der Kaution? Früher hieß es 5 Tage.",
+        ["kaution zurück"],
+        ["10 working days"],
+        ["5 days"],
+        "Sie bekommen die Kaution innerhalb von 10 Arbeitstagen zurück; die 5 Tage gelten nicht mehr.",
+        "Die Kaution bekommen Sie in 5 Tagen zurück.",
+    ),
+    (
+        "pt",
+        "Quando recebo a caução de volta? Disseram-me 5 dias.",
+        ["caução devolvida"],
+        ["14 days"],
+        ["5 days"],
+        "A caução é devolvida em catorze dias; os 5 dias já não são válidos.",
+        "A caução não é devolvida: fica retida 5 dias.",
+    ),
+    (
+        "da",
+        "Hvornår får jeg mit depositum tilbage? Der stod 5 dage før.",
+        ["depositum tilbage"],
+        ["14 days"],
+        ["5 days"],
+        "Du får dit depositum tilbage inden for fjorten dage; de 5 dage gælder ikke længere.",
+        "Du får ikke dit depositum tilbage inden for 14 dage, men efter 5 dage.",
+    ),
+    (
+        "fr",
+        "Quand la caution est-elle remboursée ? On m'a dit 5 jours.",
+        ["caution remboursée"],
+        ["14 days"],
+        ["5 days"],
+        "La caution est remboursée sous quatorze jours ; les 5 jours ne sont plus valables.",
+        "La caution n'est pas remboursée avant 5 jours.",
+    ),
+    (
+        "es",
+        "¿Cuándo me devuelven la fianza? Me dijeron 5 días.",
+        ["fianza devuelta"],
+        ["14 days"],
+        ["5 days"],
+        "La fianza es devuelta en catorce días; los 5 días ya no son válidos.",
+        "La fianza no es devuelta: se retiene 5 días.",
+    ),
+    (
+        "en",
+        "When do I get my deposit back? The old flyer said 5 days.",
+        ["deposit returned"],
+        ["10 business days"],
+        ["5 days"],
+        "Your deposit is returned within ten working days; the 5 days on the flyer no longer apply.",
+        "Your deposit is returned within 5 days.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "facts", "figures", "banned", "right", "wrong"), LANGUAGE_CASES
+)
+def test_each_language_passes_a_correct_answer_and_fails_a_wrong_one(
+    lang: str,
+    question: str,
+    facts: list[str],
+    figures: list[str],
+    banned: list[str],
+    right: str,
+    wrong: str,
+) -> None:
+    case = good_case(
+        question=question,
+        retrieved=[],
+        expect={"facts": facts, "figures": figures, "forbidden_figures": banned, "language": lang},
+    )
+    names = ("facts_present", "figures_expected", "no_forbidden", "answer_language")
+    verdicts = {n: run(n, right, case) for n in names}
+    assert all(r.status == "pass" for r in verdicts.values()), verdicts
+    # Every wrong answer states the retired 5 days as current ("not before 5 days" too).
+    assert run("no_forbidden", wrong, case).status == "fail"

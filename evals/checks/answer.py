@@ -222,6 +222,13 @@ def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
     ]
 
 
+def _denied(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether the figure itself is denied: a negation right before it ("50 €, not 300 €",
+    "non i 300 €"); "not refunded before 5 days" still states 5 days."""
+    before = tokens(answer[max(0, fig.start - 40) : fig.start], lang)
+    return bool(before) and before[-1] == NEG
+
+
 def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     """Whether a negation stands before the figure in its clause ("not 300 €", "non i 300 €")."""
     before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
@@ -262,7 +269,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
             if (
                 fig.same(want)
                 and not corrects(clause_at(inp.answer, fig.start), inp.lang)
-                and not _negated(inp.answer, fig, inp.lang)
+                and not _denied(inp.answer, fig, inp.lang)
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break
