@@ -428,3 +428,10 @@ def test_each_language_passes_a_correct_answer_and_fails_a_wrong_one(
     assert all(r.status == "pass" for r in verdicts.values()), verdicts
     # Every wrong answer states the retired 5 days as current ("not before 5 days" too).
     assert run("no_forbidden", wrong, case).status == "fail"
+
+
+def test_an_expected_figure_only_asked_about_is_not_stated() -> None:
+    case = good_case(expect={"figures": ["14 days"]})
+    asked = "Is it true that the trial lasts 14 days? I cannot say."
+    assert run("figures_expected", asked, case).status == "fail"
+    assert run("figures_expected", "Yes: the trial lasts 14 days.", case).status == "pass"

@@ -175,7 +175,9 @@ def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
         if not figs:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
-        stated = [s for f in figs for s in _stated_values(inp.answer, f, inp.lang)]
+        # Asked, put under "it is not true that" or supposed: not stated (same offsets).
+        said = stated_text(inp.answer, inp.lang)
+        stated = [s for f in figs for s in _stated_values(said, f, inp.lang)]
         if not stated:
             out.append(ItemState(it, "missing"))
             continue
