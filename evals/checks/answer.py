@@ -20,7 +20,7 @@ from evals.checks.base import (
 from evals.checks.binding import about_state
 from evals.checks.clauses import claims, clause_at, corrects, stated_text
 from evals.checks.expectations import Item, items
-from evals.checks.language import DEFAULT_LANGUAGES, detect, stop_word_counts
+from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
     BOUNDARY,
     NEG,
@@ -289,10 +289,11 @@ def answer_language(inp: CheckInput) -> CheckResult:
     candidates = tuple(dict.fromkeys((*DEFAULT_LANGUAGES, want)))
     got = detect(inp.answer, candidates)
     if got is None:
-        return passed(f"language not decidable from its stop words; expected {want}")
+        return passed(f"language not decidable from its words; expected {want}")
     if got != want:
-        counts = {k: v for k, v in stop_word_counts(inp.answer, candidates).items() if v}
-        return failed(f"answer reads as {got}, the ticket is in {want} (stop words {counts})")
+        scores = language_scores(inp.answer, candidates)
+        shown = ", ".join(f"{k} {v:.1f}" for k, v in scores.items() if v >= 0.05)
+        return failed(f"answer reads as {got}, the ticket is in {want} (its words: {shown})")
     return passed(f"answer in {want}")
 
 
