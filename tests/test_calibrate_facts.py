@@ -27,7 +27,7 @@ LABELLED = [
         "pass",
     ),
     # Correct, and the judge "quotes" words the answer does not have (an error).
-    ("Starter doesn't include payroll export, you need Pro [doc:payroll#export].", "pass"),
+    ("Starter lacks payroll export, you need Pro [doc:payroll#export].", "pass"),
 ]
 
 
@@ -36,8 +36,8 @@ def answer_by_text(body: dict[str, Any]) -> str:
         return json.dumps({"score": 5, "grounded": True, "rubric_met": True, "reasoning": "ok"})
     text = body["messages"][1]["content"]
     if "rather than Starter" in text:
-        reply = {"stated": True, "quote": "Payroll export ... rather than Starter"}
-    elif "doesn't include" in text:
+        reply = {"stated": True, "quote": "Payroll export comes with Pro ... rather than Starter"}
+    elif "lacks payroll" in text:
         reply = {"stated": True, "quote": "payroll export is not part of Starter"}
     else:
         reply = {"stated": False, "quote": ""}

@@ -108,8 +108,12 @@ def test_a_quote_holds_in_other_case_and_with_a_cut_but_not_when_invented() -> N
         quote_problem(inp, q, "payroll export comes with Pro and Enterprise rather than Starter")
         is None
     )
-    assert quote_problem(inp, q, "Payroll export ... rather than Starter") is None
-    # A quote that leaves out what the fact is about ("Starter") carries no fact.
+    assert quote_problem(inp, q, "Payroll export comes with ... rather than Starter") is None
+    # A quote that leaves out what the fact is about ("Starter") carries no fact, nor one
+    # that leaves out how ("comes with", read as the fact's "part of").
+    assert "does not carry" in (
+        quote_problem(inp, q, "Payroll export ... rather than Starter") or ""
+    )
     carries = quote_problem(inp, q, "PAYROLL EXPORT comes with pro")
     assert carries is not None and "does not carry" in carries
     invented = quote_problem(inp, q, "payroll export is not part of Starter")
@@ -155,7 +159,7 @@ def test_a_fact_the_judge_quotes_from_the_answer_passes_and_is_cached(
     tmp_path: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     openai_server.responder = lambda body: reply_with(
-        True, "Payroll export ... rather than Starter"
+        True, "Payroll export comes with ... rather than Starter"
     )
     rows, summary, code = run_with_judge(tmp_path, openai_server, monkeypatch, [payroll_case()])
     row = rows["datev"]
@@ -200,7 +204,7 @@ def test_a_fact_the_judge_says_is_not_stated_fails(
     ("reply", "error"),
     [
         (reply_with(True, "payroll export is not part of Starter"), "not in the answer"),
-        (reply_with(True, "Payroll export ... rather than Starter"), None),
+        (reply_with(True, "Payroll export comes with ... rather than Starter"), None),
         (reply_with(True, "Pro and Enterprise"), "does not carry the fact's"),
         ('{"stated": "yes", "quote": "x", "reasoning": "r"}', "no valid verdict after 3"),
         ("Yes, it says so.", "not JSON"),
@@ -283,7 +287,7 @@ def test_without_a_judge_the_fact_stays_in_review_and_invoke_run_says_so(
     proc = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-01-01")
     assert proc.returncode == 3, proc.stdout + proc.stderr
     openai_server.responder = lambda body: reply_with(
-        True, "Payroll export ... rather than Starter"
+        True, "Payroll export comes with ... rather than Starter"
     )
     env = {"OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": "sk-dummy-q"}
     proc = invoke(
@@ -306,7 +310,7 @@ def test_without_a_judge_the_fact_stays_in_review_and_invoke_run_says_so(
     shown = invoke(tmp_path, "show", "datev")
     assert (
         "judge per fact, facts_present: payroll export is not part of Starter: stated: "
-        "\u201cPayroll export ... rather than Starter\u201d" in shown.stdout
+        "\u201cPayroll export comes with ... rather than Starter\u201d" in shown.stdout
     )
     proc = invoke(tmp_path, "report", "--html", str(tmp_path / "r.html"))
     page = (tmp_path / "r.html").read_text("utf-8")

@@ -435,3 +435,28 @@ def test_an_expected_figure_only_asked_about_is_not_stated() -> None:
     asked = "Is it true that the trial lasts 14 days? I cannot say."
     assert run("figures_expected", asked, case).status == "fail"
     assert run("figures_expected", "Yes: the trial lasts 14 days.", case).status == "pass"
+
+
+@pytest.mark.parametrize("lang", SUPPORTED)
+def test_a_phrasing_sits_in_one_equivalence_group_of_its_language(lang: str) -> None:
+    from evals.checks.matching import tokens
+
+    seen: dict[tuple[str, ...], int] = {}
+    for i, group in enumerate(lexicon(lang).equivalences):
+        # Two phrasings at least that read differently: else the group joins nothing.
+        assert len({tokens(p, lang, general=False) for p in group}) >= 2, group
+        for phrasing in group:
+            key = tokens(phrasing, lang, general=False)
+            assert seen.setdefault(key, i) == i, f"{lang}: {phrasing!r} in two groups"
+
+
+@pytest.mark.parametrize("lang", SUPPORTED)
+def test_a_negated_equivalence_is_long_enough_not_to_swallow_a_negation(lang: str) -> None:
+    # "without charge" would read "not charged pro rata" as "free of charge pro rata".
+    from evals.checks.matching import NEG, tokens
+
+    for group in lexicon(lang).equivalences:
+        for phrasing in group:
+            words = tokens(phrasing, lang, general=False)
+            if NEG in words:
+                assert len([w for w in words if w != NEG]) >= 2, f"{lang}: {phrasing!r}"

@@ -18,7 +18,7 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
-from evals.checks.clauses import claims, clause_at, corrects, stated_text
+from evals.checks.clauses import claims, clause_at, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
@@ -141,7 +141,11 @@ def _flipped(
         # "no phone" without its "no" is "phone": too little to be a claim of the opposite.
         if len(content(tokens(positive, lang, syn), lang)) < MIN_FLIPPED_WORDS:
             continue
-        if states(answer, positive, lang=lang, synonyms=syn):
+        # "comes with Pro rather than Starter" names Starter to set it apart: no flip.
+        if any(
+            states(piece, positive, lang=lang, synonyms=syn) and not corrects(piece, lang)
+            for _, piece in clauses(answer)
+        ):
             out.append(alt)
     return out
 
