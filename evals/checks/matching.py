@@ -134,6 +134,8 @@ def _synonym_table(
 
 def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -> tuple[str, ...]:
     table = _synonym_table(synonyms, lang)
+    if table.keys().isdisjoint(seq):
+        return seq  # most texts hold no phrasing of a group: no walk through them
     out: list[str] = []
     i = 0
     while i < len(seq):
@@ -201,7 +203,8 @@ def find(
     # The phrase is read in the answer's language: a fact's few words decide nothing.
     lang = lang or detect(answer) or FALLBACK
     found = _find(answer, phrase, gap, lang, synonyms)
-    if not found and "," in answer:
+    # (gap 0 is a forbidden claim's reading, which tries its clause without commas itself)
+    if not found and gap and "," in answer:
         # A fact that lists items matches the answer's list: "amsterdam utrecht rotterdam" in
         # "Amsterdam, Utrecht and Rotterdam".
         reading = lang or detect(answer) or FALLBACK
