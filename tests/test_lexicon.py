@@ -460,3 +460,9 @@ def test_a_negated_equivalence_is_long_enough_not_to_swallow_a_negation(lang: st
             words = tokens(phrasing, lang, general=False)
             if NEG in words:
                 assert len([w for w in words if w != NEG]) >= 2, f"{lang}: {phrasing!r}"
+
+
+def test_an_ordinal_in_words_is_no_duration() -> None:
+    assert parse_figures("La disdetta ha effetto alla fine del terzo mese.", "it") == []
+    (three,) = parse_figures("La durata minima è di tre mesi.", "it")
+    assert (three.kind, three.value) == ("duration", Decimal(3))

@@ -144,7 +144,8 @@ _TEXT2NUM = {"en", "de", "fr", "es", "it", "nl", "pt", "da"}
 _TOKEN = regex.compile(r"\S+")
 # Compiled once: looked up by pattern text, each call cost more than text2num's own reading.
 _LETTER = regex.compile(r"\p{L}")
-_LEAD_NUMBER = regex.compile(r"(\d+(?:st|nd|rd|th)?)")
+# An ordinal keeps its mark ("terzo mese" is "3º mese", not a duration of 3 months).
+_LEAD_NUMBER = regex.compile(r"(\d+(?:st|nd|rd|th|º|°|ª|ᵉʳ|er|re|ème|ste|de|e)?)")
 _NON_WORD = regex.compile(r"\W*")
 _TRAILING = regex.compile(r"\p{L}(\W*)$")
 
