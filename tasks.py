@@ -22,7 +22,10 @@ def _done(code: int) -> None:
 
 @task(help={"suite": "suite folder (default: evals)"})
 def validate(c, suite=None):
-    """Validate every case file (and the sealed pile's integrity); exit 2 on any problem."""
+    """Validate every case file (and the sealed pile's integrity); exit 2 on any problem.
+
+    Languages read (expect.language): da, de, en, es, fr, it, nl, pt.
+    """
     from evals.commands.suite import cmd_validate
 
     _done(guarded(lambda: cmd_validate(suite)))

@@ -29,7 +29,7 @@ LABELLED = [
         "pass",
     ),
     # Correct, and the judge "quotes" words the answer does not have (an error).
-    ("Starter doesn't include payroll export, you need Pro [doc:payroll#export].", "pass"),
+    ("Starter lacks payroll export, you need Pro [doc:payroll#export].", "pass"),
 ]
 
 
@@ -38,8 +38,8 @@ def answer_by_text(body: dict[str, Any]) -> str:
         return json.dumps({"score": 5, "grounded": True, "rubric_met": True, "reasoning": "ok"})
     text = body["messages"][1]["content"]
     if "rather than Starter" in text:
-        reply = {"stated": True, "quote": "rather than Starter"}
-    elif "doesn't include" in text:
+        reply = {"stated": True, "quote": "Payroll export comes with Pro ... rather than Starter"}
+    elif "lacks payroll" in text:
         reply = {"stated": True, "quote": "payroll export is not part of Starter"}
     else:
         reply = {"stated": False, "quote": ""}
@@ -146,6 +146,6 @@ def test_calibrate_reports_the_judge_per_claim_beside_the_judge_per_fact(
     # Pairs: (pass, pass), (fail, fail), (pass, fail).
     assert "agreement: 66.7% (2/3)" in claims and "n = 3" in claims
     assert "disagrees: hours (labelled/fresh.jsonl:3)" in claims and "judge not stated" in claims
-    assert "error: hours (labelled/fresh.jsonl:4)" in claims
+    assert "error: 1x " in claims and "(hours (labelled/fresh.jsonl:4)" in claims
     assert "not in the current passages" in claims
     assert code == 3, out

@@ -167,6 +167,7 @@ def test_the_code_digest_covers_the_checks_their_language_data_and_what_they_imp
 
     names = {p.name for p in _harness_files()}
     assert {"language.py", "matching.py", "figures.py", "cldr.json", "case.py", "reply.py"} <= names
+    assert {"it.toml", "nl.toml"} <= names  # the language files
 
 
 def test_one_reply_object_prefetched_for_two_cases_is_keyed_per_case(tmp_path) -> None:

@@ -104,9 +104,18 @@ def test_the_checks_leave_a_fact_in_other_words_as_one_question() -> None:
 def test_a_quote_holds_in_other_case_and_with_a_cut_but_not_when_invented() -> None:
     inp = _inp(OTHER_WORDS, [["payroll export is not part of Starter"]])
     (q,) = open_questions(inp, grade(inp.case, inp.reply, SuiteSettings()))
-    assert quote_problem(inp, q, "comes with Pro and Enterprise rather than Starter") is None
-    assert quote_problem(inp, q, "PAYROLL EXPORT comes with pro") is None
-    assert quote_problem(inp, q, "Payroll export ... rather than Starter") is None
+    assert (
+        quote_problem(inp, q, "payroll export comes with Pro and Enterprise rather than Starter")
+        is None
+    )
+    assert quote_problem(inp, q, "Payroll export comes with ... rather than Starter") is None
+    # A quote that leaves out what the fact is about ("Starter") carries no fact, nor one
+    # that leaves out how ("comes with", read as the fact's "part of").
+    assert "does not carry" in (
+        quote_problem(inp, q, "Payroll export ... rather than Starter") or ""
+    )
+    carries = quote_problem(inp, q, "PAYROLL EXPORT comes with pro")
+    assert carries is not None and "does not carry" in carries
     invented = quote_problem(inp, q, "payroll export is not part of Starter")
     assert invented is not None and "not in the answer" in invented
     # Pieces must come in the answer's order.
@@ -128,13 +137,30 @@ def test_a_quote_in_a_negated_clause_is_no_evidence_unless_the_fact_is_negative(
     assert quote_problem(inp, negative, "Your data is not kept for 30 days") is None
 
 
+def test_a_quote_must_carry_the_facts_words_figures_and_polarity_inside_one_clause() -> None:
+    from evals.checks.questions import Question
+
+    inp = _inp("The trial is long. Our webinar lasts 14 days.", [["the trial lasts 14 days"]])
+    q = Question("facts_present", "x", "the trial lasts 14 days", ("the trial lasts 14 days",))
+    assert "does not carry" in (quote_problem(inp, q, "The") or "")
+    assert "does not carry" in (quote_problem(inp, q, "Our webinar lasts 14 days") or "")
+    assert "more than one clause" in (quote_problem(inp, q, "The trial ... lasts 14 days") or "")
+    inp = _inp("You need a credit card to start.", [["no credit card is needed"]])
+    q = Question("facts_present", "x", "no credit card is needed", ("no credit card is needed",))
+    assert "negation" in (quote_problem(inp, q, "You need a credit card") or "")
+    inp = _inp("No credit card is needed for the trial.", [["no credit card is needed"]])
+    assert quote_problem(inp, q, "No credit card is needed") is None
+
+
 # -- through the runner, over HTTP ----------------------------------------------------------
 
 
 def test_a_fact_the_judge_quotes_from_the_answer_passes_and_is_cached(
     tmp_path: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    openai_server.responder = lambda body: reply_with(True, "rather than Starter")
+    openai_server.responder = lambda body: reply_with(
+        True, "Payroll export comes with ... rather than Starter"
+    )
     rows, summary, code = run_with_judge(tmp_path, openai_server, monkeypatch, [payroll_case()])
     row = rows["datev"]
     assert row["status"] == "pass" and row["score"] == 1.0 and code == 0
@@ -179,7 +205,8 @@ def test_a_fact_the_judge_says_is_not_stated_fails(
     ("reply", "error"),
     [
         (reply_with(True, "payroll export is not part of Starter"), "not in the answer"),
-        (reply_with(True, "Pro and Enterprise"), None),
+        (reply_with(True, "Payroll export comes with ... rather than Starter"), None),
+        (reply_with(True, "Pro and Enterprise"), "does not carry the fact's"),
         ('{"stated": "yes", "quote": "x", "reasoning": "r"}', "no valid verdict after 3"),
         ("Yes, it says so.", "not JSON"),
     ],
@@ -260,7 +287,9 @@ def test_without_a_judge_the_fact_stays_in_review_and_invoke_run_says_so(
     answers.write_text(json.dumps({"case": "datev", "answer": OTHER_WORDS}) + "\n", "utf-8")
     proc = invoke(tmp_path, "run", "--answers", str(answers), "--model", "acme/bot@2026-01-01")
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    openai_server.responder = lambda body: reply_with(True, "rather than Starter")
+    openai_server.responder = lambda body: reply_with(
+        True, "Payroll export comes with ... rather than Starter"
+    )
     env = {"OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": "sk-dummy-q"}
     proc = invoke(
         tmp_path,
@@ -282,7 +311,7 @@ def test_without_a_judge_the_fact_stays_in_review_and_invoke_run_says_so(
     shown = invoke(tmp_path, "show", "datev")
     assert (
         "judge per fact, facts_present: payroll export is not part of Starter: stated: "
-        "\u201crather than Starter\u201d" in shown.stdout
+        "\u201cPayroll export comes with ... rather than Starter\u201d" in shown.stdout
     )
     proc = invoke(tmp_path, "report", "--html", str(tmp_path / "r.html"))
     page = (tmp_path / "r.html").read_text("utf-8")

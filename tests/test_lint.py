@@ -29,6 +29,18 @@ def test_a_forbidden_phrase_that_the_cases_own_passage_states_is_warned_about() 
     assert any("'39 €' is stated by passage pricing#plans" in str(w) for w in brittle(case))
 
 
+def test_a_ticket_in_a_language_the_checks_do_not_read_is_warned_about() -> None:
+    data = good_case(question="Hej! Hur mycket kostar det att avsluta abonnemanget nu?")
+    data["expect"] = {"facts": ["avsluta"]}
+    (found,) = [str(w) for w in brittle(Case(data, Path("cases/sv.json")))]
+    assert "/question" in found and "'sv'" in found and "read with English words" in found
+    data["expect"]["language"] = "da"  # said outright: read as the suite says
+    assert brittle(Case(data, Path("cases/sv.json"))) == []
+    data = good_case(question="Quanto costa disdire l'abbonamento adesso?")
+    data["expect"] = {"facts": ["disdetta"]}
+    assert brittle(Case(data, Path("cases/it.json"))) == []
+
+
 def test_a_sound_case_gets_no_warning() -> None:
     assert brittle(_case(facts=[["costs 45", "is 45"]], figures=["45 €"])) == []
 

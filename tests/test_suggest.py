@@ -110,7 +110,7 @@ def test_a_change_that_would_let_a_wrong_answer_pass_is_not_offered(
 def test_a_fact_with_three_phrasings_gets_a_synonym_instead(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    fact = [FACT, "the trial runs 14 days", "the trial is 14 days long"]
     s = make_project(tmp_path, [trial_case(facts=[fact])])
     (s / "synonyms.toml").write_text('groups = [\n  ["plan", "tier"],\n]\n', encoding="utf-8")
     labelled(s, ("The trial endures 14 days.", "pass"))
@@ -159,7 +159,7 @@ def test_apply_without_suggest_and_suggest_without_checks_are_input_errors(
 def test_a_word_a_case_expects_is_not_offered_as_a_synonym(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    fact = [FACT, "the trial runs 14 days", "the trial is 14 days long"]
     other = {**trial_case(facts=["the contract endures a year"]), "id": "contract-length"}
     s = make_project(tmp_path, [trial_case(facts=[fact]), other])
     labelled(s, ("The trial endures 14 days.", "pass"))
@@ -172,7 +172,7 @@ def test_a_word_a_case_expects_is_not_offered_as_a_synonym(
 def test_a_fact_at_three_phrasings_worded_apart_gets_a_fourth_said_to_be_past_the_usual(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fact = [FACT, "a trial of 14 days", "14 days of trial"]
+    fact = [FACT, "the trial runs 14 days", "the trial is 14 days long"]
     s = make_project(tmp_path, [trial_case(facts=[fact])])
     # Two of the fact's words are missing ("trial", "lasts"): no one-word synonym says it.
     labelled(s, ("You may evaluate Pro for free during 14 days.", "pass"))

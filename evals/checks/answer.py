@@ -18,9 +18,9 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
-from evals.checks.clauses import claims, clause_at, corrects
+from evals.checks.clauses import claims, clause_at, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
-from evals.checks.language import DEFAULT_LANGUAGES, detect, stop_word_counts
+from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
     BOUNDARY,
     NEG,
@@ -30,6 +30,7 @@ from evals.checks.matching import (
     find,
     near,
     states,
+    surface_words,
     tokens,
 )
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
@@ -71,12 +72,13 @@ class ItemState:
 def fact_states(inp: CheckInput) -> list[ItemState]:
     """Each expected fact and whether the answer states it."""
     lang, syn = inp.lang, inp.synonyms
+    # What the answer asks, puts under "it is not true that" or supposes counterfactually
+    # does not state a fact.
+    said = stated_text(inp.answer, lang)
     out: list[ItemState] = []
     for it in items(inp.case.expect.get("facts")):
         hits = [
-            (alt, m)
-            for alt in it.alternatives
-            for m in find(inp.answer, alt, lang=lang, synonyms=syn)
+            (alt, m) for alt in it.alternatives for m in find(said, alt, lang=lang, synonyms=syn)
         ]
         # A denial elsewhere in the answer is for expect.must_not_contain to name: facts are
         # phrased many ways, and "not only X" or "no, not once archived" deny nothing.
@@ -85,14 +87,14 @@ def fact_states(inp: CheckInput) -> list[ItemState]:
             denies_by_polarity(inp.answer, alt, inp.case.question, lang=lang, synonyms=syn)
             for alt in it.alternatives
         )
-        flipped = [] if ok or hits else _flipped(inp.answer, it, lang, syn)
+        flipped = [] if ok or hits else _flipped(said, it, lang, syn)
         if ok:
             out.append(ItemState(it, "stated"))
         elif hits or flipped:
             shown = denied[0] if denied else (flipped[0] if flipped else None)
             out.append(ItemState(it, "negated", f'"{shown}"' if shown else it.label))
         else:
-            terms = None if it.optional else _key_terms_present(inp.answer, it, lang, syn)
+            terms = None if it.optional else _key_terms_present(said, it, lang, syn)
             if terms is not None:
                 out.append(ItemState(it, "unsure", f"its words {', '.join(terms)} are there"))
             else:
@@ -139,7 +141,11 @@ def _flipped(
         # "no phone" without its "no" is "phone": too little to be a claim of the opposite.
         if len(content(tokens(positive, lang, syn), lang)) < MIN_FLIPPED_WORDS:
             continue
-        if states(answer, positive, lang=lang, synonyms=syn):
+        # "comes with Pro rather than Starter" names Starter to set it apart: no flip.
+        if any(
+            states(piece, positive, lang=lang, synonyms=syn) and not corrects(piece, lang)
+            for _, piece in clauses(answer)
+        ):
             out.append(alt)
     return out
 
@@ -158,7 +164,8 @@ def _key_terms_present(
         numbers_there = all(w in found for w in words if w.isdigit())
         enough = found and numbers_there and len(found) / len(words) > REVIEW_SHARE
         if enough and (best is None or len(found) > len(best)):
-            best = sorted(found)
+            # Quoted in the answer's own words, never as stems or a synonym group's head.
+            best = surface_words(answer, found, lang=lang, synonyms=syn) or sorted(found)
     return best
 
 
@@ -172,7 +179,9 @@ def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
         if not figs:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
-        stated = [s for f in figs for s in _stated_values(inp.answer, f, inp.lang)]
+        # Asked, put under "it is not true that" or supposed: not stated (same offsets).
+        said = stated_text(inp.answer, inp.lang)
+        stated = [s for f in figs for s in _stated_values(said, f, inp.lang)]
         if not stated:
             out.append(ItemState(it, "missing"))
             continue
@@ -214,14 +223,23 @@ def figures_expected(inp: CheckInput) -> CheckResult:
 
 def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
     """Where the figure is stated, not negated in its clause ("Pro does not cost 45 €")."""
-    out = []
-    for fig in parse_figures(answer, lang):
-        if fig.same(want):
-            before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
-            cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
-            if NEG not in before[cut + 1 :]:
-                out.append(fig)
-    return out
+    return [
+        f for f in parse_figures(answer, lang) if f.same(want) and not _negated(answer, f, lang)
+    ]
+
+
+def _denied(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether the figure itself is denied: a negation right before it ("50 €, not 300 €",
+    "non i 300 €"); "not refunded before 5 days" still states 5 days."""
+    before = tokens(answer[max(0, fig.start - 40) : fig.start], lang)
+    return bool(before) and before[-1] == NEG
+
+
+def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether a negation stands before the figure in its clause ("not 300 €", "non i 300 €")."""
+    before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
+    cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
+    return NEG in before[cut + 1 :]
 
 
 @check()
@@ -253,7 +271,12 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
         for fig in parse_figures(inp.answer, inp.lang):
-            if fig.same(want) and not corrects(clause_at(inp.answer, fig.start)):
+            # Named to correct it ("archived", "no longer") or denied ("50 €, not 300 €").
+            if (
+                fig.same(want)
+                and not corrects(clause_at(inp.answer, fig.start), inp.lang)
+                and not _denied(inp.answer, fig, inp.lang)
+            ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break
     if hits:
@@ -270,10 +293,11 @@ def answer_language(inp: CheckInput) -> CheckResult:
     candidates = tuple(dict.fromkeys((*DEFAULT_LANGUAGES, want)))
     got = detect(inp.answer, candidates)
     if got is None:
-        return passed(f"language not decidable from its stop words; expected {want}")
+        return passed(f"language not decidable from its words; expected {want}")
     if got != want:
-        counts = {k: v for k, v in stop_word_counts(inp.answer, candidates).items() if v}
-        return failed(f"answer reads as {got}, the ticket is in {want} (stop words {counts})")
+        scores = language_scores(inp.answer, candidates)
+        shown = ", ".join(f"{k} {v:.1f}" for k, v in scores.items() if v >= 0.05)
+        return failed(f"answer reads as {got}, the ticket is in {want} (its words: {shown})")
     return passed(f"answer in {want}")
 
 

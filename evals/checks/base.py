@@ -8,6 +8,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from evals.checks.language import detect
+from evals.checks.lexicon import lexicon
 from evals.checks.matching import says
 from evals.checks.text import cited_refs, contains_phrase
 from evals.reply import Reply
@@ -134,7 +135,9 @@ def is_refusal(inp: CheckInput) -> bool:
     """The explicit flag when the system gave one, else the suite's refusal phrases."""
     if inp.reply.abstained is not None:
         return inp.reply.abstained
-    return says_refusal(inp.answer, tuple(inp.settings.refusal_phrases), inp.lang)
+    # The suite's phrases, and the hand-over phrases of the case's language (lexicon.py).
+    phrases = tuple(dict.fromkeys((*inp.settings.refusal_phrases, *lexicon(inp.lang).handover)))
+    return says_refusal(inp.answer, phrases, inp.lang)
 
 
 @lru_cache(maxsize=4096)

@@ -9,24 +9,24 @@ from functools import lru_cache
 import regex
 
 from evals.checks.language import detect
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import MARKER, Synonyms, expand, find
 from evals.checks.text import sentences
 
-# A sentence that names something in order to correct or question it does not claim it.
-_CORRECTION = regex.compile(
-    r"\b(?:no\s+longer|not\s+(?:valid\s+)?any\s*more|archived\s+(?:\w+\s+){0,2}(?:price|list|plan|article|doc\w*|version|tier|page|rate|help|quick)|was\s+(?:only\s+)?valid|"
-    r"valid\s+(?:only\s+)?until|retired|discontinued|expired|outdated|(?:former|previous)\s+(?:price|rate|plan)|"
-    r"not\s+(?:\w+\s+){1,2}any\s*more|used\s+to|instead\s+of|rather\s+than|whether(?![^.;:]*\bor\b)|old\b[^.;:]{0,24}\b(?:price|rate|quote|tier|plan|list)|"
-    r"nicht\s+mehr|nicht\s+länger|archivierte\w*\s+(?:\w+\s+)?preis\w*|ehemalig\w*|früher\w*|alte[nr]?\s+preis\w*|"
-    r"statt|anstelle|galt\s+nur|ob\b|"
-    r"ne\s+\w+\s+plus|n'est\s+plus|plus\s+valable|archivée?s?\s+(?:\w+\s+)?(?:tarif|prix|grille)\w*|ancien\w*|au\s+lieu\s+de|"
-    r"ya\s+no|(?:precio|tarifa|lista)\w*\s+archivad\w*|anterior\w*|en\s+lugar\s+de|en\s+vez\s+de|si\s+es\s+legal)\b",
-    regex.IGNORECASE,
-)
+
+# A sentence that names something in order to correct or question it does not claim it: each
+# language's `corrections` (lexicon.py), read in that language's text only.
+@lru_cache(maxsize=16)
+def _correction(lang: str) -> regex.Pattern[str]:
+    parts = "|".join(f"(?:{p})" for p in lexicon(lang).corrections)
+    return regex.compile(rf"\b(?:{parts})\b", regex.IGNORECASE)
+
+
 # A claim's reach: a sentence cut at ';', ':' and at "but" (a correction in one half does not
 # excuse a claim in the other).
 _CLAUSE_BREAK = regex.compile(
-    r";|(?<!\d):(?!\d)|\b(?:but|however|aber|sondern|mais|pero|sino)\b", regex.IGNORECASE
+    r";|(?<!\d):(?!\d)|\b(?:but|however|aber|sondern|mais|pero|sino|ma|però|maar|mas|men)\b",
+    regex.IGNORECASE,
 )
 
 
@@ -59,9 +59,11 @@ def sentence_at(text: str, pos: int) -> str:
     return text
 
 
-def corrects(clause: str) -> bool:
-    """Whether the clause marks what it names as retired, corrected or in question."""
-    return _CORRECTION.search(expand(MARKER.sub(" ", clause))) is not None
+def corrects(clause: str, lang: str | None = None) -> bool:
+    """Whether the clause marks what it names as retired, corrected or in question, read in
+    `lang` (detected when None)."""
+    plain = expand(MARKER.sub(" ", clause))
+    return _correction(lang or detect(clause) or FALLBACK).search(plain) is not None
 
 
 def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
@@ -74,6 +76,44 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
         found = find(piece, phrase, gap=0, lang=lang, synonyms=synonyms)
         if not found and "," in piece:
             found = find(piece.replace(",", " "), phrase, gap=0, lang=lang, synonyms=synonyms)
-        if any(not x.negated for x in found) and not corrects(piece):
+        if any(not x.negated for x in found) and not corrects(piece, lang):
             return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def stated_text(text: str, lang: str | None = None) -> str:
+    """`text` with what it does not state blanked (same length): a question ("Is it true
+    that the trial lasts 14 days?"), what follows "it is not true that", and a counterfactual
+    clause ("If the trial lasted 14 days you would be billed later, but it lasts 7")."""
+    lex = lexicon(lang or detect(text) or FALLBACK)
+    out = list(text)
+
+    def blank(start: int, end: int) -> None:
+        out[start:end] = [c if c in "\n" else " " for c in text[start:end]]
+
+    for start, sentence in sentences(text):
+        body = sentence.rstrip()
+        plain = expand(sentence)
+        if body.endswith("?") or body.lstrip().startswith("¿"):
+            blank(start, start + len(sentence))
+            continue
+        hit = next((p for p in lex.not_true if p in plain), None)
+        if hit is not None:
+            # Offsets in the expanded text differ from the sentence's: blank from the
+            # phrase's last word on, found in the sentence itself.
+            last = hit.split()[-1]
+            at = regex.search(rf"\b{regex.escape(last)}\b", sentence, regex.IGNORECASE)
+            blank(start + (at.end() if at else 0), start + len(sentence))
+            continue
+        pieces = [(o, p) for o, p in clauses(text) if start <= o < start + len(sentence)]
+        for i, (offset, piece) in enumerate(pieces[:-1]):
+            words = expand(piece).split()
+            if (
+                words
+                and words[0].strip(",") in lex.conditional
+                and any(w.strip(",.") in lex.would for w in words)
+                and expand(pieces[i + 1][1]).split()[:1] != []
+            ):
+                blank(offset, offset + len(piece))
+    return "".join(out)

@@ -8,9 +8,12 @@ forbidden phrase the case's own passages or reference contain, a figure written 
 from __future__ import annotations
 
 import regex
+from stop_words import LANGUAGE_MAPPING
 
 from evals.checks.clauses import claims
 from evals.checks.expectations import items
+from evals.checks.language import detect
+from evals.checks.lexicon import SUPPORTED
 from evals.checks.matching import tokens
 from evals.checks.values import parse_one
 from evals.errors import Problem
@@ -21,7 +24,9 @@ _BARE_NUMBER = regex.compile(r"^\s*[\d.,:\s]+\s*$")
 _WORD_ORDER = regex.compile(r"[A-Za-zÀ-ÿ]{3,}(?:\\s[+*?]|\s)+(?:\(\?:)?[A-Za-zÀ-ÿ]{3,}")
 LONG_FACT_WORDS = 8
 _RETIRED = regex.compile(
-    r"\b(?:archived|retired|deprecated|archiviert|archivé|archivado)\b", regex.I
+    r"\b(?:archived|retired|deprecated|archiviert|archivé|archivado|archiviato|archiviata|"
+    r"gearchiveerd|arquivado|arquivada|arkiveret)\b",
+    regex.I,
 )
 
 
@@ -30,11 +35,32 @@ def _warning(path: str, pointer: str, message: str) -> Problem:
     return Problem(path, pointer, f"warning: {message}")
 
 
+def unread_language(case: Case) -> Problem | None:
+    """A ticket in a language the checks do not read, with no `expect.language`: its answers
+    would be read with English words, so `validate` says so."""
+    if case.expect.get("language"):
+        return None
+    text = " ".join(case.user_texts)
+    everyone = tuple(sorted(LANGUAGE_MAPPING))
+    got = detect(text, everyone)
+    if got is None or got in SUPPORTED:
+        return None
+    return _warning(
+        str(case.path),
+        "/question",
+        f"the ticket reads as {got!r}, which the checks do not read (supported: "
+        f"{', '.join(SUPPORTED)}): its answers are read with English words",
+    )
+
+
 def brittle(case: Case) -> list[Problem]:
     """Every brittle expectation of one case."""
     path = str(case.path)
     expect = case.expect
     out: list[Problem] = []
+    unread = unread_language(case)
+    if unread is not None:
+        out.append(unread)
     for i, it in enumerate(items(expect.get("facts"))):
         where = f"/expect/facts/{i}"
         if all(parse_one(a) is not None and len(tokens(a)) <= 3 for a in it.alternatives):

@@ -19,6 +19,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.language import detect, stem, stop_words
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import normalise
 from evals.checks.values import with_digits
 
@@ -50,60 +51,6 @@ _CONTRACTIONS = [
 ]
 _CONTRACTION_RE = [(regex.compile(p, regex.IGNORECASE), r) for p, r in _CONTRACTIONS]
 
-_NEGATORS = set(
-    "not no never none nothing neither nor without "
-    "nicht kein keine keinen keinem keiner keines nie niemals ohne "
-    "ne pas jamais aucun aucune sans "
-    "nunca ningún ninguna ninguno sin "
-    "niet geen nooit zonder nessun nessuno nessuna senza".split()
-)
-# Dropped before matching: they carry no meaning a fact depends on.
-_ARTICLES = set(
-    "a an the der die das den dem des ein eine einen einem einer le la les un une du "
-    "el los las unos unas".split()
-)
-# Clause boundaries beside punctuation: a negation does not reach across them.
-_CONJUNCTIONS = set("but aber sondern mais pero sino however though".split())
-# Forms of a few verbs that carry no meaning a fact depends on ("is not" = "are not"), and
-# English past forms a stemmer cannot join to their verb ("kept" = "keep"). Snowball stems
-# leave irregular forms alone; simplemma, which lemmatises them, was measured at 0.8 to 5.6 s
-# to load one language, too slow for a check that runs on every answer.
-_SAME_WORD = {
-    "kept": "keep",
-    "paid": "pay",
-    "sent": "send",
-    "got": "get",
-    "gotten": "get",
-    "made": "make",
-    "held": "hold",
-    "left": "leave",
-    "lost": "lose",
-    "bought": "buy",
-    "brought": "bring",
-    "taken": "take",
-    "took": "take",
-    "gave": "give",
-    "given": "give",
-    "shown": "show",
-    "written": "write",
-    "wrote": "write",
-    "overwritten": "overwrite",
-    "chosen": "choose",
-    "does": "do",
-    "did": "do",
-    "doing": "do",
-    "done": "do",
-    "is": "be",
-    "are": "be",
-    "was": "be",
-    "were": "be",
-    "been": "be",
-    "being": "be",
-    "am": "be",
-    "has": "have",
-    "had": "have",
-    "having": "have",
-}
 # "22:00" is one word, not a clause break.
 _CLOCK = regex.compile(r"(\d):(\d)")
 _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
@@ -122,29 +69,47 @@ def expand(text: str) -> str:
 
 
 @lru_cache(maxsize=16384)
-def tokens(text: str, lang: str | None = None, synonyms: Synonyms = ()) -> tuple[str, ...]:
+def tokens(
+    text: str, lang: str | None = None, synonyms: Synonyms = (), general: bool = True
+) -> tuple[str, ...]:
     """Normalised, stemmed words with negators as ¬ and clause breaks as |; articles dropped,
-    numbers in words as digits, a suite's synonyms as one token per group.
+    numbers in words as digits, a suite's synonyms as their group's first phrasing, then the
+    language's general equivalences ("Arbeitstage" = "Werktage") as theirs (`general`).
 
     `lang`: the language to read the text in (stems, number words); detected when None.
     """
-    lang = lang or detect(text) or "en"
+    lang = lang or detect(text) or FALLBACK
+    out = _plain_tokens(text, lang)
+    if synonyms:
+        out = _with_synonyms(out, lang, synonyms)
+    # After the suite's groups: a phrasing in both is read as the suite says, then as the
+    # language says, and a fact and an answer go the same way.
+    equivalences = lexicon(lang).equivalences
+    return _with_synonyms(out, lang, equivalences) if general and equivalences else out
+
+
+@lru_cache(maxsize=16384)
+def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
+    """`tokens` without any synonym group (what a group's phrasings are read as)."""
+    # Each text is read with its own language's words only (lexicon.py): Spanish "sin" is no
+    # negation in English, Dutch "de" no article in French.
+    lex = lexicon(lang)
     # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
     t, _ = with_digits(expand(MARKER.sub(" ", text)), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
     for m in _WORD.finditer(t):
         w = m.group(0)
-        if w in _PUNCT or w in _CONJUNCTIONS:
+        if w in _PUNCT or w in lex.conjunctions:
             if out and out[-1] != BOUNDARY:
                 out.append(BOUNDARY)
-        elif w in _NEGATORS:
+        elif w in lex.negators:
             # "ne ... pas" is one negation, not two.
             if not (out and out[-1] == NEG):
                 out.append(NEG)
-        elif w not in _ARTICLES:
-            out.append(stem(_SAME_WORD.get(w, w), lang))
-    return _with_synonyms(tuple(out), lang, synonyms) if synonyms else tuple(out)
+        elif w not in lex.articles:
+            out.append(stem(lex.same_word.get(w, w), lang))
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)
@@ -158,7 +123,9 @@ def _synonym_table(
     "credit" followed by the synonym "card"."""
     index: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
     for group in synonyms:
-        forms = [tuple(w for w in tokens(p, lang) if w != BOUNDARY) for p in group]
+        forms = [
+            tuple(w for w in _plain_tokens(p, lang or FALLBACK) if w != BOUNDARY) for p in group
+        ]
         forms = [f for f in forms if f]
         for toks in forms:
             index.setdefault(toks[0], []).append((toks, forms[0]))
@@ -167,6 +134,8 @@ def _synonym_table(
 
 def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -> tuple[str, ...]:
     table = _synonym_table(synonyms, lang)
+    if table.keys().isdisjoint(seq):
+        return seq  # most texts hold no phrasing of a group: no walk through them
     out: list[str] = []
     i = 0
     while i < len(seq):
@@ -181,37 +150,13 @@ def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -
     return tuple(out)
 
 
-# Stop words that restrict what a fact says ("only on annual billing"): they stay content.
-_RESTRICTIVE = {"only", "nur", "seulement", "uniquement", "solo", "solamente", "alleen", "soltanto"}
-
-
-# Glue words: pronouns, prepositions, auxiliaries, conjunctions. The `stop-words` lists are
-# used where no list is kept here, but they are too broad for facts: the English one (1,333
-# words) holds "free", "end", "off", "back", "turn", "part" and "need", which a fact turns
-# on; dropping them made correct and wrong answers alike match.
-_GLUE = {
-    "en": "i me my you your yours he him his she her it its we us our they them their this "
-    "that these those there here what which who whom whose to of in on at by for with from "
-    "into onto about as and or so if then than be have do will would shall should can could "
-    "may might must also just very too up out over under after before while when",
-    "de": "ich mich mir du dich dir er ihn ihm sie es wir uns ihr ihnen euch sein seine ihre "
-    "unser unsere dies diese dieser dieses zu von im in an am auf bei mit für aus nach über "
-    "unter vor als und oder so wenn dann sein haben werden wird können kann muss sollte auch "
-    "noch schon sehr um",
-    "fr": "je me moi tu te toi il elle on nous vous ils elles le la les lui leur leurs son sa "
-    "ses mon ma mes ton ta tes notre nos votre vos ce cet cette ces de du des à au aux en dans "
-    "sur par pour avec chez et ou si alors que qui quoi être avoir est sont a ont peut peuvent "
-    "doit aussi très y",
-    "es": "yo me mi tú te tu él ella nosotros vosotros ellos ellas le les lo la su sus nuestro "
-    "nuestra vuestro este esta estos estas ese esa de del a al en con por para desde sobre y o "
-    "si que quien ser estar es son está están haber ha han puede pueden debe también muy",
-}
-
-
 @lru_cache(maxsize=64)
 def _stops(lang: str | None) -> frozenset[str]:
-    glue = _GLUE.get(lang or "en")
-    words = set(glue.split()) if glue else stop_words(lang or "en") - _RESTRICTIVE
+    lex = lexicon(lang or FALLBACK)
+    # Glue words: pronouns, prepositions, auxiliaries, conjunctions (each language's file).
+    # A stop-words list stands in where a file keeps none, but such lists are too broad for
+    # facts: the English one (1,333 words) holds "free", "end", "off", "back" and "need".
+    words = set(lex.glue) if lex.glue is not None else stop_words(lex.lang) - lex.restrictive
     return frozenset(stem(w, lang) for w in words)
 
 
@@ -255,24 +200,45 @@ def find(
     with at most `gap` others between, or else (with a gap allowed) in any order close
     together within one clause; read with the suite's synonyms, then without them (a verb
     split by its object, "turn it off", is no longer the synonym "turn off")."""
+    # The phrase is read in the answer's language: a fact's few words decide nothing.
+    lang = lang or detect(answer) or FALLBACK
     found = _find(answer, phrase, gap, lang, synonyms)
+    # (gap 0 is a forbidden claim's reading, which tries its clause without commas itself)
+    if not found and gap and "," in answer:
+        # A fact that lists items matches the answer's list: "amsterdam utrecht rotterdam" in
+        # "Amsterdam, Utrecht and Rotterdam".
+        reading = lang or detect(answer) or FALLBACK
+        wanted = frozenset(tokens(phrase, reading, synonyms))
+        joined = joined_lists(answer, reading, wanted)
+        if joined != answer:
+            found = _find(joined, phrase, gap, lang, synonyms)
+    general_groups = lexicon(lang or detect(answer) or FALLBACK).equivalences
     if (
         not found
-        and synonyms
+        and (synonyms or general_groups)
         and (
-            tokens(answer, lang, synonyms) != tokens(answer, lang)
-            or tokens(phrase, lang, synonyms) != tokens(phrase, lang)
+            tokens(answer, lang, synonyms) != tokens(answer, lang, general=False)
+            or tokens(phrase, lang, synonyms) != tokens(phrase, lang, general=False)
         )
     ):
-        found = _find(answer, phrase, gap, lang, ())
+        found = _find(answer, phrase, gap, lang, (), general=False)
     return found
 
 
-def _find(answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms) -> list[Match]:
-    seq = tokens(answer, lang, synonyms)
-    want = [w for w in tokens(phrase, lang, synonyms) if w != BOUNDARY]
-    if not want or not set(want) - {NEG} <= set(seq):
-        return []  # some word of the phrase is nowhere in the answer
+def _find(
+    answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms, general: bool = True
+) -> list[Match]:
+    seq = tokens(answer, lang, synonyms, general)
+    want = [w for w in tokens(phrase, lang, synonyms, general) if w != BOUNDARY]
+    if not want:
+        return []
+    if not set(want) - {NEG} <= set(seq):
+        # Some word of the phrase is nowhere in the answer: only its content words, in any
+        # order, may still match ("non cumulabile" states "non è cumulabile").
+        need = content(want, lang) | {w for w in want if w.isdigit()}
+        if not gap or len(want) < 2 or not need or not need <= set(seq):
+            return []
+        return _unordered(seq, want, gap, lang)
     phrase_negates = NEG in want
     found: list[Match] = []
     for i, w in enumerate(seq):
@@ -329,28 +295,99 @@ def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None
 
 def near(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> set[str]:
     """The phrase's content words that occur somewhere in the answer (for an undecided verdict)."""
+    lang = lang or detect(answer) or FALLBACK
     said = set(tokens(answer, lang, synonyms))
     return content(tokens(phrase, lang, synonyms), lang) & said
 
 
+_SURFACE_WORD = regex.compile(r"[\p{L}\p{N}]+(?:['’][\p{L}]+)?")
+
+
+def surface_words(
+    text: str, wanted: set[str], *, lang: str | None = None, synonyms: Synonyms = ()
+) -> list[str]:
+    """The text's own words for tokens the checks found ("Enterprise-only" for "enterpris",
+    "onli"), in the order they stand, each once: what a detail quotes instead of stems or a
+    synonym group's first phrasing."""
+    lang = lang or detect(text) or FALLBACK
+    out: dict[str, None] = {}
+    left = set(wanted)
+    for m in _SURFACE_WORD.finditer(MARKER.sub(" ", text)):
+        toks = set(tokens(m.group(0), lang)) & left
+        if toks:
+            out.setdefault(m.group(0), None)
+            left -= toks
+    # A token that stands for a synonym group: quote the group's phrasing the text uses.
+    for group in (*synonyms, *lexicon(lang).equivalences):
+        head = set(tokens(group[0], lang, synonyms))
+        if head & left:
+            said = next((p for p in group if says(text, p, lang=lang)), None)
+            if said is not None:
+                out.setdefault(said, None)
+                left -= head
+    return list(out)
+
+
 def answers_no(answer: str, lang: str | None = None) -> bool:
-    """Whether the answer opens with a bare "no" ("No.", "Unfortunately not:", "Leider nein")."""
+    """Whether the answer opens with a bare "no": its first clause is a negation and at most
+    words of regret ("No.", "Unfortunately not:", "Leider nein", "Purtroppo no"), after a
+    clause of regret alone ("Sadly, no."). "Not quite." and "Not always." are no bare no."""
+    lang = lang or detect(answer) or FALLBACK
     seq = tokens(answer, lang)
-    head = seq[: seq.index(BOUNDARY)] if BOUNDARY in seq else seq
-    return NEG in head and len(head) <= 3
+    polite = _politeness(lang)
+    clauses_: list[list[str]] = [[]]
+    for w in seq:
+        if w == BOUNDARY:
+            clauses_.append([])
+        else:
+            clauses_[-1].append(w)
+    for head in clauses_:
+        rest = [w for w in head if w != NEG and w not in polite]
+        if rest:
+            return False
+        if NEG in head:
+            return True
+    return False
+
+
+@lru_cache(maxsize=16)
+def _politeness(lang: str) -> frozenset[str]:
+    return frozenset(w for p in lexicon(lang).politeness for w in tokens(p, lang) if w != NEG)
 
 
 def denies_by_polarity(
     answer: str, phrase: str, question: str, *, lang: str | None = None, synonyms: Synonyms = ()
 ) -> bool:
     """A negative fact about what the customer asked, met by a bare "no": "Does it work on
-    Starter as well?" answered "Unfortunately not." states "not on Starter"."""
+    Starter as well?" answered "Unfortunately not." states "not on Starter". Not when the
+    answer goes on to state the fact's affirmative ("No. You do need a card")."""
     want = tokens(phrase, lang, synonyms)
     if NEG not in want:
         return False
     words = content(want, lang)
     asked = set(tokens(question, lang, synonyms))
-    return bool(words) and words <= asked and answers_no(answer, lang)
+    if not (words and words <= asked and answers_no(answer, lang)):
+        return False
+    positive = " ".join(w for w in phrase.split() if NEG not in tokens(w, lang))
+    return not (positive.strip() and states(answer, positive, lang=lang, synonyms=synonyms))
+
+
+# "Amsterdam, Utrecht and Rotterdam": a comma between two words of a fact that lists items
+# does not end the clause there.
+_COMMA_BETWEEN = regex.compile(r"([\p{L}\p{N}]+)(\s*,)(?=\s*([\p{L}\p{N}]+))")
+
+
+def joined_lists(text: str, lang: str, wanted: frozenset[str]) -> str:
+    """`text` with a comma as a space (same length) where the words on both sides are words
+    of the phrase sought."""
+
+    def join(m: regex.Match[str]) -> str:
+        left, right = tokens(m.group(1), lang), tokens(m.group(3), lang)
+        if left and right and left[-1] in wanted and right[0] in wanted:
+            return m.group(1) + " " * len(m.group(2))
+        return m.group(0)
+
+    return _COMMA_BETWEEN.sub(join, text)
 
 
 def says(answer: str, phrase: str, *, lang: str | None = None) -> bool:

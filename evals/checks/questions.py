@@ -16,8 +16,10 @@ import regex
 
 from evals.checks.answer import fact_states, figure_states
 from evals.checks.base import CheckInput, CheckResult, errored, failed, is_refusal, passed
+from evals.checks.clauses import clauses, corrects
 from evals.checks.grounding import current_passages, known_text, promises, review_claims
-from evals.checks.matching import BOUNDARY, NEG, clause_negated_before, tokens
+from evals.checks.matching import BOUNDARY, NEG, clause_negated_before, content, tokens
+from evals.checks.values import contains_value, parse_one
 
 #: Where a question's quote must come from: the answer; the passages and the ticket as a
 #: whole; one current passage or one of the customer's turns (a claim's source).
@@ -102,8 +104,10 @@ def quote_problem(inp: CheckInput, q: Question, quote: str) -> str | None:
     """Why `quote` is no evidence for the question (None: it is evidence).
 
     It must occur in the text, read as the checks read it (case, accents, punctuation,
-    contractions, stems), its pieces in order where it is cut with "...", and must not be
-    negated: no negation inside it that the statement lacks, none before it in its clause.
+    contractions, stems), its pieces in order where it is cut with "...", inside one clause;
+    must not be negated (no negation inside it that the statement lacks, none before it in
+    its clause); quoting the answer, it must carry the fact: every content word and number
+    of one phrasing that the answer holds, and for a negative fact a negation or correction.
     A claim's quote must hold within one passage or one customer turn.
     """
     pieces = [p for p in _ELLIPSIS.split(quote.strip()) if p.strip()]
@@ -112,41 +116,75 @@ def quote_problem(inp: CheckInput, q: Question, quote: str) -> str | None:
     where = {ANSWER: "answer", SOURCES: "passages or the ticket"}.get(
         q.source, "current passages or the customer's turns"
     )
-    problems = [_quoted_in(inp, q, text, pieces) for text in evidences(inp, q)]
-    if any(p is None for p in problems):
-        return None
-    # Found but negated somewhere says more than not found elsewhere.
-    negated = [p for p in problems if p is not None and p[1] == "negated"]
-    piece, _ = negated[0] if negated else next((p for p in problems if p), (pieces[0], ""))
-    if negated:
-        return f"the quote {_short(piece)} is negated where it stands"
-    return f"the quote {_short(piece)} is not in the {where}"
-
-
-def _quoted_in(
-    inp: CheckInput, q: Question, text: str, pieces: list[str]
-) -> tuple[str, str] | None:
-    """None when the pieces hold in `text`; else the first piece that does not, and why
-    ("missing" or "negated")."""
     lang = inp.lang
-    seq = tokens(text, lang)
-    words = [(i, w) for i, w in enumerate(seq) if w != BOUNDARY]
-    plain = [w for _, w in words]
     # A negative fact ("no refund after 14 days") is quoted with its negation.
     negates = any(NEG in tokens(p, lang) for p in q.phrasings)
+    problems = [_in_one_clause(text, pieces, lang, negates) for text in evidences(inp, q)]
+    if any(p is None for p in problems):
+        return _carries(inp, q, quote, negates) if q.source == ANSWER else None
+    # Found but negated somewhere says more than not found elsewhere.
+    negated = [p for p in problems if p is not None and "negated" in p]
+    chosen = negated[0] if negated else next(p for p in problems if p is not None)
+    return chosen.replace("{where}", where)
+
+
+def _in_one_clause(text: str, pieces: list[str], lang: str | None, negates: bool) -> str | None:
+    """None when the pieces stand in order inside one clause of `text` and are not negated
+    there; else why not ("{where}" stands for the text's name)."""
+    wanted = [[w for w in tokens(p, lang) if w != BOUNDARY] for p in pieces]
+    if not any(wanted):
+        return None
+    negated: str | None = None
+    for _, piece_text in clauses(text):
+        seq = tokens(piece_text, lang)
+        words = [(i, w) for i, w in enumerate(seq) if w != BOUNDARY]
+        plain = [w for _, w in words]
+        at, ok = 0, True
+        for piece, want in zip(pieces, wanted, strict=True):
+            if not want:
+                continue
+            hit = _find_run(plain, want, at)
+            if hit is None:
+                ok = False
+                break
+            start = words[hit][0]
+            if not negates and (NEG in want or clause_negated_before(seq, start)):
+                negated = f"the quote {_short(piece)} is negated where it stands"
+            at = hit + len(want)
+        if ok:
+            return negated
+    whole = [w for w in tokens(text, lang) if w != BOUNDARY]
     at = 0
-    for piece in pieces:
-        want = [w for w in tokens(piece, lang) if w != BOUNDARY]
-        if not want:
-            continue
-        hit = _find_run(plain, want, at)
+    for piece, want in zip(pieces, wanted, strict=True):
+        hit = _find_run(whole, want, at) if want else at
         if hit is None:
-            return piece, "missing"
-        start = words[hit][0]
-        if not negates and (NEG in want or clause_negated_before(seq, start)):
-            return piece, "negated"
+            return "the quote " + _short(piece) + " is not in the {where}"
         at = hit + len(want)
-    return None
+    return "the quote spans more than one clause of the {where}"
+
+
+def _carries(inp: CheckInput, q: Question, quote: str, negates: bool) -> str | None:
+    """Why the quote does not carry the fact (None: it does): "The" or "Pro and Enterprise"
+    is in the answer but says nothing of the fact."""
+    lang, syn = inp.lang, inp.synonyms
+    said = set(tokens(quote, lang, syn))
+    if q.check == "figures_expected":
+        figs = [f for f in (parse_one(p) for p in q.phrasings) if f is not None]
+        if figs and not any(contains_value(quote, f, lang) for f in figs):
+            return f"the quote {_short(quote)} does not state the figure"
+        return None
+    answer = set(tokens(inp.answer, lang, syn))
+    for phrasing in q.phrasings:
+        words = content(tokens(phrasing, lang, syn), lang)
+        there = words & answer
+        numbers = {w for w in words if w.isdigit()}
+        if there and there <= said and numbers <= said:
+            if negates and NEG not in said and not corrects(quote, lang):
+                continue
+            return None
+    if negates and NEG not in said and not corrects(quote, lang):
+        return f"the quote {_short(quote)} does not carry the fact's negation"
+    return f"the quote {_short(quote)} does not carry the fact's words"
 
 
 def _find_run(seq: list[str], want: list[str], start: int) -> int | None:

@@ -87,9 +87,13 @@ def quote(items: list[str]) -> str:
 # number ("4.50 €") does not end a sentence. pysbd knows these and many more, but was
 # measured at 2.6 ms an answer: too slow for checks run on every answer and labelled one.
 _ABBREVIATIONS = (
-    r"zzgl|inkl|ca|bzw|usw|z\.b|e\.g|i\.e|etc|approx|vs|nr|no|incl|excl|env|aprox|p\.ej|a\.m|p\.m"
+    r"zzgl|inkl|ca|bzw|usw|z\.b|e\.g|i\.e|etc|approx|vs|nr|incl|excl|env|aprox|p\.ej|a\.m|p\.m|"
+    r"pr|bijv|evt|ecc|pag|tel|sig|dott"
 )
-SENTENCE_END = regex.compile(rf"(?<!\b(?:{_ABBREVIATIONS}))[.!?]+(?=\s|$)|\n", regex.IGNORECASE)
+# "No. 5" is a number; "No. The trial ..." is an answer and a sentence.
+SENTENCE_END = regex.compile(
+    rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\bno(?=\.\s*\d))[.!?]+(?=\s|$)|\n", regex.IGNORECASE
+)
 
 
 @lru_cache(maxsize=4096)

@@ -14,7 +14,8 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals
+from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals, unit_names
+from evals.checks.lexicon import DURATION_KINDS, all_lexicons
 
 
 # Months come from CLDR (Babel) for every language considered; numbers written in words are
@@ -33,37 +34,39 @@ def months() -> dict[str, int]:
     return out
 
 
-# Unit words by what they measure; a duration is compared in days or in minutes.
-_DURATION_UNITS: dict[str, tuple[str, int]] = {}
-for _words, _unit, _factor in (
-    ("day days tag tage tagen tages jour jours día días dia dias", "day", 1),
-    ("week weeks woche wochen semaine semaines semana semanas", "day", 7),
-    ("hour hours hr hrs stunde stunden std heure heures hora horas", "minute", 60),
-    ("minute minutes min mins minuten minuto minutos", "minute", 1),
-    ("month months monat monate monaten monats mois mes meses", "month", 1),
-    ("year years jahr jahre jahren jahres an ans année années año años", "year", 1),
-):
-    for _w in _words.split():
-        _DURATION_UNITS[_w] = (_unit, _factor)
+# Unit words by what they measure, from CLDR (cldr.json) and each language's file (plurals,
+# abbreviations, working days, things counted); a duration is compared in days or minutes.
+# Units are read in every supported language, since a ticket, its passages and the answer
+# may be in different ones, and a unit word only counts right after a number; a language's
+# `own_only` words ("time", an hour in Danish) only in that language's text.
+@lru_cache(maxsize=16)
+def duration_units(lang: str | None) -> dict[str, tuple[str, int]]:
+    """Duration unit words -> (unit, factor), as read in `lang`'s text."""
+    out: dict[str, tuple[str, int]] = {}
+    for lex in all_lexicons():
+        cldr = unit_names(lex.lang)
+        for kind, (unit, factor) in DURATION_KINDS.items():
+            for w in (*lex.units.get(kind, ()), *cldr.get(kind, ())):
+                if w in lex.own_only and lex.lang != lang:
+                    continue
+                out.setdefault(" ".join(w.split()), (unit, factor))
+    return out
 
-_COUNT_UNITS: dict[str, str] = {}
-for _words, _unit in (
-    (
-        "seat seats user users licence licences license licenses platz plätze plätzen "
-        "nutzer nutzerinnen lizenz lizenzen place places plaza plazas puesto puestos "
-        "usuario usuarios",
-        "seat",
-    ),
-    ("location locations site sites standort standorte filiale filialen sede sedes", "location"),
-    (
-        "employee employees staff people mitarbeiter mitarbeiterinnen mitarbeitende "
-        "beschäftigte salarié salariés employé employés empleado empleados",
-        "employee",
-    ),
-    ("sms", "sms"),
-):
-    for _w in _words.split():
-        _COUNT_UNITS[_w] = _unit
+
+@lru_cache(maxsize=1)
+def count_units() -> dict[str, str]:
+    """Words of things counted -> what is counted ("Plätze" -> seat, "volte" -> time)."""
+    out: dict[str, str] = {}
+    for lex in all_lexicons():
+        for what, words in lex.counts.items():
+            for w in words:
+                out.setdefault(w, what)
+    return out
+
+
+def _union(attr: str) -> list[str]:
+    return sorted({w for lex in all_lexicons() for w in getattr(lex, attr)})
+
 
 _CURRENCIES = {
     "€": "EUR",
@@ -88,27 +91,38 @@ def _alt(words: list[str]) -> str:
 _NUM = r"\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
 _CUR_PRE = r"[€$£]|\b(?:eur|usd|gbp|chf)\b"
 _CUR_POST = r"[€$£]|\b(?:eur|euros?|usd|dollars?|gbp|chf)\b"
-_PERCENT = r"%|\bpercent\b|\bper\s?cent\b|\bprozent\b|\bpour\s?cent\b|\bpor\s?ciento\b"
-_DUR = _alt(list(_DURATION_UNITS))
-_CNT = _alt(list(_COUNT_UNITS))
-# "14 more days", "6 weitere Plätze", "14 días más" (the last needs no filler).
-_MORE = (
-    r"more|further|additional|extra|weitere|weiteren|zusätzliche|zusätzlichen|autres|otros|otras"
-)
 
 
-@lru_cache(maxsize=1)
-def figure_pattern() -> regex.Pattern[str]:
-    """The pattern of every figure kind (compiled once, on first use)."""
+def _phrase(words: list[str]) -> str:
+    """Alternatives for words or phrases, longest first, any whitespace between words."""
+    out = sorted(words, key=len, reverse=True)
+    return "|".join(r"\s+".join(regex.escape(p) for p in w.split()) for w in out)
+
+
+@lru_cache(maxsize=16)
+def figure_pattern(lang: str | None = None) -> regex.Pattern[str]:
+    """The pattern of every figure kind as read in `lang`'s text (compiled once each)."""
     _MONTH = _alt(list(months()))  # noqa: N806 - read like the other pattern parts
+    _PERCENT = rf"%|\b(?:{_phrase(_union('percent'))})\b"  # noqa: N806
+    _DUR = _phrase(list(duration_units(lang)))  # noqa: N806
+    _CNT = _phrase(list(count_units()))  # noqa: N806
+    _MORE = _phrase(_union("more"))  # noqa: N806
+    # Ordinal days: "1st", "1e", "1ste", "1.", "1°", "1º", "1er"; the day word ("day",
+    # "giorno", "Tag") and "of each month" in each language.
+    _ORD = _phrase(_union("day_suffixes"))  # noqa: N806
+    _DAYW = _phrase(_union("day_words"))  # noqa: N806
+    _EACH = _phrase(_union("each_month"))  # noqa: N806
     return regex.compile(
         rf"(?P<iso>\b(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})\b)"
         rf"|(?P<dmy>\b(?P<nd>\d{{1,2}})[./](?P<nm>\d{{1,2}})[./](?P<ny>\d{{4}})\b)"
-        rf"|(?P<dm>\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s|of\s)?(?P<dmo>{_MONTH})\b\.?"
+        rf"|(?P<dm>\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th|er|e|\.|º|°|ª)?\s(?:de\s|of\s)?(?P<dmo>{_MONTH})\b\.?"
         rf"(?:,?\s(?:de\s)?(?P<dy>\d{{4}})\b)?)"
         rf"|(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s?(?:%|€|\$|£|[.,]\d))(?:,?\s(?P<my>\d{{4}})\b)?)"
-        # "the 1st of each month", "the 15th", "on the 1st day of the billing month".
-        rf"|(?P<dom>\b(?P<od>[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s(?:day\s)?of\s(?:the\s)?(?:each|every|month|billing|following|next)\b|\s(?:each|every)\b))"
+        # "the 1st of each month", "de 1e van elke maand", "am 1. jedes Monats", "il 1° giorno di
+        # ogni mese" (text2num reads "primo" as 1), "the 15th day of the billing month".
+        rf"|(?P<dom>\b(?P<od>[12]?\d|3[01])(?:(?:{_ORD})(?:\s+(?:{_DAYW}))?|\s+(?:{_DAYW}))"
+        rf"(?=\s+(?:{_EACH})\b))"
+        rf"|(?P<domw>\b(?:{_DAYW})\s+(?P<odw>[12]?\d|3[01])(?=\s+(?:{_EACH})\b))"
         rf"|(?P<clock>\b(?P<ch>[01]?\d|2[0-3])\s?(?::|h)\s?(?P<cm>[0-5]\d)\b"
         rf"(?:\s?(?P<campm>[ap])\.?m\b\.?)?(?:\s?uhr\b)?)"
         rf"|(?P<ampm>\b(?P<ah>1[0-2]|0?\d)\s?(?P<aap>[ap])\.?m\b\.?)"
@@ -178,7 +192,11 @@ def _date(y: str | None, m: int, d: str) -> tuple[int | None, int, int] | None:
     return (int(y) if y else None, m, day)
 
 
-def _figure(m: regex.Match[str]) -> Figure | None:
+# "3 times 24 €" multiplies: a count of times is one only where no number follows.
+_FACTOR_FOLLOWS = regex.compile(r"\s*(?:\d|[€$£])")
+
+
+def _figure(m: regex.Match[str], lang: str | None = None) -> Figure | None:
     g = m.groupdict()
     span = (m.start(), m.end(), m.group(0))
     if g["iso"]:
@@ -193,8 +211,8 @@ def _figure(m: regex.Match[str]) -> Figure | None:
         v = None
     if v is not None:
         return Figure("date", "date", v, *span)
-    if g["dom"]:
-        return Figure("day", "day-of-month", Decimal(int(g["od"])), *span)
+    if g["dom"] or g["domw"]:
+        return Figure("day", "day-of-month", Decimal(int(g["od"] or g["odw"])), *span)
     if g["clock"] or g["ampm"] or g["uhr"] or g["hour"]:
         hour = int(g["ch"] or g["ah"] or g["uh"] or g["hh"])
         minute = int(g["cm"] or 0)
@@ -213,11 +231,14 @@ def _figure(m: regex.Match[str]) -> Figure | None:
         return Figure("percent", "%", amount, *span) if amount is not None else None
     if g["dur"]:
         amount = number(g["dn"])
-        unit, factor = _DURATION_UNITS[g["du"].casefold()]
+        unit, factor = duration_units(lang)[" ".join(g["du"].casefold().split())]
         return Figure("duration", unit, amount * factor, *span) if amount is not None else None
     if g["cnt"]:
         amount = number(g["kn"])
-        unit = _COUNT_UNITS[g["ku"].casefold()]
+        unit = count_units()[" ".join(g["ku"].casefold().split())]
+        # "une fois connecté", "one time": once is a conjunction as often as a count.
+        if unit == "time" and (amount == 1 or _FACTOR_FOLLOWS.match(m.string, m.end())):
+            return None
         return Figure("count", unit, amount, *span) if amount is not None else None
     return None
 
@@ -248,15 +269,16 @@ def with_digits(text: str, lang: str | None) -> tuple[str, list[tuple[int, int]]
 
 @lru_cache(maxsize=16384)
 def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
-    written = _scan(text)
-    plain, spans = with_digits(text, lang or detect(text) or "en")
+    reading = lang or detect(text)
+    written = _scan(text, reading)
+    plain, spans = with_digits(text, reading or "en")
     if not spans:
         return written
     # Figures written with digits come first; a number in words adds a figure only where no
     # written one stands ("15 pour cent" is 15 %, not "15 pour 100").
     taken = [(f.start, f.end) for f in written]
     out = list(written)
-    for fig in _scan(plain):
+    for fig in _scan(plain, reading):
         start = next((a for a, b in spans if a <= fig.start < b), None)
         if start is None or any(a < fig.end and start < b for a, b in taken):
             continue
@@ -265,10 +287,10 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
     return tuple(sorted(out, key=lambda f: f.start))
 
 
-def _scan(text: str) -> tuple[Figure, ...]:
+def _scan(text: str, lang: str | None) -> tuple[Figure, ...]:
     out: list[Figure] = []
-    for m in figure_pattern().finditer(text):
-        fig = _figure(m)
+    for m in figure_pattern(lang).finditer(text):
+        fig = _figure(m, lang)
         if fig is None:
             continue
         out.append(fig)

@@ -70,6 +70,7 @@ def _harness_files() -> tuple[Path, ...]:
         files += sorted((base / sub).glob("*.py"))
     # The language data shipped beside the checks (CLDR's month names) shapes verdicts too.
     files += sorted((base / "checks").glob("*.json"))
+    files += sorted((base / "checks" / "languages").glob("*.toml"))
     return tuple(files)
 
 

@@ -1,0 +1,138 @@
+"""The words each language's text is read with that no library lists: negations, articles,
+clause breaks, glue words, unit and count words, ordinal days of a month, correction,
+counterfactual and hand-over phrases, general equivalences.
+
+They are data, one file per language in `evals/checks/languages/`, loaded once per process on
+first use; a text is read with its own language's lists only, so Spanish "sin" is no negation
+in "the Sin City office" and Italian "non" is one in "non è gratuita". Stems, stop words,
+numbers in words, month names and CLDR's unit names come from the libraries
+(`evals/checks/language.py`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+#: Where the language files live: `<code>.toml`, one per supported language.
+LANGUAGE_DIR = Path(__file__).with_name("languages")
+
+#: The languages read in full: each has a file in LANGUAGE_DIR, a Snowball stemmer, a
+#: stop-word list, text2num's numbers in words and CLDR's months and units. The schema's
+#: `expect.language`, `invoke validate --help` and docs/checks.md state this list (a test
+#: holds them to it).
+SUPPORTED = ("da", "de", "en", "es", "fr", "it", "nl", "pt")
+
+#: What a text is read as when its language is not known.
+FALLBACK = "en"
+
+#: Kinds of duration units, and the unit and factor each is compared in.
+DURATION_KINDS: dict[str, tuple[str, int]] = {
+    "day": ("day", 1),
+    "week": ("day", 7),
+    "working_day": ("working-day", 1),
+    "hour": ("minute", 60),
+    "minute": ("minute", 1),
+    "month": ("month", 1),
+    "year": ("year", 1),
+}
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """One language's word lists, as its file gives them (lower-case)."""
+
+    lang: str
+    negators: frozenset[str] = frozenset()
+    articles: frozenset[str] = frozenset()
+    conjunctions: frozenset[str] = frozenset()
+    #: None: the language's stop-word list (less `restrictive`) stands in.
+    glue: frozenset[str] | None = None
+    restrictive: frozenset[str] = frozenset()
+    politeness: frozenset[str] = frozenset()
+    list_joiners: frozenset[str] = frozenset()
+    same_word: dict[str, str] = field(default_factory=dict)
+    equivalences: tuple[tuple[str, ...], ...] = ()
+    more: tuple[str, ...] = ()
+    percent: tuple[str, ...] = ()
+    #: kind (DURATION_KINDS) -> words
+    units: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: unit words read only in this language's text
+    own_only: frozenset[str] = frozenset()
+    #: what is counted -> words
+    counts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    day_suffixes: tuple[str, ...] = ()
+    day_words: tuple[str, ...] = ()
+    each_month: tuple[str, ...] = ()
+    corrections: tuple[str, ...] = ()
+    not_true: tuple[str, ...] = ()
+    conditional: frozenset[str] = frozenset()
+    would: frozenset[str] = frozenset()
+    handover: tuple[str, ...] = ()
+
+
+def _words(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.split()
+    return tuple(str(w).casefold() for w in value or ())
+
+
+def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
+    """A Lexicon from a language file's parsed TOML."""
+    figures = data.get("figures", {})
+    units = figures.get("units", {})
+    dom = figures.get("day_of_month", {})
+    claims = data.get("claims", {})
+    glue = data.get("glue")
+    return Lexicon(
+        lang=lang,
+        negators=frozenset(_words(data.get("negators"))),
+        articles=frozenset(_words(data.get("articles"))),
+        conjunctions=frozenset(_words(data.get("conjunctions"))),
+        glue=frozenset(_words(glue)) if glue is not None else None,
+        restrictive=frozenset(_words(data.get("restrictive"))),
+        politeness=frozenset(_words(data.get("politeness"))),
+        list_joiners=frozenset(_words(data.get("list_joiners"))),
+        same_word={str(k).casefold(): str(v) for k, v in data.get("same_word", {}).items()},
+        equivalences=tuple(_words(g) for g in data.get("equivalences", ())),
+        more=_words(figures.get("more")),
+        percent=_words(figures.get("percent")),
+        units={k: _words(v) for k, v in units.items() if k in DURATION_KINDS},
+        own_only=frozenset(_words(units.get("own_only"))),
+        counts={k: _words(v) for k, v in figures.get("counts", {}).items()},
+        day_suffixes=tuple(str(s) for s in dom.get("suffixes", ())),
+        day_words=_words(dom.get("day_words")),
+        each_month=_words_phrases(dom.get("each_month")),
+        corrections=tuple(str(p) for p in claims.get("corrections", ())),
+        not_true=_words_phrases(claims.get("not_true")),
+        conditional=frozenset(_words(claims.get("conditional"))),
+        would=frozenset(_words(claims.get("would"))),
+        handover=_words_phrases(claims.get("handover")),
+    )
+
+
+def _words_phrases(value: Any) -> tuple[str, ...]:
+    return tuple(str(p).casefold() for p in value or ())
+
+
+@cache
+def lexicon(lang: str | None) -> Lexicon:
+    """The language's lists, read once per process; English for a language without a file
+    (`invoke validate` refuses such a language in `expect.language`)."""
+    code = lang if lang in SUPPORTED else FALLBACK
+    path = LANGUAGE_DIR / f"{code}.toml"
+    with path.open("rb") as fh:
+        return parse_lexicon(code, tomllib.load(fh))
+
+
+def has_data(lang: str) -> bool:
+    """Whether the language has its own file (its negations and corrections are read)."""
+    return lang in SUPPORTED and (LANGUAGE_DIR / f"{lang}.toml").is_file()
+
+
+def all_lexicons() -> tuple[Lexicon, ...]:
+    """Every supported language's lists (for the figure units read in any language)."""
+    return tuple(lexicon(lang) for lang in SUPPORTED)
