@@ -19,7 +19,7 @@ from casekit import invoke
 from diffkit import header, project, row, summary, write_run
 
 from evals.compare.command import guard_internal
-from evals.compare.gate import LEFT_OUT, WORST
+from evals.compare.gate import ERRORS_WORST, LEFT_OUT, WORST
 from evals.compare.jsondata import render_json
 from evals.compare.pairing import compare_runs
 from evals.compare.render import render_markdown, render_text
@@ -130,9 +130,16 @@ def test_eight_errors_in_b_where_a_passed_never_give_ok(tmp_path: Path) -> None:
     for mode in ("significant", "noninferior", "strict"):
         res = _diff(tmp_path, pa, pb, "--fail-on", mode)
         assert res.returncode == 3, (mode, res.stderr)
-        assert res.stderr.startswith("INCONCLUSIVE") and "errors decide it" in res.stderr
+        assert res.stderr.startswith("INCONCLUSIVE"), (mode, res.stderr)
+        # noninferior cannot certify 32 cases within 5 points anyway; the others would pass
+        # with the errors left out, and say why they do not.
+        if mode != "noninferior":
+            assert res.stderr.rstrip().endswith("[error-rate]"), (mode, res.stderr)
+            assert "B's errors could hide breaks" in res.stderr
     data = _json(tmp_path, pa, pb)
-    worst, left_out = data["readings"][WORST], data["readings"][LEFT_OUT]
+    assert data["verdict"]["reason"] in ("error-rate", "margin-undecided")
+    assert data["verdict"]["n_errored"] == 8
+    worst, left_out = data["readings"][ERRORS_WORST], data["readings"][LEFT_OUT]
     assert (worst["verdict"], left_out["verdict"]) == ("FAIL", "PASS")
     assert worst["figures"][0]["interval"]["mcnemar"] == {
         "fixed": 0,
@@ -140,9 +147,9 @@ def test_eight_errors_in_b_where_a_passed_never_give_ok(tmp_path: Path) -> None:
         "n_discordant": 8,
     }
     md = _diff(tmp_path, pa, pb).stdout
-    assert "errors counted against B: FAIL over 40 case(s)" in md
-    assert "errors left out: PASS over 32 case(s)" in md
-    assert "| pass rate, errors counted against B |" in md
+    assert "also read at their least favourable: errors against B: FAIL over 40 case(s)" in md
+    assert "| pass rate, undecided left out | 100.0% (32/32) |" in md
+    assert "| pass rate, errors against B |" in md
 
 
 # --- small suites: no promise the test cannot keep -------------------------------------------
@@ -336,7 +343,8 @@ def test_the_report_says_which_mode_decided_and_how_to_read_it(tmp_path: Path) -
     pa, pb = _pair(tmp_path, *flaky_aa(seed=1))
     for mode in ("significant", "noninferior", "strict", "never"):
         res = _diff(tmp_path, pa, pb, "--fail-on", mode)
-        first = res.stdout.split("\n")[2]
+        headline, first = res.stdout.split("\n")[2], res.stdout.split("\n")[4]
+        assert headline == "**3 worse, 1 better, 196 same**", headline
         assert first.startswith(("**PASS**", "**FAIL**", "**INCONCLUSIVE**")), first
         assert f"--fail-on {mode}" in first
         assert "**How to read this**" in res.stdout
@@ -467,14 +475,15 @@ def test_cases_missing_from_b_never_pass_through_invoke_diff(tmp_path: Path) -> 
         pb = write_run(tmp_path / "runs" / "b.jsonl", "B", rows_b, complete=complete)
         res = _diff(tmp_path, pa, pb)
         assert res.returncode == 3, res.stderr
-        assert res.stderr.startswith("INCONCLUSIVE") and "8 of them missing from B" in res.stderr
+        assert res.stderr.rstrip().endswith("[undecided-rows]")
+        assert "8 missing from B" in res.stderr
     data = _json(tmp_path, pa, pb)
     assert data["verdict"]["n_missing"] == 8
     assert data["readings"][WORST]["figures"][0]["p_value"] == pytest.approx(1 / 256)
     assert "8 case(s) of A are missing from B" in _diff(tmp_path, pa, pb).stdout
 
 
-def test_review_rows_are_read_like_errors_and_counted_apart(tmp_path: Path) -> None:
+def test_review_rows_are_undecided_and_counted_apart_from_errors(tmp_path: Path) -> None:
     # `review`: a check could not decide. The run-file schema does not list the status yet,
     # so the runs are built in memory: the pairing and the gate must read it anyway.
     rows_a = [row("A", f"c{i:02d}", "pass") for i in range(40)]
@@ -484,10 +493,12 @@ def test_review_rows_are_read_like_errors_and_counted_apart(tmp_path: Path) -> N
     run_a = RunFile(tmp_path / "a.jsonl", header("A"), rows_a, summary("A", rows_a))
     run_b = RunFile(tmp_path / "b.jsonl", header("B"), rows_b, summary("B", rows_b))
     cmp = compare_runs(run_a, run_b)
-    assert cmp.decision.verdict == "INCONCLUSIVE" and "errors decide it" in cmp.decision.reason
+    assert cmp.decision.verdict == "INCONCLUSIVE" and "review rows decide it" in cmp.decision.reason
+    assert cmp.decision.n_review == 8 and cmp.decision.n_errored == 0
     assert cmp.decision.readings[WORST].verdict == "FAIL"
     text = render_text(cmp)
-    assert "B 0 of 40, 8 review" in text
+    assert "B 0 errored, 8 in review, of 40" in text
+    assert "0 worse, 0 better, 32 same (8 in review: not paired)" in text
     assert "review: a check could not decide" in text
 
 
@@ -524,7 +535,7 @@ def test_a_bug_of_the_command_itself_is_one_line_and_exit_3_never_1(capsys) -> N
     def broken() -> int:
         raise TypeError("unsupported format string passed to NoneType.__format__")
 
-    assert guard_internal("invoke diff", broken) == 3
+    assert guard_internal("invoke diff", broken) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error, no verdict (TypeError" in err
     with pytest.raises(InputError):

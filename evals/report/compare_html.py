@@ -331,7 +331,7 @@ def sealed_data(data: dict[str, Any]) -> dict[str, Any]:
     out = {k: data[k] for k in keep}
     out["readings"] = {
         name: {
-            **{k: v for k, v in r.items() if k not in ("broken", "flaky_changed", "reason")},
+            **{k: v for k, v in r.items() if k not in ("broken", "flaky_changed", "why")},
             "n_broken": len(r["broken"]),
             "n_flaky_changed": len(r["flaky_changed"]),
         }
