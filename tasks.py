@@ -80,6 +80,8 @@ def init(c, dir):  # noqa: A002 - the word users type is `invoke init DIR`
         "timeout": "seconds per request (and per --target call) before it is retried or "
         "abandoned (default [tool.evals] timeout_s)",
         "retries": "retries per request, with backoff (default [tool.evals] max_retries)",
+        "resend": "re-send an attempt that still ended in a transient error (timeout, 429, "
+        "5xx, dropped connection) up to N more times (default 2, [tool.evals] resend)",
         "batch": "send the requests as one provider batch (OpenAI-compatible Batch API, "
         "24 h window, batch price); see docs/batch.md",
     },
@@ -107,6 +109,7 @@ def run(
     timeout=None,
     retries=None,
     batch=False,
+    resend=None,
 ):
     """Send every case to the model, check the answers, write a stamped run file."""
     from evals.commands.run import RunOptions, cmd_run
@@ -136,6 +139,7 @@ def run(
                     timeout_s=timeout,
                     max_retries=retries,
                     batch=bool(batch),
+                    resend=resend,
                 )
             )
         )
