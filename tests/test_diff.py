@@ -540,3 +540,96 @@ def test_a_bug_of_the_command_itself_is_one_line_and_exit_3_never_1(capsys) -> N
     assert err.count("\n") == 1 and "internal error, no verdict (TypeError" in err
     with pytest.raises(InputError):
         guard_internal("invoke diff", lambda: (_ for _ in ()).throw(InputError("bad flag")))
+
+
+# --- errors, review rows and a better B, as the gate is judged on them -----------------------
+
+
+def _unchanged_with_errors(rng: random.Random, n: int, errors: float) -> tuple[Rows, Rows]:
+    """Two runs of one system: each case passes with its own probability, each row errors
+    with chance `errors` in either run (a transient fault nobody re-sent)."""
+    rows_a, rows_b = [], []
+    for i in range(n):
+        p = rng.betavariate(0.8, 0.4)
+        for rows, run_id in ((rows_a, "A"), (rows_b, "B")):
+            if rng.random() < errors:
+                rows.append(row(run_id, f"c{i:03d}", "error", error="timeout after 4 retries"))
+            else:
+                rows.append(row(run_id, f"c{i:03d}", _status(rng, p)))
+    return rows_a, rows_b
+
+
+def test_thirty_unchanged_pairs_with_five_percent_errors_rarely_fail_or_say_inconclusive(
+    tmp_path: Path,
+) -> None:
+    rng = random.Random(31)
+    verdicts = []
+    for k in range(30):
+        rows_a, rows_b = _unchanged_with_errors(rng, 200, 0.05)
+        pa = write_run(tmp_path / f"a{k}.jsonl", "A", rows_a)
+        pb = write_run(tmp_path / f"b{k}.jsonl", "B", rows_b)
+        verdicts.append(compare_runs(read_run(pa), read_run(pb)).decision.verdict)
+    assert verdicts.count("INCONCLUSIVE") <= 3, verdicts
+    assert verdicts.count("FAIL") <= 3, verdicts
+    res = _diff(tmp_path, pa, pb, "--format", "json")  # the last pair, through the command
+    data = json.loads(res.stdout)
+    assert res.returncode == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}[verdicts[-1]]
+    assert data["verdict"]["n_errored"] > 0 and data["verdict"]["error_rate"]["worse"] is False
+
+
+def test_a_b_that_errors_on_six_percent_of_the_cases_passing_in_a_never_passes(
+    tmp_path: Path,
+) -> None:
+    rng = random.Random(32)
+    for k in range(10):
+        rows_a, _ = _unchanged_with_errors(rng, 200, 0.0)
+        rows_b = [row("B", r["case"], r["status"]) for r in rows_a]
+        passing = [i for i, r in enumerate(rows_a) if r["status"] == "pass"]
+        for i in rng.sample(passing, 12):
+            rows_b[i] = row("B", rows_a[i]["case"], "error", error="timeout after 4 retries")
+        pa = write_run(tmp_path / f"a{k}.jsonl", "A", rows_a)
+        pb = write_run(tmp_path / f"b{k}.jsonl", "B", rows_b)
+        for mode in ("significant", "noninferior", "strict"):
+            d = compare_runs(read_run(pa), read_run(pb), fail_on=mode).decision
+            assert d.verdict != "PASS", (k, mode, d.reason)
+    res = _diff(tmp_path, pa, pb)
+    assert res.returncode == 3 and res.stderr.rstrip().endswith("[error-rate]"), res.stderr
+
+
+def test_a_b_that_broke_nothing_and_fixed_twenty_passes_noninferior(tmp_path: Path) -> None:
+    rows_a = [row("A", f"c{i:03d}", "pass" if i < 150 else "fail") for i in range(200)]
+    rows_b = [row("B", f"c{i:03d}", "pass" if i < 170 else "fail") for i in range(200)]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    res = _diff(
+        tmp_path, pa, pb, "--fail-on", "noninferior", "--margin", "0.05", "--format", "json"
+    )
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    rate = data["readings"][LEFT_OUT]["figures"][0]["interval"]
+    assert rate["low"] > 0.06 and rate["high"] == pytest.approx(0.149, abs=1e-3)
+    assert data["verdict"]["reason"] == "within-margin"
+
+
+def test_cases_in_review_in_both_runs_count_in_the_worst_case_through_invoke_diff(
+    tmp_path: Path,
+) -> None:
+    # 40 cases: 29 pass in both, 6 broken, 1 fixed, 4 in review in both runs. Left out the
+    # exact test gives p = 0.0625 (PASS); the 4 read as a pass in A and a fail in B make
+    # p = 12/2048 (FAIL), so the gate cannot say PASS.
+    def side(run_id: str, broken_status: str, fixed_status: str) -> Rows:
+        out = [row(run_id, f"s{i:02d}", "pass") for i in range(29)]
+        out += [row(run_id, f"b{i}", broken_status) for i in range(6)]
+        out += [row(run_id, "x0", fixed_status)]
+        for i in range(4):
+            r = row(run_id, f"r{i}", "pass")
+            r.update(status="review", score=None, failed_checks=[])
+            out.append(r)
+        return out
+
+    rows_a, rows_b = side("A", "pass", "fail"), side("B", "fail", "pass")
+    run_a = RunFile(tmp_path / "a.jsonl", header("A"), rows_a, summary("A", rows_a))
+    run_b = RunFile(tmp_path / "b.jsonl", header("B"), rows_b, summary("B", rows_b))
+    d = compare_runs(run_a, run_b).decision
+    assert d.readings[LEFT_OUT].verdict == "PASS" and d.readings[WORST].verdict == "FAIL"
+    assert d.verdict == "INCONCLUSIVE" and d.code == "undecided-rows" and d.n_review == 4
+    assert d.readings[WORST].figures[0].p_value == pytest.approx(12 / 2048)

@@ -385,10 +385,10 @@ def decide(
             # the errors are read at their least favourable: one error in 18 cases blocks
             # only when it could have been the break that decides.
             against = None
-            if with_errors is not None and not rate_test.by_test:
+            if with_errors is not None:
                 against = _worst_reading(with_errors, floor, ceiling, args)
                 readings[ERRORS_WORST] = dataclasses.replace(against, name=ERRORS_WORST)
-            if against is None or against.verdict != "PASS":
+            if rate_test.by_test or against is None or against.verdict != "PASS":
                 verdict, code = "INCONCLUSIVE", "error-rate"
                 found = (
                     f" ({against.verdict} with them at their least favourable)" if against else ""

@@ -71,6 +71,7 @@ def draw_pair(
     epochs: int = 1,
     drop: float = 0.0,
     unknowns: Unknowns | None = None,
+    n_cases: int = 200,
 ) -> tuple[Endpoints, ErrorCounts, Endpoints]:
     """One pair of runs A and B of the SAME system (no real change) under `scenario`, as the
     gate reads them: the two figures case by case, the cases that errored, and the figures
@@ -94,7 +95,7 @@ def draw_pair(
         drawn.append((case_id, p_a, _shifted(p_b, drop), cluster))
 
     if scenario == "independent":
-        for i in range(200):
+        for i in range(n_cases):
             p = rng.betavariate(*_BETA)
             add(f"c{i}", p, p)
     elif scenario in ("clustered", "unbalanced"):
@@ -220,6 +221,7 @@ def simulate_false_alarm(
     retries: int = 0,
     review: float = 0.0,
     b_error_share: float = 0.0,
+    n_cases: int = 200,
 ) -> SimulationResult:
     """Share of reps in which the gate fails when A and B are the same system.
 
@@ -234,14 +236,14 @@ def simulate_false_alarm(
     `drop` > 0 B is really worse (see draw_scenario) and the FAIL share is the power;
     `errors` is the chance that a try errors, in either run, `retries` how often a run
     re-sends it, `review` the chance that an attempt is left in review, `b_error_share`
-    the share of cases passing in A that error in B (see Unknowns). The result's `passed`
-    is the share of PASS verdicts.
+    the share of cases passing in A that error in B (see Unknowns); `n_cases` the size of
+    the "independent" suite. The result's `passed` is the share of PASS verdicts.
     """
     rng = random.Random(seed)
     fails = inconclusive = 0
     unknowns = Unknowns(errors, retries, review, b_error_share)
     for _ in range(reps):
-        cases, counts, with_errors = draw_pair(rng, scenario, epochs, drop, unknowns)
+        cases, counts, with_errors = draw_pair(rng, scenario, epochs, drop, unknowns, n_cases)
         d = decide(
             cases,
             mode,
