@@ -418,7 +418,7 @@ def unseal(c, suite=None, key_file=None):
     help={
         "a": "run A (before): a path, a run id, 'baseline' (default) or 'latest'",
         "b": "run B (after): a path, a run id, 'baseline' or 'latest' (default)",
-        "format": "md (default), json or text",
+        "format": "md, json or text (default: text on a terminal, md when piped or with --out)",
         "all": "list unchanged cases too",
         "fail_on": "significant (default): exit 1 if B is worse at one-sided level --alpha; "
         "noninferior: exit 1 unless B is within --margin; strict: exit 1 on any case that "
@@ -434,7 +434,7 @@ def diff(
     c,
     a=None,
     b=None,
-    format_="md",
+    format_=None,
     all_=False,
     fail_on="significant",
     alpha="0.05",

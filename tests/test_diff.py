@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import pty
 import random
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from casekit import invoke
+from casekit import INVOKE, ROOT, invoke
 from diffkit import header, project, row, summary, write_run
 
 from evals.compare.command import guard_internal
@@ -633,3 +636,38 @@ def test_cases_in_review_in_both_runs_count_in_the_worst_case_through_invoke_dif
     assert d.readings[LEFT_OUT].verdict == "PASS" and d.readings[WORST].verdict == "FAIL"
     assert d.verdict == "INCONCLUSIVE" and d.code == "undecided-rows" and d.n_review == 4
     assert d.readings[WORST].figures[0].p_value == pytest.approx(12 / 2048)
+
+
+def test_on_a_terminal_diff_prints_plain_text_and_markdown_when_piped(tmp_path: Path) -> None:
+    rows_a = [row("A", f"c{i:02d}", "pass") for i in range(10)]
+    rows_b = [row("B", f"c{i:02d}", "fail" if i < 2 else "pass") for i in range(10)]
+    pa, pb = _pair(tmp_path, rows_a, rows_b)
+    main, side = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [INVOKE, "-r", str(ROOT), "diff", "--a", str(pa), "--b", str(pb)],
+            cwd=tmp_path,
+            stdout=side,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+        os.close(side)
+        chunks = []
+        while True:
+            try:
+                data = os.read(main, 65536)
+            except OSError:  # the terminal closed: everything was read
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(main)
+    shown = b"".join(chunks).decode("utf-8")
+    assert proc.returncode in (0, 3), proc.stderr
+    assert shown.startswith("diff A -> B") and "2 worse, 0 better, 8 same" in shown
+    assert "\\[" not in shown and "| --- |" not in shown and "**" not in shown
+    piped = _diff(tmp_path, pa, pb)
+    assert (
+        piped.stdout.startswith("## Eval diff:") and "**2 worse, 0 better, 8 same**" in piped.stdout
+    )

@@ -140,8 +140,8 @@ def test_a_b_that_errors_on_six_percent_of_the_cases_that_pass_in_a_never_passes
         "significant", "independent", 200, seed=12, b_error_share=0.06, errors=0.05, retries=2
     )
     assert r.passed == 0.0, r
-    # Without the re-sends the 5% blur the sign test: it passes 20% of 300 pairs (35% when
-    # every one-sided error counted, not only those that could hide a break).
+    # Without the re-sends the 5% blur the sign test: it passes 20% of these 300 pairs
+    # (24.6% of 1,000 in bench/gate_false_alarms.py).
     r = sim.simulate_false_alarm(
         "significant", "independent", 300, seed=101, b_error_share=0.06, errors=0.05
     )

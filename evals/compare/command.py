@@ -88,7 +88,7 @@ def _number(flag: str, value: float | str) -> float:
 def cmd_diff(
     a: str | None,
     b: str | None,
-    fmt: str = "md",
+    fmt: str | None = None,
     show_all: bool = False,
     fail_on: str = DEFAULT_FAIL_ON,
     alpha: float | str = 0.05,
@@ -96,6 +96,9 @@ def cmd_diff(
     margin: float | str = DEFAULT_MARGIN,
 ) -> int:
     """Compare run A (default: the baseline) with run B (default: the newest run).
+
+    `fmt` None: plain text on a terminal, Markdown when piped or written with `out` (raw
+    Markdown on a terminal is escapes and pipes to read around).
 
     Exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE (the gate cannot decide: the reason code says why),
     2 when nothing at all was compared or the input is bad, 4 when the command itself failed.
@@ -108,13 +111,15 @@ def cmd_diff(
 def _diff(
     a: str | None,
     b: str | None,
-    fmt: str,
+    fmt: str | None,
     show_all: bool,
     fail_on: str,
     alpha: float | str,
     out: str | None,
     margin: float | str,
 ) -> int:
+    if fmt is None:
+        fmt = "text" if out is None and sys.stdout.isatty() else "md"
     if fmt not in RENDERERS:
         raise InputError(f"--format must be one of {', '.join(RENDERERS)}, not {fmt!r}")
     alpha, margin = _number("--alpha", alpha), _number("--margin", margin)

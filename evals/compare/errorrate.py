@@ -12,15 +12,15 @@ The sign test counts only the errors that could hide something: a case that erro
 only and passed (some attempt) in A could hide a break; its mirror, errored in A only and
 passing in B, could hide a fix. With nothing changed the two are equally likely, so the test
 holds its level, and errors on cases that fail in both runs anyway (which cannot hide a
-break) do not dilute it: with 5% errors in both runs and a B that errors on 6% of the cases
-that pass in A, counting every one-sided error let it pass 35% of 300 seeded pairs, these
-20% (after `invoke run`'s two retries: 0%).
+break) do not dilute it. Without `invoke run`'s re-sends, 5% errors in both runs still blur
+it: a B that errors on 6% of the cases that pass in A then passes 24.6% of the time
+(`bench/gate_false_alarms.py`); re-sent, 0%.
 
 Why this and not the worst case for errors: with 5% transient errors in both runs and
-nothing changed, reading every error at its least favourable value made 38% of unchanged
-pairs INCONCLUSIVE (85% with 3 epochs); this test is at most alpha there by construction,
-and a B that errors on 6% of the cases that pass in A still never passes
-(`tests/test_errorrate.py`, `bench/gate_false_alarms.py`).
+nothing changed, reading every error at its least favourable made more than a third of
+unchanged pairs INCONCLUSIVE (most of them with 3 epochs); this test is at most alpha there
+by construction (2.7% at 200 cases), and a B that errors on 6% of the cases that pass in A,
+nothing else erroring, never passes (`tests/test_simulate.py`).
 """
 
 from __future__ import annotations
