@@ -124,11 +124,12 @@ def readings_shown(cmp: Comparison) -> list[Reading]:
 
 def check_cells(r: CheckChange) -> list[str]:
     cells = []
-    for rate, passed, total, err in (
-        (r.rate_a, r.a_pass, r.a_n, r.a_error),
-        (r.rate_b, r.b_pass, r.b_n, r.b_error),
+    for rate, passed, total, err, rev in (
+        (r.rate_a, r.a_pass, r.a_n, r.a_error, r.a_review),
+        (r.rate_b, r.b_pass, r.b_n, r.b_error, r.b_review),
     ):
-        cells.append(f"{pct(rate)} ({passed}/{total})" + (f", {err} error" if err else ""))
+        extra = (f", {err} error" if err else "") + (f", {rev} in review" if rev else "")
+        cells.append(f"{pct(rate)} ({passed}/{total}){extra}")
     ci = r.change
     change = "n/a" if ci is None else f"{fmt_pts(ci.estimate)}, {fmt_ci(ci)}"
     return [*cells, change, fmt_p(r.p_holm), str(r.n_cases)]
