@@ -133,7 +133,7 @@ def _diff(
             write_whole(Path(out), text)
         except OutputError as exc:
             print(exc, file=sys.stderr)
-            return EXIT_USAGE  # the --out path cannot take the report: nothing was decided
+            return EXIT_INTERNAL  # no report delivered: not 3, which means "cannot decide"
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
