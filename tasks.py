@@ -83,6 +83,8 @@ def init(c, dir):  # noqa: A002 - the word users type is `invoke init DIR`
         "timeout": "seconds per request (and per --target call) before it is retried or "
         "abandoned (default [tool.evals] timeout_s)",
         "retries": "retries per request, with backoff (default [tool.evals] max_retries)",
+        "resend": "re-send an attempt that still ended in a transient error (timeout, 429, "
+        "5xx, dropped connection) up to N more times (default 2, [tool.evals] resend)",
         "batch": "send the requests as one provider batch (OpenAI-compatible Batch API, "
         "24 h window, batch price); see docs/batch.md",
     },
@@ -110,6 +112,7 @@ def run(
     timeout=None,
     retries=None,
     batch=False,
+    resend=None,
 ):
     """Send every case to the model, check the answers, write a stamped run file."""
     from evals.commands.run import RunOptions, cmd_run
@@ -139,6 +142,7 @@ def run(
                     timeout_s=timeout,
                     max_retries=retries,
                     batch=bool(batch),
+                    resend=resend,
                 )
             )
         )
@@ -421,7 +425,7 @@ def unseal(c, suite=None, key_file=None):
     help={
         "a": "run A (before): a path, a run id, 'baseline' (default) or 'latest'",
         "b": "run B (after): a path, a run id, 'baseline' or 'latest' (default)",
-        "format": "md (default), json or text",
+        "format": "md, json or text (default: text on a terminal, md when piped or with --out)",
         "all": "list unchanged cases too",
         "fail_on": "significant (default): exit 1 if B is worse at one-sided level --alpha; "
         "noninferior: exit 1 unless B is within --margin; strict: exit 1 on any case that "
@@ -438,7 +442,7 @@ def diff(
     c,
     a=None,
     b=None,
-    format_="md",
+    format_=None,
     all_=False,
     fail_on="significant",
     alpha="0.05",

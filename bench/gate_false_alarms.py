@@ -108,10 +108,40 @@ def main() -> None:
                     f" (+-{r.mc_se:.1%})  INCONCLUSIVE {r.inconclusive:6.1%}"
                     f"  [{time.perf_counter() - t0:.1f} s]"
                 )
-    print("\nabout 5% of attempts erroring at random in each run (no change):")
-    for scenario in ("independent", "clustered"):
-        r = simulate_false_alarm("significant", scenario, args.reps, seed=args.seed, errors=0.05)
-        print(f"  {scenario:<12} FAIL {r.false_alarm:6.1%}  INCONCLUSIVE {r.inconclusive:6.1%}")
+    print("\nsmall independent suites (no change), --fail-on significant, FAIL / INCONCLUSIVE:")
+    for n in (5, 20, 50):
+        for alpha in (0.05, 0.01):
+            r = simulate_false_alarm(
+                "significant", "independent", args.reps, seed=args.seed, alpha=alpha, n_cases=n
+            )
+            print(f"  n = {n:<3} alpha {alpha:<5g} FAIL {r.false_alarm:6.1%}  "
+                  f"INCONCLUSIVE {r.inconclusive:6.1%}")  # fmt: skip
+    print("\n5% of tries erroring at random in each run (no change), --fail-on significant;")
+    print("re-sends 0 is a run file written without them, 2 is invoke run's default:")
+    for scenario, epochs in (("independent", 1), ("clustered", 1), ("unbalanced", 1),
+                             ("independent", 3)):  # fmt: skip
+        for retries in (0, 2):
+            r = simulate_false_alarm(
+                "significant", scenario, args.reps, seed=args.seed, epochs=epochs,
+                errors=0.05, retries=retries,
+            )  # fmt: skip
+            print(
+                f"  {scenario:<12} {epochs} epoch(s) re-sends {retries}  FAIL "
+                f"{r.false_alarm:6.1%}  INCONCLUSIVE {r.inconclusive:6.1%}"
+            )
+    print("\n5% of attempts in review in each run (undecided, read both ways; no change):")
+    r = simulate_false_alarm("significant", "independent", args.reps, seed=args.seed, review=0.05)
+    print(f"  independent  FAIL {r.false_alarm:6.1%}  INCONCLUSIVE {r.inconclusive:6.1%}")
+    print("\na B whose change makes 6% of the cases (passing in A) error on every try:")
+    for errors, retries in ((0.0, 0), (0.05, 2), (0.05, 0)):
+        r = simulate_false_alarm(
+            "significant", "independent", args.reps, seed=args.seed, b_error_share=0.06,
+            errors=errors, retries=retries,
+        )  # fmt: skip
+        print(
+            f"  other errors {errors:.0%}, re-sends {retries}: PASS {r.passed:6.1%}  "
+            f"INCONCLUSIVE {r.inconclusive:6.1%}  FAIL {r.false_alarm:6.1%}"
+        )
     print("\nclusters 60/10/5/3/1/1, pass rate alone at alpha 0.05 (false alarm, power at a")
     print("logit drop of 1.5 for every case):")
     for name, (fa, pw) in compare_tests(args.reps, args.seed, 0.05, 1.5).items():
@@ -120,6 +150,10 @@ def main() -> None:
     for scenario in ("independent", "clustered", "unbalanced"):
         p = simulate_false_alarm("significant", scenario, args.reps, seed=args.seed, drop=1.0)
         print(f"  gate power, {scenario}, logit drop 1.0: FAIL {p.false_alarm:.1%}")
+    p = simulate_false_alarm(
+        "significant", "independent", args.reps, seed=args.seed, drop=1.0, errors=0.05, retries=2
+    )
+    print(f"  gate power, independent, logit drop 1.0, 5% errors re-sent: FAIL {p.false_alarm:.1%}")
 
 
 if __name__ == "__main__":

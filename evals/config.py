@@ -24,6 +24,10 @@ class Settings:
     concurrency: int = 8
     timeout_s: float = 60.0
     max_retries: int = 4
+    #: Re-sends of an attempt whose failure was transient (after the SDK's own retries).
+    resend: int = 2
+    #: The wait before the first re-send, doubled before each next (at least the Retry-After).
+    resend_wait_s: float = 1.0
     temperature: float = 0.0
     kappa_floor: float = 0.6
     base_url: str | None = None

@@ -44,6 +44,10 @@ class ProviderError(Exception):
     stores and prints only the kind, since the message itself could quote a sealed case.
     """
 
-    def __init__(self, message: str = "", kind: str | None = None) -> None:
+    def __init__(
+        self, message: str = "", kind: str | None = None, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind or "provider error"
+        #: Seconds the endpoint asked to wait before another try (its Retry-After), if any.
+        self.retry_after = retry_after

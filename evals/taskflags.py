@@ -116,6 +116,7 @@ FLAG_TYPES: dict[str, ValueType] = {
     "limit": WHOLE,
     "concurrency": WHOLE,
     "retries": WHOLE,
+    "resend": WHOLE,
     "budget": WHOLE,
     "seed": WHOLE,
     "port": WHOLE,

@@ -41,11 +41,15 @@ def make_project(
     prompt: str = "Answer from the passages; cite as [doc:REF].\n",
     timeout_s: float = 2.0,
     max_retries: int = 2,
+    resend: int = 0,
     concurrency: int = 4,
     price: tuple[float, float] | None = (1.0, 2.0),
     extra: str = "",
 ) -> Path:
-    """A project (pyproject.toml + suite/) with `n` cases; returns the project root."""
+    """A project (pyproject.toml + suite/) with `n` cases; returns the project root.
+
+    `resend` is 0 by default: these tests pin down what one failed attempt becomes (an
+    error row); tests/test_retry.py pins down the re-sends."""
     lines = [
         "[tool.evals]",
         'suite = "suite"',
@@ -54,6 +58,7 @@ def make_project(
         f"concurrency = {concurrency}",
         f"timeout_s = {timeout_s}",
         f"max_retries = {max_retries}",
+        f"resend = {resend}",
         extra,
     ]
     if price is not None:

@@ -42,6 +42,15 @@ def test_a_check_that_errors_is_counted_and_never_scored() -> None:
     assert out["sources_cited"].change is None and out["sources_cited"].n_cases == 0
 
 
+def test_a_check_that_could_not_decide_is_counted_apart_from_errors() -> None:
+    a = row("A", "c0", "pass")
+    b = row("B", "c0", "fail")
+    b["checks"]["sources_cited"] = {"status": "review", "score": None, "detail": "unsure"}
+    out = {c.name: c for c in bd.check_changes([([a], [b])], [None], 0.05)}
+    got = out["sources_cited"]
+    assert (got.b_error, got.b_review, got.b_n) == (0, 1, 0)
+
+
 def test_category_changes_are_holm_adjusted_over_the_whole_table() -> None:
     rates = (
         [C(f"s{i}", 1.0, 1.0, category="x") for i in range(100)]

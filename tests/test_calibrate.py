@@ -144,11 +144,16 @@ def test_calibrate_on_references_prints_kappa_matrix_and_disagreements(
     proc = invoke(tmp_path, "calibrate", "--judge", JUDGE, env=env(openai_server))
     out = proc.stdout
     # By hand: pp=2, pf=1, fp=1, ff=2; agreement 4/6; chance 0.5; kappa (4/6 - 0.5) / 0.5 = 1/3.
-    assert proc.returncode == 1, out + proc.stderr  # below the floor of 0.6
+    # 0.333 is below the floor of 0.6, but 6 answers cannot show it: its one-sided 95%
+    # bounds are -0.30 and 0.97, so the floor lies between them (exit 3).
+    assert proc.returncode == 3, out + proc.stderr
     assert "n = 6" in out
     assert "agreement: 66.7% (4/6)" in out
     assert "Cohen's kappa: 0.333 (95% CI -0.42 to 1.00) (floor 0.6, n = 6)" in out
-    assert out.rstrip().endswith("kappa 0.333 is below the floor 0.6 (exit 1)")
+    assert out.rstrip().endswith(
+        "kappa 0.333 cannot be told from the floor 0.6 (bounds -0.30 to 0.97, one-sided 95% "
+        "each): label more answers of both kinds (exit 3)"
+    )
     assert re.search(r"human pass\s+2\s+1", out) and re.search(r"human fail\s+1\s+2", out)
     assert "disagreements: 2" in out
     assert "r-3: human pass, judge fail (score 2 on 1-5, not grounded, rubric not met)" in out
@@ -157,10 +162,15 @@ def test_calibrate_on_references_prints_kappa_matrix_and_disagreements(
     assert len(openai_server.chat_requests) == 6  # the unlabelled case is not judged
     # The same family as the default model under test: warned.
     assert "warning:" in proc.stderr and "both 'claude-3' models" in proc.stderr
-    # A lower floor passes; the verdicts come from the cache.
-    set_floor(tmp_path, 0.3)
+    # A floor above the upper bound fails, one below the lower bound passes; the verdicts
+    # come from the cache.
+    set_floor(tmp_path, 0.98)
+    proc = invoke(tmp_path, "calibrate", "--judge", JUDGE, env=env(openai_server))
+    assert proc.returncode == 1 and "even its upper bound" in proc.stdout, proc.stdout
+    set_floor(tmp_path, -0.5)
     proc = invoke(tmp_path, "calibrate", "--judge", JUDGE, env=env(openai_server))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "meets the floor -0.5 at its lower bound" in proc.stdout
     assert len(openai_server.chat_requests) == 6
 
 
@@ -234,15 +244,18 @@ def test_calibrate_a_run_from_its_recorded_verdicts(
     )
     proc = calib(run=str(run), labels=str(labels))
     # pp=2, pf=0, fp=1, ff=2: agreement 0.8; chance (2/5)(3/5) + (3/5)(2/5) = 0.48;
-    # kappa 0.32 / 0.52 = 0.615, below the floor of 0.7.
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # kappa 0.32 / 0.52 = 0.615, below the floor of 0.7, but with bounds 0.09 to 1.00 over
+    # 5 answers: undecided (exit 3).
+    assert proc.returncode == 3, proc.stdout + proc.stderr
     assert f"Cohen's kappa: {0.32 / 0.52:.3f}" in proc.stdout
     assert "agreement: 80.0% (4/5)" in proc.stdout
     assert "e: human fail, judge pass (score 4 on 1-5, grounded, rubric met)" in proc.stdout
     # The run's model and the judge are both gpt-4o models: warned.
     assert "both 'gpt-4o' models" in proc.stderr
-    # By run id, with labels that agree: kappa 1, exit 0.
+    # By run id, with labels that agree: kappa 1, lower bound 0.27 over 5 answers, so it
+    # meets a floor of 0.25 (exit 0) and not yet one of 0.7.
     write_labels(labels, {"a": "pass", "b": "pass", "c": "fail", "d": "fail", "e": "pass"})
+    (tmp_path / "pyproject.toml").write_text("[tool.evals]\nkappa_floor = 0.25\n", "utf-8")
     proc = calib(run=run.stem, labels=str(labels))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Cohen's kappa: 1.000" in proc.stdout
@@ -352,7 +365,7 @@ def test_calibrate_judges_a_runs_drafts_now_with_judge(
         "draft of a" in body["messages"][1]["content"], "why"
     )
     proc = calib(run=str(run), labels=str(labels), judge=JUDGE, env=env(openai_server))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # 2 answers cannot show 0.6
     assert "Cohen's kappa: 1.000" in proc.stdout
     sent = [r.body["messages"][1]["content"] for r in openai_server.chat_requests]
     assert sorted("draft of a" in s for s in sent) == [False, True]
@@ -368,7 +381,7 @@ def test_labels_saved_with_a_bom_windows_line_ends_and_capitals_are_read(
         b'\xef\xbb\xbf{"case": "a", "label": "PASS"}\r\n{"case": "b", "label": " Fail "}\r\n'
     )
     proc = calib(run=str(run), labels=str(labels))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # 2 answers cannot show 0.6
     assert "agreement: 100.0% (2/2)" in proc.stdout and "Cohen's kappa: 1.000" in proc.stdout
     labels.write_bytes(b'{"case": "a", "label": "pass"}\n\xff\xfe broken\n')
     proc = calib(run=str(run), labels=str(labels))

@@ -174,12 +174,16 @@ def test_sensitivity_specificity_and_kappa_equal_the_hand_computation(
             "review": 0,
         },
     }
-    # The default floors are 95 %: 80 % sensitivity is below.
-    assert report["exit_code"] == 1
+    # The default floors are 95 %: 4 of 5 and 7 of 9 are below it, but so few answers
+    # cannot show it (their upper bounds, 99.0% and 95.9%, reach the floor): exit 3.
+    assert report["exit_code"] == 3
     assert report["shortfalls"] == [
-        "sensitivity 80.0% is below the floor 95%",
-        "specificity 77.8% is below the floor 95%",
+        "sensitivity 80.0% cannot be told from the floor 95% (its lower bound is 34.3%, "
+        "n = 5): label more wrong answers",
+        "specificity 77.8% cannot be told from the floor 95% (its lower bound is 45.0%, "
+        "n = 9): label more correct answers",
     ]
+    assert [f["verdict"] for f in report["floors"]["checks"]] == ["INCONCLUSIVE"] * 2
 
 
 def test_a_correct_answer_a_check_fails_is_a_false_alarm_naming_the_check_and_its_detail(
@@ -233,7 +237,7 @@ def test_a_rephrased_price_fails_a_word_order_pattern_and_a_padded_wrong_one_pas
     }
     make_project(tmp_path, [case])
     proc = invoke(tmp_path, "calibrate", "--checks")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # one answer of each: undecided
     assert '- known_right[0]: "Pro is €45 per seat and month."' in proc.stdout
     assert "  - failed by mentions_expected: " in proc.stdout
     assert "  - passed by: mentions_expected" in proc.stdout
@@ -298,10 +302,13 @@ def test_an_answer_in_review_is_neither_agree_nor_disagree_and_its_rate_is_print
         "error": 0,
         "unscored": 0,
     }
-    # The floors apply to the decided answers: a review is neither a catch nor a miss.
+    # The first reading leaves the answers in review out; the floors use the second, which
+    # counts a wrong answer in review as not caught and a correct one as not passed.
     assert report["sensitivity"] == {"value": 1.0, "caught": 2, "n": 2}
     assert report["specificity"] == {"value": 1.0, "passed": 2, "n": 2}
-    assert report["kappa"]["n"] == 4 and report["exit_code"] == 0
+    assert report["sensitivity_with_review"]["n"] + report["specificity_with_review"]["n"] == 7
+    assert report["sensitivity_with_review"]["value"] < 1.0
+    assert report["kappa"]["n"] == 4 and report["exit_code"] == 1  # counted against: below
     assert report["review_rate"] == {
         "all": {"value": round(3 / 7, 6), "review": 3, "n": 7},
         "correct": {"value": 0.5, "review": 2, "n": 4},
@@ -325,26 +332,31 @@ def test_an_answer_in_review_is_neither_agree_nor_disagree_and_its_rate_is_print
         "  - undecided by calib_maybe: MAYBE: the plan the answer means cannot be told" in section
     )
     assert "  - labelled fail because: fail by hand" in section
-    assert "**Result: PASS**" in md
+    # Counted against the checks, 2 of 4 correct answers passed: even the upper bound is
+    # below the floor.
+    assert "**Result: FAIL**" in md and "specificity 50.0% is below the floor 95%" in md
 
 
 @pytest.mark.parametrize(
     "floors,code",
     [
-        ("", 1),  # defaults 0.95 / 0.95
-        ("min_sensitivity = 0.8\nmin_specificity = 0.7\n", 0),  # 0.8 meets 0.8 exactly
-        ("min_sensitivity = 0.8\nmin_specificity = 0.78\n", 1),  # 7/9 = 0.777...
-        ("min_sensitivity = 0.81\nmin_specificity = 0\n", 1),
+        # 4 of 5 caught: exact bounds [34.3%, 99.0%]; 7 of 9 passed: [45.0%, 95.9%].
+        ("", 3),  # defaults 0.95 / 0.95: inside both intervals
+        ("min_sensitivity = 0.34\nmin_specificity = 0.45\n", 0),  # both lower bounds meet them
+        ("min_sensitivity = 0.34\nmin_specificity = 0.46\n", 3),  # 45.0% < 46%
+        ("min_sensitivity = 0.995\nmin_specificity = 0\n", 1),  # even 99.0% is below 99.5%
     ],
 )
-def test_the_floors_in_suite_toml_decide_exit_1(
+def test_the_floors_in_suite_toml_decide_on_the_bounds(
     tmp_path: Path, calib: Callable[..., Result], floors: str, code: int
 ) -> None:
     project(tmp_path, HAND_LABELLED, suite_toml=f"[calibration]\n{floors}")
     res = calib()
     assert res.code == code, res.out
-    if code:
+    if code == 1:
         assert "**Result: FAIL**: " in res.out and "is below the floor" in res.out
+    elif code == 3:
+        assert "**Result: INCONCLUSIVE**: " in res.out and "cannot be told" in res.out
     else:
         assert "**Result: PASS**" in res.out
 
@@ -361,12 +373,12 @@ def test_bad_floors_are_input_errors_with_their_pointer(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "/calibration: must be a table" in proc.stderr
 
 
-def test_no_wrong_answer_means_sensitivity_is_unknown_and_the_gate_fails(
+def test_no_wrong_answer_means_sensitivity_is_unknown_and_never_passes(
     tmp_path: Path, calib: Callable[..., Result]
 ) -> None:
     project(tmp_path, None, [toy_case(known_wrong=[], known_right=[])])
     res = calib()
-    assert res.code == 1
+    assert res.code == 3
     assert "sensitivity: n/a (0/0)" in res.out
     assert "sensitivity is unknown: no wrong answer was graded (n = 0)" in res.out
 
@@ -378,7 +390,7 @@ def test_without_a_labelled_folder_or_known_right_the_cases_own_answers_are_grad
     judge_only["reference"] = "Of course."
     project(tmp_path, None, [toy_case(known_right=[]), judge_only])
     res = calib()
-    assert res.code == 0, res.out + res.err
+    assert res.code == 3, res.out + res.err  # 2 wrong and 1 correct answer: floors undecided
     assert "4 labelled answers to 2 cases: 2 references, 0 known_right and 2 known_wrong" in res.out
     assert "Cohen's kappa, labels vs checks: 1.000 (n = 3)" in res.out
     assert "not graded: 1 answer(s) of cases with no deterministic check" in res.out

@@ -98,9 +98,11 @@ def test_pairs_by_case_id_and_lists_exactly_the_fixed_and_broken_cases(runs) -> 
     # The rows carry cluster keys doc0..doc3 of 5, 4, 4 and 4 cases: CR2 with
     # Bell-McCaffrey df (a little under G - 1 = 3, as the clusters are unequal).
     assert rate.interval.method == "cluster-robust t (CR2), 4 clusters (2.86 df)"
-    # c04 errored in B and c19 is missing from B: the gate reads both at their worst too.
-    assert cmp.decision.readings[WORST].n_paired == 19
-    assert cmp.decision.n_missing == 1 and cmp.decision.n_errored == 2
+    # c04 errored in B (left out, counted by the error-rate test) and c19 is missing from
+    # B (undecided: the gate reads it at its worst too).
+    assert cmp.decision.readings[WORST].n_paired == 18
+    assert cmp.decision.n_missing == 1 and cmp.decision.n_unknown == 1
+    assert cmp.decision.n_errored == 1 and [u.id for u in cmp.errored] == ["c04"]
 
 
 def test_an_edited_case_is_listed_as_changed_and_not_paired(runs) -> None:
@@ -120,7 +122,9 @@ def test_one_sided_and_errored_cases_are_listed_and_counted_not_scored(runs) -> 
     assert [u.id for u in cmp.errored] == ["c04"]
     assert "503" in cmp.errored[0].reason
     assert (cmp.a.n_error_rows, cmp.b.n_error_rows) == (0, 1)
-    assert "Error rows: A 0 of 20, B 1 of 20" in render_markdown(cmp)
+    md = render_markdown(cmp)
+    assert "Rows not scored: A 0 errored, 0 in review, of 20; B 1 errored, 0 in review, of 20" in md
+    assert "**4 worse, 3 better, 10 same (1 errored, 1 missing from B, 1 only in B" in md
 
 
 def test_markdown_table_shows_changed_rows_names_failing_checks_and_folds_the_rest(runs) -> None:
@@ -159,8 +163,8 @@ def test_figures_carry_n_an_interval_at_the_alpha_level_and_a_one_sided_p(runs) 
     )
     assert score.interval.estimate == pytest.approx(cmp.stats.score_b - cmp.stats.score_a)
     md = render_markdown(cmp)
-    assert "| pass rate | 47.1% (8/17) | 41.2% (7/17) | -5.9 pts |" in md
-    assert "With 19 paired cases (errors counted against B) the cluster-robust t test" in md
+    assert "| pass rate, undecided left out | 47.1% (8/17) | 41.2% (7/17) | -5.9 pts |" in md
+    assert "With 17 paired cases (undecided left out) the cluster-robust t test" in md
     data = json.loads(render_json(cmp))
     fig = data["readings"][LEFT_OUT]["figures"][0]
     assert fig["interval"]["estimate"] == pytest.approx(-1 / 17)
@@ -218,8 +222,9 @@ def test_epochs_make_each_case_pass_rate_the_paired_unit(tmp_path: Path) -> None
     # Rates over epochs, not majority votes: the pass-rate change is -2/3 for c0 / 10 cases.
     rate = cmp.decision.readings[LEFT_OUT].figures[0]
     assert rate.interval.estimate == pytest.approx(-(2 / 3) / 10)
-    # c1's errored epoch in B is counted against B in the worst-case reading.
-    assert cmp.decision.readings[WORST].figures[0].interval.estimate == pytest.approx(-1 / 10)
+    # c1's errored epoch in B is left out (nothing else is undecided: one reading), and the
+    # error-rate test counts c1 as a case that errored in B.
+    assert WORST not in cmp.decision.readings and cmp.decision.n_errored == 1
 
 
 def test_sealed_runs_pair_only_with_the_same_sealed_pile(tmp_path: Path) -> None:
@@ -262,8 +267,9 @@ def test_fail_on_regression_still_works_as_strict_with_a_note(runs, tmp_path: Pa
     assert res.returncode == 1, res.stderr
     assert "| `c00`" in res.stdout
     assert "note: --fail-on regression is the old name of --fail-on strict" in res.stderr
-    # c19, missing from B, went down too in the worst case (its score can only fall).
-    assert "6 case(s) went down (c00, c01, c02, c04, c12, …)" in res.stderr
+    # c19, missing from B, went down too in the worst case (its score can only fall); c04
+    # errored in B and is left out (the error-rate test counts it).
+    assert "5 case(s) went down (c00, c01, c02, c12, c19)" in res.stderr
 
 
 def test_default_mode_is_significant_and_passes_a_small_noisy_change(runs, tmp_path: Path) -> None:

@@ -56,26 +56,45 @@ def test_a_large_suite_with_few_flips_passes_when_its_interval_rules_out_the_mar
     assert d.main.figures[0].interval.low > -0.05
 
 
-def test_errors_that_decide_the_verdict_make_it_inconclusive() -> None:
+def test_review_rows_that_decide_the_verdict_make_it_inconclusive() -> None:
     cases = _suite() + [C(f"e{i}", 1.0, None) for i in range(12)]
     d = g.decide(cases)
-    assert (d.verdict, d.exit_code) == ("INCONCLUSIVE", 3)
+    assert (d.verdict, d.exit_code, d.code) == ("INCONCLUSIVE", 3, "undecided-rows")
     assert d.readings[g.WORST].verdict == "FAIL"
     assert d.readings[g.LEFT_OUT].verdict == "PASS"
-    assert d.n_errored == 12 and "errors decide it" in d.reason
-    assert d.main is d.readings[g.WORST]
+    assert d.n_unknown == 12 and d.n_review == 12 and d.n_errored == 0
+    assert "review rows decide it" in d.reason and "12 in review" in d.reason
+    assert d.main is d.readings[g.LEFT_OUT]  # the figures the tables show
 
 
-def test_errors_that_do_not_matter_keep_the_verdict_and_both_readings() -> None:
+def test_undecided_outcomes_that_do_not_matter_keep_the_verdict_and_both_readings() -> None:
     d = g.decide(_suite() + [C("e", 1.0, None), C("both", None, None)])
-    assert d.verdict == "PASS" and d.n_errored == 2
+    assert d.verdict == "PASS" and d.n_unknown == 2 and d.code == "no-evidence"
     assert set(d.readings) == {g.WORST, g.LEFT_OUT}
-    assert d.readings[g.WORST].n_paired == 201  # errored in both: left out of both readings
+    assert d.readings[g.WORST].n_paired == 202  # undecided in both: in the worst case too
     strict = g.decide([C("a", 1.0, 1.0), C("e", 1.0, None)], "strict")
-    assert strict.verdict == "INCONCLUSIVE"  # broken if the error counts, clean if not
+    assert strict.verdict == "INCONCLUSIVE"  # broken if it failed, clean if not
 
 
-def test_an_error_in_a_counts_as_a_pass_there_in_the_worst_case() -> None:
+def test_cases_undecided_in_both_runs_take_part_in_the_worst_case() -> None:
+    # 40 cases: 4 in review in both runs, 6 broken and 1 fixed. Left out: p = 8/128 = 0.0625
+    # (PASS). Read as a pass in A and a fail in B they are 4 more breaks: p = 12/2048.
+    cases = (
+        [C(f"s{i}", 1.0, 1.0) for i in range(29)]
+        + [C(f"b{i}", 1.0, 0.0) for i in range(6)]
+        + [C("x", 0.0, 1.0)]
+        + [C(f"r{i}", None, None) for i in range(4)]
+    )
+    d = g.decide(cases)
+    assert d.readings[g.LEFT_OUT].verdict == "PASS"
+    assert d.readings[g.LEFT_OUT].figures[0].p_value == pytest.approx(8 / 128)
+    worst = d.readings[g.WORST]
+    assert worst.verdict == "FAIL" and worst.n_paired == 40
+    assert worst.figures[0].p_value == pytest.approx(12 / 2048)
+    assert d.verdict == "INCONCLUSIVE" and d.code == "undecided-rows"
+
+
+def test_an_undecided_outcome_in_a_counts_as_a_pass_there_in_the_worst_case() -> None:
     d = g.decide([C(f"s{i}", 1.0, 1.0) for i in range(30)] + [C("e", None, 0.0)], "strict")
     assert d.readings[g.WORST].broken == ["e"] and d.verdict == "INCONCLUSIVE"
 
@@ -147,10 +166,11 @@ def test_two_figures_split_alpha_unless_the_score_only_mirrors_the_pass_rate() -
 
 def test_no_case_scored_in_both_is_never_a_pass() -> None:
     d = g.decide([C("a", None, None)])
-    assert d.verdict == "INCONCLUSIVE" and d.readings[g.WORST].n_paired == 0
+    assert d.verdict == "INCONCLUSIVE" and d.readings[g.LEFT_OUT].n_paired == 0
+    assert d.code == "nothing-compared"
 
 
-def test_cases_missing_from_b_are_read_like_errors_and_never_pass() -> None:
+def test_cases_missing_from_b_are_undecided_and_never_pass() -> None:
     # B was killed after 32 of 40 cases that all passed in A: the worst case for the 8 it
     # never ran is a FAIL at p = 1/256, so the gate cannot say PASS.
     ran = [C(f"s{i}", 1.0, 1.0) for i in range(32)]
@@ -158,7 +178,7 @@ def test_cases_missing_from_b_are_read_like_errors_and_never_pass() -> None:
     d = g.decide(ran + missing)
     assert d.verdict == "INCONCLUSIVE" and d.exit_code == 3
     assert d.readings[g.WORST].verdict == "FAIL" and d.n_missing == 8
-    assert "8 of them missing from B" in d.reason
+    assert "8 missing from B" in d.reason and "missing rows decide it" in d.reason
     assert d.readings[g.WORST].figures[0].p_value == pytest.approx(1 / 256)
     assert d.spread["pass rate"] == pytest.approx((-0.2, 0.0))
 

@@ -18,8 +18,8 @@ def leftovers(folder: Path) -> list[str]:
     )
 
 
-def one_line_exit_3(proc: subprocess.CompletedProcess[str], path: Path) -> None:
-    assert proc.returncode == 3, proc.stdout + proc.stderr
+def one_line_exit_3(proc: subprocess.CompletedProcess[str], path: Path, code: int = 3) -> None:
+    assert proc.returncode == code, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"could not write {path}"), proc.stderr
@@ -34,23 +34,24 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_diff_out_on_a_full_disk_is_exit_3_and_leaves_no_file(two_runs: Path) -> None:
+def test_diff_out_on_a_full_disk_is_exit_4_and_leaves_no_file(two_runs: Path) -> None:
+    # Not 3: for `diff` that means the gate could not decide this pair.
     runs = sorted((two_runs / "runs").glob("*.jsonl"))
     out = two_runs / "diff.md"
     proc = invoke_with_file_limit(
         two_runs, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--out", str(out), limit=64
     )
-    one_line_exit_3(proc, out)
+    one_line_exit_3(proc, out, 4)
     assert not out.exists() and leftovers(two_runs) == []
 
 
-def test_diff_out_to_a_folder_or_an_unwritable_place_is_exit_3(two_runs: Path) -> None:
+def test_diff_out_to_a_folder_or_an_unwritable_place_is_exit_4(two_runs: Path) -> None:
     runs = sorted((two_runs / "runs").glob("*.jsonl"))
     folder = two_runs / "a-folder"
     folder.mkdir()
     for out in (folder, Path("/proc/diff.md")):  # /proc takes no new files, even from root
         proc = invoke(two_runs, "diff", "--a", str(runs[0]), "--b", str(runs[1]), "--out", str(out))
-        one_line_exit_3(proc, out)
+        one_line_exit_3(proc, out, 4)
     assert folder.is_dir() and list(folder.iterdir()) == [] and leftovers(two_runs) == []
 
 

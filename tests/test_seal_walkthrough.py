@@ -26,7 +26,10 @@ def test_the_seal_walkthrough_works_verbatim_on_a_fresh_clone(tmp_path: Path) ->
     codes, done = run_lines(lines, repo)
     assert len(codes) == len(lines), done.stdout + done.stderr
     assert codes[:2] == [0, 0], done.stdout + done.stderr
-    assert all(c in (0, 1) for c in codes[2:]), done.stdout + done.stderr  # 1: cases failed
+    # 1: cases failed. The last line, calibrate --checks on the visible cases only, may be
+    # 3: with the sealed cases' answers out, a floor can lie within its figure's bounds.
+    assert all(c in (0, 1) for c in codes[2:-1]), done.stdout + done.stderr
+    assert codes[-1] in (0, 1, 3) and "Traceback" not in done.stderr, done.stdout + done.stderr
     manifest = json.loads((repo / "evals" / "sealed" / "MANIFEST.json").read_text("utf-8"))
     assert manifest["exposed"] == manifest["n"] > 0
     assert "gap: visible" in done.stdout

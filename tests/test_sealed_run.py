@@ -292,7 +292,8 @@ def test_a_provider_message_quoting_a_sealed_case_is_never_stored_or_printed(
     question = chosen[0]["question"]
     # The endpoint quotes the prompt it refused, as some gateways do.
     openai_server.responder = lambda body: (_ for _ in ()).throw(AssertionError("not refused"))
-    openai_server.enqueue(*[Fault.http(status, f"denied for prompt: {question}")] * 40)
+    # Enough for every try: a 500 is sent again (--resend), a 401 is not.
+    openai_server.enqueue(*[Fault.http(status, f"denied for prompt: {question}")] * 120)
     code = _sealed_on_server(proj, key, openai_server, monkeypatch)
     assert code == 3
     # The run stopped early, so `latest` passes over it: it is read by name.

@@ -114,3 +114,35 @@ def test_exact_conditional_interval_is_the_dual_of_the_exact_test() -> None:
 def test_effect_interval_of_five_broken_at_alpha_001_includes_zero() -> None:
     ci = effect_interval([1.0] * 5, [0.0] * 5, alpha=0.01)
     assert ci.high >= 0.0 and ci.p_value == pytest.approx(1 / 32)
+
+
+scipy_stats = pytest.importorskip("scipy.stats")
+
+
+@pytest.mark.parametrize(
+    "broken,fixed", [(0, 20), (20, 0), (3, 9), (9, 3), (0, 1), (7, 7), (1, 30)]
+)
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_both_ends_of_the_exact_interval_are_clopper_pearson_as_scipy_computes_it(
+    broken: int, fixed: int, alpha: float
+) -> None:
+    n = 200
+    m = broken + fixed
+    cp = scipy_stats.binomtest(broken, m).proportion_ci(1 - alpha, method="exact")
+    lo, hi = exact_conditional_interval(broken, fixed, n, alpha)
+    # B - A = (m / n)(1 - 2q): the high end of q gives the low end of the change.
+    assert lo == pytest.approx(m / n * (1 - 2 * cp.high), abs=1e-9)
+    assert hi == pytest.approx(m / n * (1 - 2 * cp.low), abs=1e-9)
+
+
+def test_a_b_that_broke_nothing_and_fixed_twenty_of_200_has_a_lower_end_above_zero() -> None:
+    ci = paired_binary_interval(150, 0, 20, 30, 0.05)
+    # Clopper-Pearson for 0 of 20 at 95%: q <= 0.1684, so the exact end is 0.1 * (1 - 2 q)
+    # = +6.6 points; Tango's is +6.57, and the joined interval takes the lower of the two.
+    exact_low = exact_conditional_interval(0, 20, 200, 0.05)[0]
+    assert exact_low == pytest.approx(0.1 * (1 - 2 * 0.168433), abs=1e-5)
+    assert ci.low == pytest.approx(min(exact_low, tango_interval(150, 0, 20, 30).low))
+    assert 0.065 < ci.low < 0.067 and ci.high == pytest.approx(0.149, abs=1e-3)
+    mirrored = paired_binary_interval(150, 20, 0, 30, 0.05)
+    assert mirrored.high == pytest.approx(-ci.low, abs=1e-9)
+    assert mirrored.low == pytest.approx(-ci.high, abs=1e-9)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from evals.calibrate.floors import FloorCheck, rate_floor
 from evals.calibrate.labelled import Labelled
 from evals.calibrate.stats import cohen_kappa, share
 from evals.checks import CheckResult
@@ -175,6 +176,32 @@ class Calibration:
         right = [g for g in self.scored if g.item.label == "pass"]
         return Rate(sum(g.verdict == "pass" for g in right), len(right))
 
+    def _with_review(self, label: str, verdict: str) -> Rate:
+        """Answers of `label` given `verdict`, over those decided or in review: an undecided
+        answer counts as not given it (a wrong one in review was not caught)."""
+        group = [g for g in self.graded if g.item.label == label and g.verdict != "unscored"]
+        group = [g for g in group if g.verdict in ("pass", "fail", "review")]
+        return Rate(sum(g.verdict == verdict for g in group), len(group))
+
+    @property
+    def sensitivity_with_review(self) -> Rate:
+        """Wrong answers caught / wrong answers decided or in review (review: not caught)."""
+        return self._with_review("fail", "fail")
+
+    @property
+    def specificity_with_review(self) -> Rate:
+        """Correct answers passed / correct answers decided or in review (review: not passed)."""
+        return self._with_review("pass", "pass")
+
+    def floor_checks(self) -> list[FloorCheck]:
+        """Each floor on the reading that counts an answer in review against the checks, by
+        its exact bounds (evals.calibrate.floors)."""
+        sens, spec = self.sensitivity_with_review, self.specificity_with_review
+        return [
+            rate_floor("sensitivity", sens.num, sens.n, self.min_sensitivity),
+            rate_floor("specificity", spec.num, spec.n, self.min_specificity),
+        ]
+
     @property
     def kappa(self) -> float | None:
         """Cohen's kappa between the labels and the checks' verdicts, over the scored answers."""
@@ -227,22 +254,33 @@ class Calibration:
         return dict(sorted(out.items()))
 
     def shortfalls(self) -> list[str]:
-        """Each floor not met, as a sentence; a rate over no answers meets no floor."""
+        """Each floor missed (its upper bound below it) or undecided, as a sentence; a rate
+        over no answers meets no floor."""
         out = []
-        for name, rate, floor, what in (
-            ("sensitivity", self.sensitivity, self.min_sensitivity, "wrong"),
-            ("specificity", self.specificity, self.min_specificity, "correct"),
-        ):
-            v = rate.value
-            if v is None:
-                out.append(f"{name} is unknown: no {what} answer was graded (n = 0)")
-            elif v < floor:
-                out.append(f"{name} {v * 100:.1f}% is below the floor {floor * 100:g}%")
+        for f in self.floor_checks():
+            what = "wrong" if f.name == "sensitivity" else "correct"
+            if f.value is None:
+                out.append(f"{f.name} is unknown: no {what} answer was graded (n = 0)")
+            elif f.verdict == "FAIL":
+                out.append(
+                    f"{f.name} {f.value * 100:.1f}% is below the floor {f.floor * 100:g}% "
+                    f"(even its upper bound, {f.high * 100:.1f}%)"
+                )
+            elif f.verdict == "INCONCLUSIVE":
+                out.append(
+                    f"{f.name} {f.value * 100:.1f}% cannot be told from the floor "
+                    f"{f.floor * 100:g}% (its lower bound is {f.low * 100:.1f}%, n = {f.n}): "
+                    f"label more {what} answers"
+                )
         return out
 
     @property
     def exit_code(self) -> int:
-        """3 when any answer errored (the figures are incomplete), 1 below a floor, else 0."""
+        """3 when any answer errored (the figures are incomplete) or a floor is undecided, 1
+        when a floor is missed (even its upper bound is below it), else 0."""
         if self.of_kind("error"):
             return EXIT_ERROR
-        return EXIT_FAIL if self.shortfalls() else EXIT_OK
+        verdicts = {f.verdict for f in self.floor_checks()}
+        if "FAIL" in verdicts:
+            return EXIT_FAIL
+        return EXIT_ERROR if "INCONCLUSIVE" in verdicts else EXIT_OK

@@ -31,12 +31,17 @@ def _kappa_text(c: Calibration) -> str:
 
 def conclusion(c: Calibration) -> str:
     code = c.exit_code
-    if code == 3:
+    if code == 3 and c.of_kind("error"):
         n = len(c.of_kind("error"))
         return f"**Result: INCOMPLETE**: {n} answer(s) hit a check error (exit 3)"
+    if code == 3:
+        return "**Result: INCONCLUSIVE**: " + "; ".join(c.shortfalls()) + " (exit 3)"
     if code == 1:
         return "**Result: FAIL**: " + "; ".join(c.shortfalls()) + " (exit 1)"
-    return "**Result: PASS**: sensitivity and specificity meet their floors (exit 0)"
+    return (
+        "**Result: PASS**: sensitivity and specificity meet their floors at their lower "
+        "bounds, answers in review counted against the checks (exit 0)"
+    )
 
 
 def _item_head(g: Graded) -> str:
@@ -85,7 +90,8 @@ def review_line(c: Calibration) -> str:
     return (
         f"- in review: {pct(c.review_rate())} of the labelled answers: {right.num} of "
         f"{right.n} correct, {wrong.num} of {wrong.n} wrong (a check could not decide; "
-        "neither agree nor disagree, left out of sensitivity and specificity)"
+        "neither agree nor disagree: left out of the first reading of sensitivity and "
+        "specificity, counted against the checks in the second and in the floors)"
     )
 
 
@@ -117,10 +123,16 @@ def render_markdown(c: Calibration) -> str:
         row("correct (label pass)", right),
         row("wrong (label fail)", wrong),
         "",
-        f"- sensitivity: {pct(sens)} of the wrong answers caught "
-        f"(floor {c.min_sensitivity * 100:g}%)",
-        f"- specificity: {pct(spec)} of the correct answers passed "
-        f"(floor {c.min_specificity * 100:g}%)",
+        f"- sensitivity: {pct(sens)} of the wrong answers caught (floor "
+        f"{c.min_sensitivity * 100:g}%), those in review left out; "
+        f"{pct(c.sensitivity_with_review)} counting them as not caught",
+        f"- specificity: {pct(spec)} of the correct answers passed (floor "
+        f"{c.min_specificity * 100:g}%), those in review left out; "
+        f"{pct(c.specificity_with_review)} counting them as not passed",
+        *[
+            f"- {f.name} floor (in review counted against): {f.sentence()}"
+            for f in c.floor_checks()
+        ],
         review_line(c),
         f"- Cohen's kappa, labels vs checks: {_kappa_text(c)}",
         f"- false alarms: {len(c.of_kind('false_alarm'))}; misses: {len(c.of_kind('miss'))}; "
@@ -257,7 +269,24 @@ def to_json(c: Calibration) -> dict[str, Any]:
             "wrong": _rate_json(c.review_rate("fail"), "review"),
         },
         "kappa": {"value": None if kappa is None else round(kappa, 6), "n": len(c.scored)},
-        "floors": {"min_sensitivity": c.min_sensitivity, "min_specificity": c.min_specificity},
+        "sensitivity_with_review": _rate_json(c.sensitivity_with_review, "caught"),
+        "specificity_with_review": _rate_json(c.specificity_with_review, "passed"),
+        "floors": {
+            "min_sensitivity": c.min_sensitivity,
+            "min_specificity": c.min_specificity,
+            "checks": [
+                {
+                    "name": f.name,
+                    "value": f.value,
+                    "low": f.low,
+                    "high": f.high,
+                    "floor": f.floor,
+                    "n": f.n,
+                    "verdict": f.verdict,
+                }
+                for f in c.floor_checks()
+            ],
+        },
         "shortfalls": c.shortfalls(),
         "by_check": {
             name: {

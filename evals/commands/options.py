@@ -52,9 +52,14 @@ class RunOptions:
     #: Per-request timeout and SDK retries, overriding [tool.evals] timeout_s / max_retries.
     timeout_s: float | None = None
     max_retries: int | None = None
+    #: --resend: re-sends of an attempt that ended in a transient error ([tool.evals] resend).
+    resend: int | None = None
     #: Send the requests as one provider batch (OpenAI-compatible endpoints only).
     batch: bool = False
 
+
+#: Past this, a failure is not transient: the run should stop, not keep asking.
+MAX_RESEND = 10
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
 
@@ -120,6 +125,8 @@ def check_flags(opts: RunOptions, models: list[str]) -> None:
         raise InputError(f"--timeout {opts.timeout_s}: must be more than 0 seconds")
     if opts.max_retries is not None and opts.max_retries < 0:
         raise InputError(f"--retries {opts.max_retries}: must be 0 or more")
+    if opts.resend is not None and not 0 <= opts.resend <= MAX_RESEND:
+        raise InputError(f"--resend {opts.resend}: must be 0 to {MAX_RESEND}")
     if opts.batch and (opts.target or opts.answers):
         flag = "--target" if opts.target else "--answers"
         raise InputError(
@@ -135,6 +142,8 @@ def settings_for(opts: RunOptions) -> Settings:
         over["timeout_s"] = opts.timeout_s
     if opts.max_retries is not None:
         over["max_retries"] = opts.max_retries
+    if opts.resend is not None:
+        over["resend"] = opts.resend
     return dataclasses.replace(cfg, **over) if over else cfg
 
 

@@ -120,6 +120,8 @@ def cmd_resume(opts: RunOptions, cfg: Settings, models: list[str]) -> int:
         cache_path=cfg.cache_path,
         prices=cfg.prices,
         max_cost=opts.max_cost,
+        resend=int(cfg.resend),
+        resend_wait_s=float(cfg.resend_wait_s),
         resume=resumed,
         batch=batch,
         left_out=left_out,

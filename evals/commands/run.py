@@ -90,6 +90,8 @@ def cmd_run(opts: RunOptions) -> int:
             cache_path=cfg.cache_path,
             prices=cfg.prices,
             max_cost=opts.max_cost,
+            resend=int(cfg.resend),
+            resend_wait_s=float(cfg.resend_wait_s),
             batch=batch,
             left_out=left_out,
             precedents=labels,

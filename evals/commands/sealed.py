@@ -51,6 +51,8 @@ def cmd_run_sealed(opts: RunOptions) -> int:
         grader=grader_for(opts.judge, suite, cfg, use_cache=False),
         prices=cfg.prices,
         max_cost=opts.max_cost,
+        resend=int(cfg.resend),
+        resend_wait_s=float(cfg.resend_wait_s),
         **sealed.plan_fields(),
     )
     return run_sealed(sealed, plan)

@@ -33,6 +33,8 @@ class CheckChange:
     b_n: int = 0
     b_error: int = 0
     n_cases: int = 0  # paired cases where the check was scored in both runs
+    a_review: int = 0  # rows where the check could not decide: counted apart from errors
+    b_review: int = 0
     change: Interval | None = None  # per-case pass rate of the check, B - A
     p_holm: float | None = None  # one-sided p that B is worse, Holm over the checks
 
@@ -106,7 +108,8 @@ def _interval(
 
 def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dict[str, float]:
     """One case's per-check pass rate over its scored rows in one run; counts into `tally`
-    ([pass, fail, error] per check). A check that errored is counted, never scored."""
+    ([pass, fail, error, review] per check). A check that errored or could not decide is
+    counted, never scored, and the two are counted apart."""
     seen: dict[str, list[int]] = {}
     for row in rows:
         if row["status"] in ("error", "review"):
@@ -116,7 +119,7 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
             status = res.get("status") if isinstance(res, dict) else None
             counts = tally.get(name)
             if counts is None:
-                counts = tally[name] = [0, 0, 0]
+                counts = tally[name] = [0, 0, 0, 0]
             if status == "pass" or status == "fail":
                 passed = status == "pass"
                 counts[0 if passed else 1] += 1
@@ -126,8 +129,10 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
                 else:
                     both[0] += passed
                     both[1] += 1
-            elif status in ("error", "review"):  # not scored: counted with the errors
+            elif status == "error":  # not scored
                 counts[2] += 1
+            elif status == "review":  # not scored, and not an error: undecided
+                counts[3] += 1
     return {name: k / n for name, (k, n) in seen.items()}
 
 
@@ -158,9 +163,9 @@ def check_changes(
                 lists[2].append(cluster)
     out = []
     for name in sorted(tally_a.keys() | tally_b.keys()):
-        (a_pass, a_fail, a_err), (b_pass, b_fail, b_err) = (
-            tally_a.get(name, [0, 0, 0]),
-            tally_b.get(name, [0, 0, 0]),
+        (a_pass, a_fail, a_err, a_rev), (b_pass, b_fail, b_err, b_rev) = (
+            tally_a.get(name, [0, 0, 0, 0]),
+            tally_b.get(name, [0, 0, 0, 0]),
         )
         a, b, keys = per_case.get(name, ([], [], []))
         out.append(
@@ -174,6 +179,8 @@ def check_changes(
                 b_error=b_err,
                 n_cases=len(a),
                 change=_interval(a, b, keys, alpha) if a else None,
+                a_review=a_rev,
+                b_review=b_rev,
             )
         )
     tested = [c for c in out if c.change is not None and c.change.p_value is not None]

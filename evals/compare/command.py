@@ -23,13 +23,17 @@ from evals.run.files import OutputError, RunFile, read_run, write_whole
 from evals.run.latest import resolve_for_suite
 from evals.run.prompt_use import diff_note, read_header
 
+#: The command itself failed: no verdict. Neither 1 (CI reads a regression) nor 3 (CI reads
+#: "the gate cannot decide this pair", which a rerun of the runs could change).
+EXIT_INTERNAL = 4
+
 
 def guard_internal(command: str, body: Callable[[], int]) -> int:
-    """Run a command body; a bug of its own becomes one line and exit 3, never a traceback.
+    """Run a command body; a bug of its own becomes one line and exit 4, never a traceback.
 
     Exit 1 means "B is worse" to CI, so an unexpected exception must not end with it (as an
-    uncaught one would): the gate could not decide, which is exit 3. Bad input (exit 2),
-    unwritable output and Ctrl-C keep their own handling.
+    uncaught one would), nor with 3, which means the gate could not decide this pair. Bad
+    input (exit 2), unwritable output and Ctrl-C keep their own handling.
     """
     try:
         return body()
@@ -41,7 +45,7 @@ def guard_internal(command: str, body: Callable[[], int]) -> int:
             f"{one_line(str(exc), 200)}); please report it with the two run files",
             file=sys.stderr,
         )
-        return EXIT_ERROR
+        return EXIT_INTERNAL
 
 
 def read_pair(path_a: Path, path_b: Path) -> tuple[RunFile, RunFile]:
@@ -84,7 +88,7 @@ def _number(flag: str, value: float | str) -> float:
 def cmd_diff(
     a: str | None,
     b: str | None,
-    fmt: str = "md",
+    fmt: str | None = None,
     show_all: bool = False,
     fail_on: str = DEFAULT_FAIL_ON,
     alpha: float | str = 0.05,
@@ -95,8 +99,11 @@ def cmd_diff(
     """Compare run A (default: the baseline) with run B (default: the newest run of `suite`,
     default the configured one).
 
-    Exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE (errors decide it, or nothing could be shown, or the
-    command itself failed), 2 when nothing at all was compared or the input is bad.
+    `fmt` None: plain text on a terminal, Markdown when piped or written with `out` (raw
+    Markdown on a terminal is escapes and pipes to read around).
+
+    Exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE (the gate cannot decide: the reason code says why),
+    2 when nothing at all was compared or the input is bad, 4 when the command itself failed.
     """
     return guard_internal(
         "invoke diff", lambda: _diff(a, b, fmt, show_all, fail_on, alpha, out, margin, suite)
@@ -106,7 +113,7 @@ def cmd_diff(
 def _diff(
     a: str | None,
     b: str | None,
-    fmt: str,
+    fmt: str | None,
     show_all: bool,
     fail_on: str,
     alpha: float | str,
@@ -114,6 +121,8 @@ def _diff(
     margin: float | str,
     suite: str | None = None,
 ) -> int:
+    if fmt is None:
+        fmt = "text" if out is None and sys.stdout.isatty() else "md"
     if fmt not in RENDERERS:
         raise InputError(f"--format must be one of {', '.join(RENDERERS)}, not {fmt!r}")
     alpha, margin = _number("--alpha", alpha), _number("--margin", margin)
@@ -126,7 +135,7 @@ def _diff(
             write_whole(Path(out), text)
         except OutputError as exc:
             print(exc, file=sys.stderr)
-            return EXIT_ERROR
+            return EXIT_INTERNAL  # no report delivered: not 3, which means "cannot decide"
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -135,7 +144,7 @@ def _diff(
     if unseen := diff_note(read_header(path_a), read_header(path_b)):
         print(unseen, file=sys.stderr)
     d = cmp.decision
-    if all(r.n_paired == 0 for r in d.readings.values()):
+    if d.code == "nothing-compared" and all(r.n_paired == 0 for r in d.readings.values()):
         # Nothing was compared (every common case changed or errored in both runs).
         print("no case was scored in both runs: nothing to compare", file=sys.stderr)
         return EXIT_USAGE

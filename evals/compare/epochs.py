@@ -20,11 +20,13 @@ from evals.compare.intervals import TIE_TOLERANCE, mean, sample_var
 class CaseOutcome:
     """One case in both runs for one figure: its pass rate (or score) over scored epochs.
 
-    `a` / `b` are None when every epoch of that run errored (or the case is missing from
-    B: `missing`). `a_worst` / `b_worst` are the worst-case reading for B when some epoch
-    errored: A's errored epochs read as passes (ceiling), B's as fails (floor); `a_best` /
-    `b_best` the other end (A's as fails, B's as passes); None when that run had no errored
-    epoch. Between them lies every value the errored epochs could have given.
+    Errored epochs are not here (the gate leaves them out); an undecided epoch is (a
+    `review` row, or every epoch of a case missing from B). `a` / `b` are None when every
+    epoch of that run is undecided (or the case is missing from B: `missing`). `a_worst` /
+    `b_worst` are the worst-case reading for B when some epoch is undecided: A's read as
+    passes (ceiling), B's as fails (floor); `a_best` / `b_best` the other end (A's as fails,
+    B's as passes); None when that run had no undecided epoch. Between them lies every value
+    the undecided epochs could have given.
     """
 
     id: str
@@ -41,7 +43,8 @@ class CaseOutcome:
 
     @property
     def has_error(self) -> bool:
-        """Some epoch errored in A or in B."""
+        """Some epoch is undecided in A or in B (the name is older than the distinction:
+        errored epochs never reach a CaseOutcome)."""
         return (
             self.a is None or self.b is None or self.a_worst is not None or self.b_worst is not None
         )
@@ -63,11 +66,11 @@ def case_from_epochs(
     floor: float = 0.0,
     ceiling: float = 1.0,
 ) -> CaseOutcome:
-    """A CaseOutcome from per-epoch outcomes (None = an errored epoch, never scored).
+    """A CaseOutcome from per-epoch outcomes (None = an undecided epoch, never scored).
 
     The per-case rate over scored epochs is the unit (not a majority vote); a case is
     flaky when its outcome varied within either run (unless `flaky` says otherwise). The
-    worst-case reading replaces A's errored epochs by `ceiling` and B's by `floor`.
+    worst-case reading replaces A's undecided epochs by `ceiling` and B's by `floor`.
     """
     sa = [x for x in a_epochs if x is not None]
     sb = [x for x in b_epochs if x is not None]

@@ -7,7 +7,8 @@ escapes it for its own format. Every sentence is built from figures the JSON car
 from __future__ import annotations
 
 from evals.compare.figures import Figure, fmt_change, in_points
-from evals.compare.gate import LEFT_OUT, WORST, Reading
+from evals.compare.gate import ERRORS_WORST, LEFT_OUT, WORST, Reading
+from evals.compare.headers import RunInfo
 from evals.compare.pairing import Comparison
 
 MODE_WHAT = {
@@ -38,7 +39,7 @@ def fmt_estimate(f: Figure) -> str:
 def verdict_line(cmp: Comparison) -> str:
     """Which mode decided, the verdict and why, in one sentence."""
     d = cmp.decision
-    return f"{d.verdict} (--fail-on {d.mode}, which {MODE_WHAT[d.mode]}): {d.reason}."
+    return f"{d.verdict} (--fail-on {d.mode}, which {MODE_WHAT[d.mode]}): {d.reason}. [{d.code}]"
 
 
 def how_to_read(cmp: Comparison) -> list[str]:
@@ -50,7 +51,7 @@ def how_to_read(cmp: Comparison) -> list[str]:
         "B - A is after minus before: a negative change means B is worse. Pass rates are in "
         "points (1 point = 1% of cases), mean scores on their 0-1 scale.",
         f"Each interval is two-sided at {level} (--alpha {d.alpha:g} sets it: level = "
-        f"1 - alpha); it misses the true change in about {d.alpha:.0%} of comparisons.",
+        f"1 - alpha); it misses the true change in at most about {d.alpha:.0%} of comparisons.",
     ]
     if d.mode == "significant":
         k = sum(1 for f in figures if f.gated) or 1
@@ -74,8 +75,14 @@ def how_to_read(cmp: Comparison) -> list[str]:
     else:
         lines.append("The gate is off: the figures are for reading only.")
     lines.append(
-        "Errored attempts are never scored. When they could change the verdict, the gate "
-        "reads them both ways and says INCONCLUSIVE (exit 3)."
+        "Errored attempts (still errors after `invoke run` re-sent them) are left out of every "
+        "figure; when B errors on more cases than A, the gate says INCONCLUSIVE (exit 3) "
+        "rather than let its errors hide breaks."
+    )
+    lines.append(
+        "Undecided outcomes (rows in review, which a check could not decide and no person has "
+        "yet, and cases missing from B) are not errors: when they could change the verdict, "
+        "the gate reads them both ways and says INCONCLUSIVE (exit 3)."
     )
     if not cmp.epochs.known:
         lines.append(
@@ -249,38 +256,52 @@ def _reading_text(r: Reading) -> str:
     return f"{r.name}: {r.verdict} over {r.n_paired} case(s)" + (f" ({figures})" if figures else "")
 
 
-def _review(n: int) -> str:
-    return f", {n} review" if n else ""
+def _not_scored(info: RunInfo) -> str:
+    return f"{info.n_error_rows} errored, {info.n_review_rows} in review, of {info.n_rows}"
 
 
 def error_lines(cmp: Comparison) -> list[str]:
     """How errored, undecided and missing attempts were read, and how far they move things."""
     d = cmp.decision
-    a, b = cmp.a, cmp.b
     out = [
-        f"Error rows: A {a.n_error_rows} of {a.n_rows}{_review(a.n_review_rows)}, B "
-        f"{b.n_error_rows} of {b.n_rows}{_review(b.n_review_rows)}; errored attempts (and "
-        "review rows, which a check could not decide) are never scored."
+        f"Rows not scored: A {_not_scored(cmp.a)}; B {_not_scored(cmp.b)}. Errors and rows in "
+        "review are never scored, and are counted apart."
     ]
-    if cmp.only_a:
+    if d.errors is not None:
         out.append(
-            f"{len(cmp.only_a)} case(s) of A are missing from B: the gate reads each like an "
-            "error in B (it could have gone either way), never as nothing."
+            f"Errored attempts are left out of the figures ({d.n_errored} case(s) had one; "
+            f"{len(cmp.errored)} of them had no attempt left in a run and are not paired). "
+            f"Error-rate test: {d.errors.sentence()}."
+        )
+    if ERRORS_WORST in d.readings:
+        out.append(
+            "B errors more than A, so its errors were also read at their least favourable: "
+            f"{_reading_text(d.readings[ERRORS_WORST])}."
+        )
+    if cmp.only_a:
+        gone = len(cmp.only_a) - d.n_missing
+        also = f" ({gone} of them errored in A too and are left out)" if gone else ""
+        out.append(
+            f"{len(cmp.only_a)} case(s) of A are missing from B{also}: the gate reads each "
+            "one that A scored as undecided in B (it could have gone either way), never as "
+            "nothing."
         )
     if WORST in d.readings:
-        missing = f" ({d.n_missing} missing from B)" if d.n_missing else ""
+        parts = [f"{d.n_review} in review"] if d.n_review else []
+        parts += [f"{d.n_missing} missing from B"] if d.n_missing else []
         out.append(
-            f"{d.n_errored} case(s){missing} have unknown outcomes, so the gate decided twice: "
-            f"{_reading_text(d.readings[LEFT_OUT])}; {_reading_text(d.readings[WORST])} "
-            "(each unknown outcome at its least favourable value for the test: a fail in B "
-            "and a pass in A for the exact test, whatever minimises p for a t test)."
+            f"{d.n_unknown} case(s) ({', '.join(parts)}) have undecided outcomes, so the gate "
+            f"decided twice: {_reading_text(d.readings[LEFT_OUT])}; "
+            f"{_reading_text(d.readings[WORST])} (each undecided outcome at its least "
+            "favourable value for the test: a fail in B and a pass in A for the exact test, "
+            "also when it is undecided in both runs; whatever minimises p for a t test)."
         )
         for f in d.readings[LEFT_OUT].figures:
             lo, hi = d.spread.get(f.name, (None, None))
             if lo is None or hi is None:
                 continue
             out.append(
-                f"How far the unknown outcomes can move {f.name} B - A: from "
+                f"How far the undecided outcomes can move {f.name} B - A: from "
                 f"{fmt_change(lo, f.name)} (all against B) to {fmt_change(hi, f.name)} (all "
                 f"for B); {fmt_change(f.interval.estimate, f.name)} with them left out."
             )

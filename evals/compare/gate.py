@@ -13,12 +13,17 @@ test that B is worse, in one of four modes:
 * strict: FAIL on any case that went down and is not known to be flaky.
 * never: always PASS; the figures are for reading.
 
-Errors never make the gate greener: with errored attempts (or cases of A missing from B)
-the gate decides twice, once with them left out and once with each unknown outcome at its
-least favourable value for the test in use (for the exact McNemar test a fail in B and a
-pass in A; for a t test the values that minimise its p, which are not always the extremes),
-and says INCONCLUSIVE when the two readings disagree. A figure whose test could not fire
-even if every case dropped by 100 points says INCONCLUSIVE, never PASS.
+Errors never make the gate greener, and neither do outcomes nobody knows yet. An errored
+attempt (`invoke run` re-sent it when the error was transient) is left out, and a separate
+error-rate test (evals.compare.errorrate) says INCONCLUSIVE when B errors more than A. An
+undecided outcome (a `review` row, a case of A missing from B) is read twice, once left out
+and once at its least favourable value for the test in use (for the exact McNemar test a
+fail in B and a pass in A, also when it is unknown in both runs; for a t test the values
+that minimise its p, which are not always the extremes), and the gate says INCONCLUSIVE when
+the two readings disagree. A figure whose test could not fire even if every case dropped by
+100 points says INCONCLUSIVE, never PASS.
+
+Every verdict carries a reason code (evals.compare.reasons) for CI.
 """
 
 from __future__ import annotations
@@ -28,15 +33,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evals.compare.epochs import CaseOutcome
+from evals.compare.errorrate import ErrorCounts, ErrorRateTest, error_rate_test
 from evals.compare.figures import Figure, figure, same_signal, shown
 from evals.compare.intervals import TIE_TOLERANCE, holm
 from evals.compare.power import reaches
-from evals.compare.worst import bounds, least_favourable_cases
+from evals.compare.worst import least_favourable_cases, spread
 
 MODES = ("significant", "noninferior", "strict", "never")
 ALIASES = {"regression": "strict"}  # the old name of the strict mode, still accepted
 EXIT_CODES = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}
-LEFT_OUT, WORST = "errors left out", "errors counted against B"
+LEFT_OUT, WORST = "undecided left out", "undecided against B"
+ERRORS_WORST = "errors against B"  # read only when B errors more than A
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class Reading:
     reason: str
     test: str
     n_paired: int
+    code: str = ""  # one of evals.compare.reasons.REASONS
     figures: list[Figure] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)  # non-flaky cases that went down
     flaky_changed: list[str] = field(default_factory=list)  # flaky cases that went down
@@ -65,15 +73,24 @@ class Decision:
     alpha: float
     margin: float
     power: float
-    readings: dict[str, Reading]  # LEFT_OUT always; WORST too when some attempt errored
-    n_errored: int = 0  # cases whose figures depend on how errors are read
-    n_missing: int = 0  # of those, cases of run A missing from run B
+    readings: dict[str, Reading]  # LEFT_OUT always; WORST too when some outcome is undecided
+    n_errored: int = 0  # cases with an errored attempt, left out (the error-rate test's cases)
+    n_missing: int = 0  # cases of run A missing from run B (undecided in B)
     spread: dict[str, tuple[float, float]] = field(default_factory=dict)  # lowest, highest B - A
+    code: str = ""  # why, for machines: evals.compare.reasons.REASONS
+    n_unknown: int = 0  # cases with an undecided outcome (review rows or missing), read twice
+    errors: ErrorRateTest | None = None  # the error-rate test, when some case errored
+
+    @property
+    def n_review(self) -> int:
+        """Cases with a `review` attempt (undecided, not missing)."""
+        return self.n_unknown - self.n_missing
 
     @property
     def main(self) -> Reading:
-        """The reading the report leads with: errors counted against B when there are any."""
-        return self.readings.get(WORST) or self.readings[LEFT_OUT]
+        """The reading the report leads with: undecided outcomes left out (the one whose figures
+        the tables show; the other reading is labelled wherever it appears)."""
+        return self.readings[LEFT_OUT]
 
 
 def _down(c: CaseOutcome) -> bool:
@@ -106,6 +123,7 @@ def _decide_reading(
             verdict="INCONCLUSIVE",
             reason="no case was scored in both runs: nothing was compared, which is never a pass",
             test="none",
+            code="nothing-compared",
             **base,
         )
     # A figure whose every change is a fixed positive multiple of an earlier one's (a score
@@ -136,6 +154,7 @@ def _decide_reading(
             verdict="PASS",
             reason="the gate is off; the figures are for reading",
             test="none",
+            code="gate-off",
             **base,
         )
     if mode == "strict":
@@ -149,8 +168,9 @@ def _decide_reading(
         if broken:
             more = ", …" if len(broken) > 5 else ""
             why = f"{len(broken)} case(s) went down ({', '.join(broken[:5])}{more}){note}"
-            return Reading(verdict="FAIL", reason=why, test=test, **base)
-        return Reading(verdict="PASS", reason=f"no case went down{note}", test=test, **base)
+            return Reading(verdict="FAIL", reason=why, test=test, code="case-went-down", **base)
+        why = f"no case went down{note}"
+        return Reading(verdict="PASS", reason=why, test=test, code="none-went-down", **base)
     gate_figures = [f for f in figures if f.gated]
     if mode == "noninferior":
         test = f"noninferiority: the lower end of each {1 - alpha:.0%} interval vs -{margin:g}"
@@ -159,13 +179,15 @@ def _decide_reading(
         bound = f"{margin:g} (pass rate: {100 * margin:g} points)"
         if all(s == "noninferior" for s in states.values()):
             why = f"B is at most {bound} worse: {text}"
-            return Reading(verdict="PASS", reason=why, test=test, **base)
+            return Reading(verdict="PASS", reason=why, test=test, code="within-margin", **base)
         worse = [k for k, s in states.items() if s == "inferior"]
         if worse:
             why = f"B is worse by more than {bound} in {' and '.join(worse)}: {text}"
-            return Reading(verdict="FAIL", reason=why, test=test, **base)
+            return Reading(verdict="FAIL", reason=why, test=test, code="beyond-margin", **base)
         why = f"cannot tell whether B is within {bound} of A (more cases or epochs would): {text}"
-        return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
+        return Reading(
+            verdict="INCONCLUSIVE", reason=why, test=test, code="margin-undecided", **base
+        )
     if mode != "significant":
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     k = len(gate_figures)
@@ -180,7 +202,7 @@ def _decide_reading(
                 f"B is worse in {f.name}{counts}: one-sided p = {f.p_value:.3g} <= "
                 f"{f.level:.3g}; {shown(f.interval, f.name)}"
             )
-            return Reading(verdict="FAIL", reason=why, test=test, **base)
+            return Reading(verdict="FAIL", reason=why, test=test, code="worse", **base)
     for f in gate_figures:
         ci = f.interval
         if not f.reachable and ci.estimate < 0 and ci.low < -margin:
@@ -196,7 +218,7 @@ def _decide_reading(
                     f"even a drop of 100 points could reach {f.level:.3g}: no result at this n "
                     "could be significant; add cases, clusters or epochs"
                 )
-            return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
+            return Reading(verdict="INCONCLUSIVE", reason=why, test=test, code="too-small", **base)
     for f in gate_figures:
         if not f.can_fail:
             why = (
@@ -204,19 +226,21 @@ def _decide_reading(
                 f"every case dropped by 100 points: smallest p {f.smallest_p_at_n:.3g} > "
                 f"{f.level:.3g}), so a pass would say nothing; add cases, clusters or epochs"
             )
-            return Reading(verdict="INCONCLUSIVE", reason=why, test=test, **base)
+            return Reading(verdict="INCONCLUSIVE", reason=why, test=test, code="too-small", **base)
     best = min(gate_figures, key=lambda f: f.p_value)
     why = (
         f"no evidence B is worse: smallest one-sided p = {best.p_value:.3g} ({best.name}) > "
         f"{best.level:.3g}"
     )
-    return Reading(verdict="PASS", reason=why, test=test, **base)
+    return Reading(verdict="PASS", reason=why, test=test, code="no-evidence", **base)
 
 
 def _reading(
     endpoints: Mapping[str, Sequence[CaseOutcome]], worst: bool, floor: float, ceiling: float
 ) -> dict[str, list[CaseOutcome]]:
-    """Each figure's cases under one reading of the errors (worst: the plain extremes)."""
+    """Each figure's cases under one reading of the undecided outcomes (worst: the plain
+    extremes; a case undecided in both runs takes part like any other, as a pass in A and a
+    fail in B: leaving it out would not be the least favourable reading)."""
     out: dict[str, list[CaseOutcome]] = {}
     for key, cases in endpoints.items():
         if not worst:
@@ -235,7 +259,6 @@ def _reading(
                 b_best=None,
             )
             for c in cases
-            if c.a is not None or c.b is not None  # errored in both: nothing known, left out
         ]
     return out
 
@@ -274,24 +297,6 @@ def _worst_reading(
     return other if _SEVERITY[other.verdict] > _SEVERITY[plain.verdict] else plain
 
 
-def _spread(
-    endpoints: Mapping[str, Sequence[CaseOutcome]], floor: float, ceiling: float
-) -> dict[str, tuple[float, float]]:
-    """Each figure's lowest and highest possible B - A over every outcome of the unknowns."""
-    out = {}
-    for key, cases in endpoints.items():
-        known = [c for c in cases if c.a is not None or c.b is not None]
-        if not known:
-            continue
-        lo = hi = 0.0
-        for c in known:
-            a_lo, a_hi, b_lo, b_hi = bounds(c, floor, ceiling)
-            lo += b_lo - a_hi
-            hi += b_hi - a_lo
-        out[key] = (lo / len(known), hi / len(known))
-    return out
-
-
 def decide(
     endpoints: Mapping[str, Sequence[CaseOutcome]] | Sequence[CaseOutcome],
     mode: str = "significant",
@@ -303,14 +308,21 @@ def decide(
     use_clusters: bool = True,
     floor: float = 0.0,
     ceiling: float = 1.0,
+    errors: ErrorCounts | None = None,
+    with_errors: Mapping[str, Sequence[CaseOutcome]] | None = None,
 ) -> Decision:
     """The gate's verdict for run A against run B under `mode` (see the module docstring).
 
     `endpoints` maps each figure's name ("pass rate", "mean score") to the same cases in
     the same order; a plain sequence is the pass rate alone. Values lie in [floor,
-    ceiling]; a case errored in B (scored in A) or missing from B is read in the worst-case
-    reading at its least favourable value for the test (`floor` in B, `ceiling` in A for the
-    exact test); cases errored in both are left out.
+    ceiling]; errored attempts are not in them (left out). An undecided outcome (None: a
+    review row, a case missing from B) is read in the worst-case reading at its least
+    favourable value for the test (`floor` in B, `ceiling` in A for the exact test), also
+    when it is undecided in both runs. `errors` counts the cases that had an errored attempt
+    in A, in B or in both. When the error-rate test finds that B errors more, `with_errors`
+    (the same figures with errored epochs as undecided, None) is read at its least
+    favourable for B: INCONCLUSIVE when that reading does not PASS (without it,
+    INCONCLUSIVE).
     """
     mode = ALIASES.get(mode, mode)
     if mode not in MODES:
@@ -322,45 +334,87 @@ def decide(
     if not isinstance(endpoints, Mapping):
         endpoints = {"pass rate": list(endpoints)}
     args = (mode, alpha, margin, power, compute_mde, use_clusters)
-    errored = {c.id for cases in endpoints.values() for c in cases if c.has_error}
+    unknown = {c.id for cases in endpoints.values() for c in cases if c.has_error}
     missing = {c.id for cases in endpoints.values() for c in cases if c.missing}
     left_out = _decide_reading(LEFT_OUT, _reading(endpoints, False, floor, ceiling), *args)
-    common = {"mode": mode, "alpha": alpha, "margin": margin, "power": power}
-    if not errored:
-        return Decision(
-            left_out.verdict,
-            EXIT_CODES[left_out.verdict],
-            test=left_out.test,
-            reason=left_out.reason,
-            readings={LEFT_OUT: left_out},
-            **common,
-        )
-    worst = _worst_reading(endpoints, floor, ceiling, args)
-    k = len(errored)
-    readings = {LEFT_OUT: left_out, WORST: worst}
-    common |= {"n_errored": k, "n_missing": len(missing)}
-    common["spread"] = _spread(endpoints, floor, ceiling)
-    what = f"{k} case(s)" + (f", {len(missing)} of them missing from B," if missing else "")
-    if worst.verdict == left_out.verdict:
-        reason = (
-            f"{worst.reason}, with errors counted against B ({left_out.verdict} too with the "
-            f"{what} with errors left out)"
-        )
-        return Decision(
-            worst.verdict,
-            EXIT_CODES[worst.verdict],
-            test=worst.test,
-            reason=reason,
-            readings=readings,
-            **common,
-        )
+    rate_test = error_rate_test(errors, alpha) if errors is not None and errors.any else None
+    common = {
+        "mode": mode,
+        "alpha": alpha,
+        "margin": margin,
+        "power": power,
+        "errors": rate_test,
+        "n_errored": errors.a_only + errors.b_only + errors.both if errors else 0,
+    }
+    readings = {LEFT_OUT: left_out}
+    verdict, code, reason, test = left_out.verdict, left_out.code, left_out.reason, left_out.test
+    if unknown:
+        worst = _worst_reading(endpoints, floor, ceiling, args)
+        k = len(unknown)
+        readings[WORST] = worst
+        common |= {"n_unknown": k, "n_missing": len(missing)}
+        common["spread"] = spread(endpoints, floor, ceiling)
+        n_review = len(unknown - missing)
+        parts = [f"{n_review} in review"] if n_review else []
+        parts += [f"{len(missing)} missing from B"] if missing else []
+        what = f"{k} undecided case(s) ({', '.join(parts)})"
+        test = worst.test
+        if worst.verdict == left_out.verdict:
+            reason = (
+                f"{worst.reason}, with the {what} at their least favourable for B "
+                f"({left_out.verdict} too with them left out)"
+            )
+            # Agreeing on INCONCLUSIVE, the reading without the undecided says why.
+            code = left_out.code if verdict == "INCONCLUSIVE" else worst.code
+        else:
+            which = " and ".join(
+                x for x, there in (("review rows", n_review), ("missing rows", missing)) if there
+            )
+            verdict, code = "INCONCLUSIVE", "undecided-rows"
+            reason = (
+                f"{which} decide it: {worst.verdict} with the {what} at their least favourable "
+                f"for B, {left_out.verdict} with them left out"
+            )
+            if n_review:
+                reason += "; decide the review rows (`invoke label`)"
+            if missing:
+                reason += "; rerun the missing cases (`invoke run --resume`)"
+    if rate_test is not None and mode != "never":
+        if rate_test.worse and verdict == "PASS":
+            # Worse by the sign test: INCONCLUSIVE. By the share rule alone (a small suite),
+            # the errors are read at their least favourable: one error in 18 cases blocks
+            # only when it could have been the break that decides.
+            against = None
+            if with_errors is not None:
+                against = _worst_reading(with_errors, floor, ceiling, args)
+                readings[ERRORS_WORST] = dataclasses.replace(against, name=ERRORS_WORST)
+            if rate_test.by_test or against is None or against.verdict != "PASS":
+                verdict, code = "INCONCLUSIVE", "error-rate"
+                found = (
+                    f" ({against.verdict} with them at their least favourable)" if against else ""
+                )
+                reason = (
+                    f"B's errors could hide breaks: {rate_test.sentence()}{found}; {reason} with "
+                    "the errored attempts left out; rerun the errored cases"
+                )
+            else:
+                reason += (
+                    f"; B errors more than A ({rate_test.sentence()}), but the verdict holds with "
+                    "every errored attempt at its least favourable for B"
+                )
+        elif rate_test.worse:
+            if code == "nothing-compared":  # every case errored: the errors are why
+                code, reason = "error-rate", f"{reason}: B's errors left nothing to compare"
+            reason += f"; and B errors more than A ({rate_test.sentence()})"
+        else:
+            n = common["n_errored"]
+            reason += f" ({n} case(s) with an errored attempt left out; B errors no more than A)"
     return Decision(
-        "INCONCLUSIVE",
-        EXIT_CODES["INCONCLUSIVE"],
-        test=worst.test,
-        reason=f"errors{' and missing rows' if missing else ''} decide it: {worst.verdict} "
-        f"with the unknown outcomes of {what} "
-        f"at their least favourable for B, {left_out.verdict} with them left out",
+        verdict,
+        EXIT_CODES[verdict],
+        test=test,
+        reason=reason,
         readings=readings,
+        code=code,
         **common,
     )

@@ -65,7 +65,8 @@ def figure_data(f: Figure) -> dict[str, Any]:
 def reading_data(r: Reading) -> dict[str, Any]:
     return {
         "verdict": r.verdict,
-        "reason": r.reason,
+        "reason": r.code,
+        "why": r.reason,
         "test": r.test,
         "n_paired": r.n_paired,
         "figures": [figure_data(f) for f in r.figures],
@@ -111,6 +112,7 @@ def comparison_data(cmp: Comparison, show_all: bool = True) -> dict[str, Any]:
         "b": dataclasses.asdict(cmp.b),
         "header": [{"name": h.name, "a": h.a, "b": h.b, "differs": h.differs} for h in cmp.header],
         "counts": cmp.counts(),
+        "headline": cmp.headline(),
         "verdict": {
             "verdict": d.verdict,
             "exit_code": d.exit_code,
@@ -119,13 +121,25 @@ def comparison_data(cmp: Comparison, show_all: bool = True) -> dict[str, Any]:
             "mode": d.mode,
             "deprecated": cmp.deprecated,
             "test": d.test,
-            "reason": d.reason,
+            "reason": d.code,  # for machines: evals.compare.reasons.REASONS
+            "why": d.reason,
             "sentence": verdict_line(cmp),
             "alpha": d.alpha,
             "margin": d.margin,
             "power": d.power,
             "n_errored": d.n_errored,
+            "n_unknown": d.n_unknown,
+            "n_review": d.n_review,
             "n_missing": d.n_missing,
+            "error_rate": None
+            if d.errors is None
+            else {
+                **dataclasses.asdict(d.errors.counts),
+                "p_value": d.errors.p_value,
+                "by_test": d.errors.by_test,
+                "by_share": d.errors.by_share,
+                "worse": d.errors.worse,
+            },
             "spread": {k: {"low": lo, "high": hi} for k, (lo, hi) in d.spread.items()},
         },
         "readings": {name: reading_data(r) for name, r in d.readings.items()},
@@ -137,6 +151,7 @@ def comparison_data(cmp: Comparison, show_all: bool = True) -> dict[str, Any]:
         "only_a": [dataclasses.asdict(u) for u in cmp.only_a],
         "only_b": [dataclasses.asdict(u) for u in cmp.only_b],
         "errored": [dataclasses.asdict(u) for u in cmp.errored],
+        "in_review": [dataclasses.asdict(u) for u in cmp.in_review],
         "checks": [
             {
                 **{k: v for k, v in dataclasses.asdict(r).items() if k != "change"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from evals.compare.breakdown import (
@@ -18,6 +18,7 @@ from evals.compare.breakdown import (
     epoch_info,
 )
 from evals.compare.epochs import CaseOutcome, case_from_epochs
+from evals.compare.errorrate import count_errors
 from evals.compare.gate import ALIASES, MODES, Decision, decide
 from evals.compare.headers import HeaderField, RunInfo, check_pairable, header_fields, run_info
 from evals.compare.intervals import TIE_TOLERANCE, mean
@@ -38,7 +39,7 @@ DEFAULT_MARGIN = 0.05
 CHANGE_ORDER = {"broken": 0, "DOWN": 1, "fixed": 2, "up": 3, "same": 4}
 TOL = TIE_TOLERANCE
 RATE, SCORE = "pass rate", "mean score"
-MISSING_WHY = "only in A (missing from B: read both ways by the gate, like an error in B)"
+MISSING_WHY = "only in A (missing from B: undecided in B, read both ways by the gate)"
 
 
 @dataclass
@@ -118,6 +119,26 @@ class Comparison:
     clusters: ClusterInfo
     epochs: EpochInfo
     fail_on: str = DEFAULT_FAIL_ON  # as given; `decision.mode` is the mode it names
+    #: Cases not scored in a run because a check left them for review (read both ways).
+    in_review: list[Unpaired] = field(default_factory=list)
+
+    def headline(self) -> str:
+        """The plain count first: "6 worse, 0 better, 29 same", then what was not compared."""
+        n = self.counts()
+        worse, better = n["broken"] + n["DOWN"], n["fixed"] + n["up"]
+        text = f"{worse} worse, {better} better, {n['same']} same"
+        rest = [
+            f"{len(group)} {what}"
+            for group, what in (
+                (self.in_review, "in review"),
+                (self.errored, "errored"),
+                (self.only_a, "missing from B"),
+                (self.only_b, "only in B"),
+                (self.changed, "changed"),
+            )
+            if group
+        ]
+        return text + (f" ({', '.join(rest)}: not paired)" if rest else "")
 
     def counts(self) -> dict[str, int]:
         found = Counter(c.change for c in self.cases)
@@ -151,19 +172,37 @@ def _text(value: Any) -> str | None:
 
 
 def _outcomes(
-    shown: str, a: SideCase, b: SideCase, cluster: str | None, category: str | None
-) -> tuple[CaseOutcome, CaseOutcome]:
-    """The case's pass-rate and score outcomes for the gate (errors kept as None)."""
+    shown: str,
+    a: SideCase,
+    b: SideCase,
+    cluster: str | None,
+    category: str | None,
+    keep_errors: bool = False,
+) -> tuple[CaseOutcome, CaseOutcome] | None:
+    """The case's pass-rate and score outcomes for the gate: errored attempts left out
+    (`keep_errors`: kept as None, like review attempts, which are undecided). None when a
+    run has no attempt left."""
     flaky = a.flaky or b.flaky
     if a.n_epochs == a.n_scored == 1 and b.n_epochs == b.n_scored == 1:  # fast, common path
         return (
             CaseOutcome(shown, a.passes[0], b.passes[0], cluster, category),
             CaseOutcome(shown, a.scores[0], b.scores[0], cluster, category),
         )
+    if keep_errors:
+        (pa, sa), (pb, sb) = (a.passes, a.scores), (b.passes, b.scores)
+    else:
+        (pa, sa), (pb, sb) = a.gate_epochs(), b.gate_epochs()
+    if not pa or not pb:
+        return None
     return (
-        case_from_epochs(shown, a.passes, b.passes, cluster, category, flaky=flaky),
-        case_from_epochs(shown, a.scores, b.scores, cluster, category, flaky=flaky),
+        case_from_epochs(shown, pa, pb, cluster, category, flaky=flaky),
+        case_from_epochs(shown, sa, sb, cluster, category, flaky=flaky),
     )
+
+
+def _may_pass(side: SideCase) -> bool:
+    """Some attempt passed, or none was scored (undecided: it might have)."""
+    return side.n_pass > 0 or side.n_scored == 0
 
 
 def paired_stats(cases: list[CaseDiff], alpha: float, power: float, margin: float) -> PairedStats:
@@ -221,9 +260,13 @@ def compare_runs(
     if rows_a and rows_b and not set(rows_a) & set(rows_b):
         raise InputError(f"no case in common between {a.path} and {b.path}: not runs of one suite")
     cases: list[CaseDiff] = []
-    changed, errored, pairs = [], [], []
+    changed, errored, in_review, pairs = [], [], [], []
+    error_flags: list[tuple[bool, bool, bool, bool]] = []
     rates: list[CaseOutcome] = []
     scores: list[CaseOutcome] = []
+    # The same with errored epochs as undecided: read only when B errors more than A.
+    rates_e: list[CaseOutcome] = []
+    scores_e: list[CaseOutcome] = []
     for case_id in sorted(set(rows_a) & set(rows_b)):
         ra, rb = rows_a[case_id], rows_b[case_id]
         question = str(_first(rb, "question") or _first(ra, "question") or "")
@@ -238,24 +281,34 @@ def compare_runs(
         # Keys from the file become dict keys and table cells: plain strings, whatever they were.
         cluster = _text(_first(ra, "cluster") or _first(rb, "cluster"))
         category = _text(_first(rb, "category") or _first(ra, "category"))
+        error_flags.append((sa.n_error > 0, sb.n_error > 0, _may_pass(sa), _may_pass(sb)))
+        outcomes = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
+        if outcomes is not None:
+            rates.append(outcomes[0])
+            scores.append(outcomes[1])
+        if sa.n_error or sb.n_error or outcomes is None:
+            both = _outcomes(shown_case_id(case_id), sa, sb, cluster, category, keep_errors=True)
+            assert both is not None
+            rates_e.append(both[0])
+            scores_e.append(both[1])
+        else:
+            rates_e.append(outcomes[0])
+            scores_e.append(outcomes[1])
         if not sa.n_scored or not sb.n_scored:
-            side = " and ".join(s for s, sc in (("A", sa), ("B", sb)) if not sc.n_scored)
             msg = "; ".join(sa.errors + sb.errors)[:200]
-            both = not sa.n_scored and not sb.n_scored
-            how = "left out" if both else "read both ways"
-            errored.append(Unpaired(case_id, question, f"error in {side} ({how}): {msg}"))
-            if not both:
-                rate, score = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
-                rates.append(rate)
-                scores.append(score)
+            if outcomes is None:
+                side = " and ".join(s for s, sc in (("A", sa), ("B", sb)) if not sc.n_scored)
+                why = f"error in {side} (left out; counted by the error-rate test): {msg}"
+                errored.append(Unpaired(case_id, question, why))
+            else:
+                side = " and ".join(s for s, sc in (("A", sa), ("B", sb)) if not sc.n_scored)
+                why = f"in review in {side} (undecided: read both ways by the gate): {msg}"
+                in_review.append(Unpaired(case_id, question, why))
             continue
         flaky = sa.flaky or sb.flaky
         cases.append(
             CaseDiff(case_id, question, category, cluster, sa, sb, classify(sa, sb), flaky)
         )
-        rate, score = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
-        rates.append(rate)
-        scores.append(score)
         pairs.append((ra, rb))
     only = [
         [Unpaired(i, str(_first(rows[i], "question") or ""), why) for i in sorted(ids)]
@@ -269,16 +322,25 @@ def compare_runs(
         # either way: the gate reads it like an error in B, never as nothing.
         ra = rows_a[u.id]
         sa = side_case(ra)
-        if not sa.n_scored:
-            continue  # errored in A and absent from B: nothing known either side
+        if not sa.gate_epochs()[0]:
+            continue  # errored in A and absent from B: nothing left to read either side
         nothing = [None] * len(sa.passes)
         sb = SideCase(len(nothing), 0, 0, None, [], ["missing from B"], nothing, list(nothing))
         cluster, category = _text(_first(ra, "cluster")), _text(_first(ra, "category"))
-        rate, score = _outcomes(shown_case_id(u.id), sa, sb, cluster, category)
-        rates.append(dataclasses.replace(rate, missing=True))
-        scores.append(dataclasses.replace(score, missing=True))
+        outcomes = _outcomes(shown_case_id(u.id), sa, sb, cluster, category)
+        assert outcomes is not None  # B's epochs are all undecided, none errored
+        for figure, outcome in ((rates, outcomes[0]), (scores, outcomes[1])):
+            figure.append(dataclasses.replace(outcome, missing=True))
+        rates_e.append(rates[-1])
+        scores_e.append(scores[-1])
     decision = decide(
-        {RATE: rates, SCORE: scores}, fail_on, alpha=alpha, margin=margin, power=power
+        {RATE: rates, SCORE: scores},
+        fail_on,
+        alpha=alpha,
+        margin=margin,
+        power=power,
+        errors=count_errors(error_flags),
+        with_errors={RATE: rates_e, SCORE: scores_e},
     )
     scored = [
         [c for c in figure if c.a is not None and c.b is not None] for figure in (rates, scores)
@@ -304,4 +366,5 @@ def compare_runs(
             [c.flaky for c in cases],
         ),
         fail_on=fail_on,
+        in_review=in_review,
     )

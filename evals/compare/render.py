@@ -18,7 +18,7 @@ from evals.compare.explain import (
     verdict_line,
 )
 from evals.compare.figures import Figure
-from evals.compare.gate import LEFT_OUT, WORST, Reading
+from evals.compare.gate import ERRORS_WORST, LEFT_OUT, WORST, Reading
 from evals.compare.intervals import Interval
 from evals.compare.jsondata import render_json
 from evals.compare.pairing import CHANGE_ORDER, CaseDiff, Comparison, SideCase, Unpaired
@@ -95,13 +95,15 @@ def _test_cell(f: Figure) -> str:
 
 
 def figure_rows(cmp: Comparison, r: Reading) -> list[list[str]]:
-    """Figure, A, B, B - A, interval, p, Holm p, level, test: one row per figure."""
+    """Figure, A, B, B - A, interval, p, Holm p, level, test: one row per figure, named with
+    its reading whenever there is more than one."""
     rows = []
+    several = len(cmp.decision.readings) > 1
     for f in r.figures:
         a, b = _figure_sides(cmp, f) if r.name == LEFT_OUT else ("", "")
         rows.append(
             [
-                f.name if r.name == LEFT_OUT else f"{f.name}, {r.name}",
+                f"{f.name}, {r.name}" if several else f.name,
                 a,
                 b,
                 fmt_estimate(f),
@@ -117,16 +119,17 @@ def figure_rows(cmp: Comparison, r: Reading) -> list[list[str]]:
 
 def readings_shown(cmp: Comparison) -> list[Reading]:
     d = cmp.decision
-    return [d.readings[k] for k in (LEFT_OUT, WORST) if k in d.readings]
+    return [d.readings[k] for k in (LEFT_OUT, WORST, ERRORS_WORST) if k in d.readings]
 
 
 def check_cells(r: CheckChange) -> list[str]:
     cells = []
-    for rate, passed, total, err in (
-        (r.rate_a, r.a_pass, r.a_n, r.a_error),
-        (r.rate_b, r.b_pass, r.b_n, r.b_error),
+    for rate, passed, total, err, rev in (
+        (r.rate_a, r.a_pass, r.a_n, r.a_error, r.a_review),
+        (r.rate_b, r.b_pass, r.b_n, r.b_error, r.b_review),
     ):
-        cells.append(f"{pct(rate)} ({passed}/{total})" + (f", {err} error" if err else ""))
+        extra = (f", {err} error" if err else "") + (f", {rev} in review" if rev else "")
+        cells.append(f"{pct(rate)} ({passed}/{total}){extra}")
     ci = r.change
     change = "n/a" if ci is None else f"{fmt_pts(ci.estimate)}, {fmt_ci(ci)}"
     return [*cells, change, fmt_p(r.p_holm), str(r.n_cases)]
@@ -156,7 +159,11 @@ def _unpaired_groups(cmp: Comparison) -> list[tuple[str, list[Unpaired]]]:
         ("Changed (expectations edited between the runs; not compared)", cmp.changed),
         ("Only in A", cmp.only_a),
         ("Only in B", cmp.only_b),
-        ("Errored in A or B (a case scored in one run is read both ways by the gate)", cmp.errored),
+        ("In review in A or B (undecided: read both ways by the gate)", cmp.in_review),
+        (
+            "Errored in A or B (no attempt left in a run: left out, counted by the error-rate test)",
+            cmp.errored,
+        ),
     ]
 
 
@@ -180,7 +187,7 @@ def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
     """The diff as Markdown to paste into a pull request."""
     s, n, d = cmp.stats, cmp.counts(), cmp.decision
     run_a, run_b = md_id(shown_run_id(cmp.a.run_id)), md_id(shown_run_id(cmp.b.run_id))
-    lines = [f"## Eval diff: {run_a} → {run_b}", ""]
+    lines = [f"## Eval diff: {run_a} → {run_b}", "", f"**{md_text(cmp.headline())}**", ""]
     lines += [f"**{d.verdict}** {md_text(verdict_line(cmp).split(' ', 1)[1])}", ""]
     lines += ["**How to read this**", ""] + [f"- {md_text(t)}" for t in how_to_read(cmp)]
     lines += ["", f"### Figures ({s.n_paired} paired cases)", ""]
@@ -243,7 +250,8 @@ def render_text(cmp: Comparison, show_all: bool = False) -> str:
     """The diff as plain text for a terminal: the same figures as Markdown and JSON."""
     s, n = cmp.stats, cmp.counts()
     run_a, run_b = shown_run_id(cmp.a.run_id), shown_run_id(cmp.b.run_id)
-    lines = [f"diff {run_a} -> {run_b}", f"verdict: {one_line(verdict_line(cmp))}", ""]
+    lines = [f"diff {run_a} -> {run_b}", one_line(cmp.headline())]
+    lines += [f"verdict: {one_line(verdict_line(cmp))}", ""]
     lines += ["how to read this:"] + [f"  - {t}" for t in how_to_read(cmp)] + [""]
     lines.append(f"figures ({s.n_paired} paired cases):")
     rows = [r for reading in readings_shown(cmp) for r in figure_rows(cmp, reading)]

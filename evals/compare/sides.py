@@ -1,7 +1,8 @@
 """One case in one run, over its epochs: reading rows, what was scored, what changed.
 
 Rows whose status is `error` (the attempt failed) or `review` (a check could not decide
-and a person has not yet) are counted, never scored; the gate reads them both ways.
+and a person has not yet) are counted, never scored, and counted apart: the gate leaves
+errored attempts out (beside its error-rate test) and reads review rows both ways.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ TOL = TIE_TOLERANCE
 
 STATUSES = ("pass", "fail", "error", "review")
 # Rows the gate cannot score: an error, or a check that could not decide (`review`, until a
-# person does). Both are read both ways by the gate, never as a pass or a fail.
+# person does). Neither is ever read as a pass or a fail.
 UNSCORED = ("error", "review")
 
 
@@ -33,8 +34,24 @@ class SideCase:
     score: float | None
     failed_checks: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # why attempts were not scored
-    passes: list[float | None] = field(default_factory=list)  # per epoch; None: it errored
+    passes: list[float | None] = field(default_factory=list)  # per epoch; None: not scored
     scores: list[float | None] = field(default_factory=list)
+    errored: list[bool] = field(default_factory=list)  # per epoch: an error (not a review)
+
+    @property
+    def n_error(self) -> int:
+        return sum(self.errored)
+
+    @property
+    def n_review(self) -> int:
+        return self.n_epochs - self.n_scored - self.n_error
+
+    def gate_epochs(self) -> tuple[list[float | None], list[float | None]]:
+        """Pass and score per epoch with the errored ones left out (None: in review)."""
+        if not any(self.errored):
+            return self.passes, self.scores
+        keep = [i for i, e in enumerate(self.errored) if not e]
+        return [self.passes[i] for i in keep], [self.scores[i] for i in keep]
 
     @property
     def pass_rate(self) -> float | None:
@@ -92,7 +109,7 @@ def side_case(rows: list[dict[str, Any]]) -> SideCase:
     if len(rows) == 1:  # the common case, kept fast for large runs
         r = rows[0]
         if r["status"] in UNSCORED:
-            return SideCase(1, 0, 0, None, [], [_why(r)], [None], [None])
+            return SideCase(1, 0, 0, None, [], [_why(r)], [None], [None], [r["status"] == "error"])
         failed_one = list(r.get("failed_checks") or [])
         passed, score = float(r["status"] == "pass"), float(r["score"])
         return SideCase(1, 1, int(passed), score, failed_one, [], [passed], [score])
@@ -109,6 +126,7 @@ def side_case(rows: list[dict[str, Any]]) -> SideCase:
         errors=sorted({_why(r) for r in rows if r["status"] in UNSCORED}),
         passes=[None if r["status"] in UNSCORED else float(r["status"] == "pass") for r in rows],
         scores=[None if r["status"] in UNSCORED else float(r["score"]) for r in rows],
+        errored=[r["status"] == "error" for r in rows],
     )
 
 

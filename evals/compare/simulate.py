@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from evals.compare.epochs import CaseOutcome, case_from_epochs
+from evals.compare.errorrate import ErrorCounts, count_errors
 from evals.compare.gate import decide
 from evals.compare.intervals import effect_interval
 
@@ -41,52 +42,60 @@ def _shifted(p: float, drop: float) -> float:
     return _logistic(math.log(p / (1.0 - p)) - drop)
 
 
-def draw_scenario(
+@dataclass(frozen=True)
+class Unknowns:
+    """What goes wrong in a simulated pair besides the outcomes.
+
+    `errors`: the chance that one try of an attempt ends in a transient error, in either
+    run; `retries`: how often `invoke run` re-sends it (an attempt stays an error with
+    chance errors ** (1 + retries); 0 is a run file written without retries). `review`:
+    the chance that an attempt is left in review (undecided, read both ways by the gate).
+    `b_error_share`: a B whose change makes cases error: that share of all cases, drawn
+    from those that pass in A, errors in B on every attempt, whatever the retries.
+    """
+
+    errors: float = 0.0
+    retries: int = 0
+    review: float = 0.0
+    b_error_share: float = 0.0
+
+    @property
+    def remaining(self) -> float:
+        """The chance that an attempt is still an error after its retries."""
+        return self.errors ** (1 + self.retries) if self.errors else 0.0
+
+
+def draw_pair(
     rng: random.Random,
     scenario: str,
     epochs: int = 1,
     drop: float = 0.0,
-    errors: float = 0.0,
-) -> Endpoints:
-    """One pair of runs A and B of the SAME system (no real change) under `scenario`.
+    unknowns: Unknowns | None = None,
+    n_cases: int = 200,
+) -> tuple[Endpoints, ErrorCounts, Endpoints]:
+    """One pair of runs A and B of the SAME system (no real change) under `scenario`, as the
+    gate reads them: the two figures case by case, the cases that errored, and the figures
+    with errored attempts as undecided (what the gate reads when B errors more than A).
 
     With `drop` > 0, B is worse: every case's pass probability falls by `drop` on the
     logit scale (for measuring power; a case that always passes or fails is left as is).
-    With `errors` > 0, each attempt of either run errors with that probability, at random.
-
-    Returns the two figures the gate tests, pass rate and mean score, case by case: an
-    attempt scores 1 when it passes, else the case's own partial credit (0, 1/3 or 2/3).
+    `unknowns` adds errors (left out of the figures, as `invoke diff` does, and counted) and
+    review rows (None in the figures). An attempt scores 1 when it passes, else the case's
+    own partial credit (0, 1/3 or 2/3).
     """
     if epochs < 1:
         raise ValueError("epochs must be at least 1")
+    u = unknowns or Unknowns()
+    err, review = u.remaining, u.review
     out: Endpoints = {"pass rate": [], "mean score": []}
+    flags: list[tuple[bool, bool]] = []
+    drawn: list[tuple[str, float, float, str | None]] = []
 
     def add(case_id: str, p_a: float, p_b: float, cluster: str | None = None) -> None:
-        partial = _FAIL_SCORES[int(3 * rng.random())]
-        p_b = _shifted(p_b, drop)
-        if epochs == 1:  # the common setting, kept fast: one outcome per run, never flaky
-            x, y = float(rng.random() < p_a), float(rng.random() < p_b)
-            if errors and (rng.random() < errors or rng.random() < errors):
-                gone = rng.random() < 0.5  # which run errored (rarely both: left out)
-                xa, yb = (None, y) if gone else (x, None)
-                out["pass rate"].append(CaseOutcome(case_id, xa, yb, cluster))
-                sa = None if xa is None else x or partial
-                sb = None if yb is None else y or partial
-                out["mean score"].append(CaseOutcome(case_id, sa, sb, cluster))
-                return
-            out["pass rate"].append(CaseOutcome(case_id, x, y, cluster))
-            out["mean score"].append(CaseOutcome(case_id, x or partial, y or partial, cluster))
-            return
-        a = [1.0 if rng.random() < p_a else 0.0 for _ in range(epochs)]
-        b = [1.0 if rng.random() < p_b else 0.0 for _ in range(epochs)]
-        rate = case_from_epochs(case_id, a, b, cluster)
-        scores = [[x if x else partial for x in side] for side in (a, b)]
-        score = case_from_epochs(case_id, *scores, cluster, flaky=rate.flaky)
-        out["pass rate"].append(rate)
-        out["mean score"].append(score)
+        drawn.append((case_id, p_a, _shifted(p_b, drop), cluster))
 
     if scenario == "independent":
-        for i in range(200):
+        for i in range(n_cases):
             p = rng.betavariate(*_BETA)
             add(f"c{i}", p, p)
     elif scenario in ("clustered", "unbalanced"):
@@ -105,7 +114,71 @@ def draw_scenario(
             add(f"c{i}", p, p)
     else:
         raise ValueError(f"scenario must be one of {', '.join(SCENARIOS)}, not {scenario!r}")
-    return out
+
+    def attempt(p: float, partial: float) -> tuple[float | None, float | None, bool]:
+        """(pass, score, errored) of one attempt; an errored one is left out (None, None)."""
+        if err and rng.random() < err:
+            return None, None, True
+        if review and rng.random() < review:
+            return None, None, False
+        x = float(rng.random() < p)
+        return x, x or partial, False
+
+    sides = []
+    for _, p_a, p_b, _ in drawn:
+        partial = _FAIL_SCORES[int(3 * rng.random())]
+        sides.append([[attempt(p, partial) for _ in range(epochs)] for p in (p_a, p_b)])
+    if u.b_error_share:
+        # B's change makes these cases error (a prompt that times out): drawn from the
+        # cases that passed every scored attempt in A, every attempt, retries or not.
+        passing = [k for k, (a, _) in enumerate(sides) if a[0][0] == 1.0]
+        for k in rng.sample(passing, min(len(passing), round(u.b_error_share * len(sides)))):
+            sides[k][1] = [(None, None, True)] * epochs
+    both: Endpoints = {"pass rate": [], "mean score": []}  # errored attempts as undecided
+    for (case_id, _, _, cluster), (a, b) in zip(drawn, sides, strict=True):
+        a_kept = [(x, sc) for x, sc, e in a if not e]
+        b_kept = [(x, sc) for x, sc, e in b if not e]
+        passes = [not kept or any(x != 0.0 for x, _ in kept) for kept in (a_kept, b_kept)]
+        errored = (any(e for *_, e in a), any(e for *_, e in b))
+        flags.append((*errored, *passes))
+        if any(errored):
+            _append(both, case_id, [x[:2] for x in a], [x[:2] for x in b], cluster)
+        if a_kept and b_kept:  # else every attempt of a run errored: it leaves the figures
+            _append(out, case_id, a_kept, b_kept, cluster)
+            if not any(errored):
+                both["pass rate"].append(out["pass rate"][-1])
+                both["mean score"].append(out["mean score"][-1])
+    return out, count_errors(flags), both
+
+
+Attempts = list[tuple[float | None, float | None]]
+
+
+def _append(out: Endpoints, case_id: str, a: Attempts, b: Attempts, cluster: str | None) -> None:
+    """One case's two figures from its (pass, score) attempts in A and in B."""
+    if len(a) == len(b) == 1:  # the common setting, kept fast: one outcome per run
+        (xa, sa), (xb, sb) = a[0], b[0]
+        out["pass rate"].append(CaseOutcome(case_id, xa, xb, cluster))
+        out["mean score"].append(CaseOutcome(case_id, sa, sb, cluster))
+        return
+    rate = case_from_epochs(case_id, [x for x, _ in a], [x for x, _ in b], cluster)
+    score = case_from_epochs(
+        case_id, [s for _, s in a], [s for _, s in b], cluster, flaky=rate.flaky
+    )
+    out["pass rate"].append(rate)
+    out["mean score"].append(score)
+
+
+def draw_scenario(
+    rng: random.Random,
+    scenario: str,
+    epochs: int = 1,
+    drop: float = 0.0,
+    errors: float = 0.0,
+) -> Endpoints:
+    """The two figures of one pair (see draw_pair), with `errors` the chance that an attempt
+    errors, in either run, and is left out."""
+    return draw_pair(rng, scenario, epochs, drop, Unknowns(errors=errors))[0]
 
 
 @dataclass(frozen=True)
@@ -121,6 +194,11 @@ class SimulationResult:
     false_alarm: float  # share of reps with verdict FAIL
     inconclusive: float  # share of reps with verdict INCONCLUSIVE
     mc_se: float  # Monte Carlo SE of false_alarm
+
+    @property
+    def passed(self) -> float:
+        """Share of reps with verdict PASS."""
+        return 1.0 - self.false_alarm - self.inconclusive
 
     @property
     def null_mc_se(self) -> float:
@@ -140,6 +218,10 @@ def simulate_false_alarm(
     margin: float = 0.05,
     drop: float = 0.0,
     errors: float = 0.0,
+    retries: int = 0,
+    review: float = 0.0,
+    b_error_share: float = 0.0,
+    n_cases: int = 200,
 ) -> SimulationResult:
     """Share of reps in which the gate fails when A and B are the same system.
 
@@ -152,14 +234,25 @@ def simulate_false_alarm(
     each run attempts each case that many times (the rate is the unit; flakiness is seen).
     use_clusters=False ignores the cluster keys, to show what independence tests do. With
     `drop` > 0 B is really worse (see draw_scenario) and the FAIL share is the power;
-    `errors` is the chance that an attempt errors, in either run.
+    `errors` is the chance that a try errors, in either run, `retries` how often a run
+    re-sends it, `review` the chance that an attempt is left in review, `b_error_share`
+    the share of cases passing in A that error in B (see Unknowns); `n_cases` the size of
+    the "independent" suite. The result's `passed` is the share of PASS verdicts.
     """
     rng = random.Random(seed)
     fails = inconclusive = 0
+    unknowns = Unknowns(errors, retries, review, b_error_share)
     for _ in range(reps):
-        cases = draw_scenario(rng, scenario, epochs, drop, errors)
+        cases, counts, with_errors = draw_pair(rng, scenario, epochs, drop, unknowns, n_cases)
         d = decide(
-            cases, mode, alpha=alpha, margin=margin, compute_mde=False, use_clusters=use_clusters
+            cases,
+            mode,
+            alpha=alpha,
+            margin=margin,
+            compute_mde=False,
+            use_clusters=use_clusters,
+            errors=counts,
+            with_errors=with_errors,
         )
         fails += d.verdict == "FAIL"
         inconclusive += d.verdict == "INCONCLUSIVE"

@@ -170,7 +170,10 @@ def exact_conditional_interval(n10: int, n01: int, n: int, alpha: float) -> tupl
     tail = alpha / 2
     # q_lo: P(broken >= n10 | q_lo) = tail; q_hi: P(broken <= n10 | q_hi) = tail.
     q_lo = 0.0 if n10 == 0 else _root_in_unit(lambda q: binom_sf(n10, m, q), tail)
-    q_hi = 1.0 if n10 == m else _root_in_unit(lambda q: -binom_sf(n10 + 1, m, q), tail - 1)
+    # P(broken <= n10 | q) falls as q rises; its complement P(broken >= n10 + 1 | q) rises,
+    # which is what the bisection needs (given the falling one it ran to q = 1, putting the
+    # lower end at -m / n whenever B was better).
+    q_hi = 1.0 if n10 == m else _root_in_unit(lambda q: binom_sf(n10 + 1, m, q), 1 - tail)
     share = m / n
     return share * (1 - 2 * q_hi), share * (1 - 2 * q_lo)
 

@@ -17,7 +17,7 @@ step minimises f along one coordinate in closed form.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 
 from evals.compare.clustered import cluster_design
@@ -122,7 +122,7 @@ def least_favourable_cases(
     at one-sided level `tail`; None when nothing is unknown, or when the figure is read by the
     exact McNemar test (pass/fail pairs without clusters), whose least favourable outcome is
     the plain one: a fail in B and a pass in A."""
-    known = [c for c in cases if c.a is not None or c.b is not None]
+    known = list(cases)  # a case undecided in both runs is as free as any other
     if not any(c.has_error for c in known) or len(known) < 2:
         return None
     box = [bounds(c, floor, ceiling) for c in known]
@@ -148,4 +148,22 @@ def least_favourable_cases(
         if b > hi_b:
             b, a = hi_b, hi_b - di
         out.append(replace(c, a=a, b=b, a_worst=None, b_worst=None, a_best=None, b_best=None))
+    return out
+
+
+def spread(
+    endpoints: Mapping[str, Sequence[CaseOutcome]], floor: float, ceiling: float
+) -> dict[str, tuple[float, float]]:
+    """Each figure's lowest and highest possible B - A over every outcome of the unknowns."""
+    out = {}
+    for key, cases in endpoints.items():
+        known = list(cases)
+        if not known:
+            continue
+        lo = hi = 0.0
+        for c in known:
+            a_lo, a_hi, b_lo, b_hi = bounds(c, floor, ceiling)
+            lo += b_lo - a_hi
+            hi += b_hi - a_lo
+        out[key] = (lo / len(known), hi / len(known))
     return out

@@ -66,6 +66,17 @@ def build_messages(prompt: str, case: Case) -> list[dict[str, str]]:
     ]
 
 
+def _retry_after(exc: BaseException) -> float | None:
+    """The Retry-After of a failed response in seconds (a number; dates are left to the SDK)."""
+    response = getattr(exc, "response", None)
+    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return seconds if seconds is not None and 0 <= seconds < 3600 else None
+
+
 class OpenAICompatProvider:
     """One shared AsyncOpenAI client, created on the first request (a cached run needs none)."""
 
@@ -223,7 +234,7 @@ class OpenAICompatProvider:
         kind, reason = self._reason(exc)
         refused = self._refusal(exc)
         if refused is None:
-            return ProviderError(reason, kind)
+            return ProviderError(reason, kind, _retry_after(exc))
         signature, hint = refused
         if not signature.startswith("HTTP"):
             # "All connection attempts failed" hides why; say it and where.

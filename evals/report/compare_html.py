@@ -161,11 +161,13 @@ def stats_section(cmp: Comparison, nav: str = "") -> str:
         )
     )
     summary = (
+        f'<p class="headline"><b>{esc(cmp.headline())}</b></p>'
         f'<p class="verdict-line"><span class="change broken">broken {n["broken"]}</span> '
         f'<span class="change down">down {n["DOWN"]}</span> '
         f'<span class="change fixed">fixed {n["fixed"]}</span> '
         f'<span class="change up">up {n["up"]}</span> <span class="change same">same {n["same"]}</span>'
         f" · {len(cmp.changed)} changed expectations, {len(cmp.errored)} errored, "
+        f"{len(cmp.in_review)} in review, "
         f"{len(cmp.only_a)} only in A, {len(cmp.only_b)} only in B</p>"
     )
     v_cls = {"PASS": "good", "FAIL": "bad"}.get(d.verdict, "warn")
@@ -307,6 +309,9 @@ def cases_section(cmp: Comparison, a: RunFile, b: RunFile) -> str:
         head
         + unpaired_list("Expectations changed between the runs: not paired", cmp.changed, "changed")
         + unpaired_list("Errored in A or B: not paired", cmp.errored, "errored")
+        + unpaired_list(
+            "In review in A or B (undecided): not paired", cmp.in_review, "in-review-cases"
+        )
         + unpaired_list("Only in A", cmp.only_a, "only-a")
         + unpaired_list("Only in B", cmp.only_b, "only-b")
     )
@@ -331,7 +336,7 @@ def sealed_data(data: dict[str, Any]) -> dict[str, Any]:
     out = {k: data[k] for k in keep}
     out["readings"] = {
         name: {
-            **{k: v for k, v in r.items() if k not in ("broken", "flaky_changed", "reason")},
+            **{k: v for k, v in r.items() if k not in ("broken", "flaky_changed", "why")},
             "n_broken": len(r["broken"]),
             "n_flaky_changed": len(r["flaky_changed"]),
         }

@@ -169,6 +169,14 @@ def print_summary(summary: dict[str, Any], path: str, out: TextIO | None = None)
         say(line)
     if summary.get("cached"):
         say(f"from the cache: {summary['cached']} of {c['total']} answer(s)")
+    retries = summary.get("retries") or {}
+    if retries.get("resent"):
+        still = retries.get("still_error", 0)
+        say(
+            f"retried: {retries['resent']} re-send(s) of a transient error on "
+            f"{retries.get('rows', 0)} attempt(s); {still} still an error after them"
+            + ("" if still else ", none lost")
+        )
     if not summary.get("completed"):
         reason = printable(str(summary.get("stopped_reason")), one_line=True)
         say(f"run stopped early: {reason}")

@@ -64,6 +64,8 @@ class CaseSpend:
     chars: int = 0
     #: What its judge calls paid so far (in the budget's `live` until the case settles).
     live: float = 0.0
+    #: Tries the answer took: 1, plus one per re-send of a transient error.
+    tries: int = 1
 
     def add(self, cost: float | None) -> None:
         self.counted = True

@@ -112,6 +112,11 @@ class RunPlan:
     resume: Resumed | None = None
     #: --batch: send the requests as one provider batch (an OpenAI-compatible endpoint only).
     batch: BatchSettings | None = None
+    #: --resend: how often an attempt that ended in a transient error (a timeout, HTTP 429 or
+    #: 5xx, a dropped connection) is sent again before it is written as an error row.
+    resend: int = 2
+    #: The wait before the first re-send, doubled before each next one.
+    resend_wait_s: float = 1.0
     #: Selected cases not run because only a check this run does not grade (the judge,
     #: without --judge) would score them: named in the header and the summary.
     left_out: tuple[str, ...] = ()

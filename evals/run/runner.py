@@ -35,6 +35,7 @@ from evals.run.files import run_file_name, unwritable, utc_now
 from evals.run.grade_cache import GradeCache
 from evals.run.plan import RowCallback, RunPlan, RunResult
 from evals.run.resume import reopen
+from evals.run.retry import transient
 from evals.run.rows import grade_reply, make_header, make_row
 from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
@@ -85,7 +86,45 @@ class _Work:
     async def answer(
         self, case: Case, epoch: int, spend: CaseSpend
     ) -> tuple[Reply | None, str | None]:
-        """The reply (from the cache when it holds one), or the reason there is none."""
+        """The reply (from the cache when it holds one), or the reason there is none.
+
+        An attempt that ends in a transient error is sent again, up to `plan.resend` times
+        with a doubling wait, before it becomes an error row; `spend.tries` counts the tries.
+        """
+        while True:
+            reply, error, wait = await self._try(case, epoch, spend)
+            if wait is None or spend.tries > self.plan.resend or self.stopped:
+                return reply, error
+            await asyncio.sleep(max(wait, self.plan.resend_wait_s * 2 ** (spend.tries - 1)))
+            spend.tries += 1
+
+    async def _try(
+        self, case: Case, epoch: int, spend: CaseSpend
+    ) -> tuple[Reply | None, str | None, float | None]:
+        """One try: (reply, reason there is none, the least wait before another try, or None
+        when another try could not change it)."""
+        try:
+            reply, error = await self._send(case, epoch, spend)
+        except ProviderError as exc:
+            again = transient(exc)
+            return None, self._failed(exc), min(exc.retry_after or 0.0, 60.0) if again else None
+        return reply, error, None
+
+    def _failed(self, exc: ProviderError) -> str:
+        """The reason of a failed try, noting a refusal that stops the run."""
+        reason = self._reason(exc)
+        if isinstance(exc, EndpointRefused):
+            verdict = self.refusals.refused(exc.signature, reason, exc.hint)
+            if verdict and not self.stopped:
+                self.stopped = verdict
+        else:
+            self.refusals.answered()
+        return reason
+
+    async def _send(
+        self, case: Case, epoch: int, spend: CaseSpend
+    ) -> tuple[Reply | None, str | None]:
+        """The reply, or the reason there is none; a ProviderError is raised to the caller."""
         plan = self.plan
         try:
             if self.requester is None:
@@ -107,15 +146,8 @@ class _Work:
             if reply is not None and self.cache:
                 self.cache.put(key, plan.provider.model, reply)  # only successes reach here
             return reply, None
-        except EndpointRefused as exc:
-            reason = self._reason(exc)
-            verdict = self.refusals.refused(exc.signature, reason, exc.hint)
-            if verdict and not self.stopped:
-                self.stopped = verdict
-            return None, reason
-        except ProviderError as exc:
-            self.refusals.answered()
-            return None, self._reason(exc)
+        except ProviderError:
+            raise
         except Exception as exc:  # an unexpected provider failure is still only this case's error
             self.refusals.answered()
             if self.plan.withhold_provider_text:
@@ -320,6 +352,8 @@ async def execute(
             finally:
                 work.settle(spend)
             row = make_row(plan, run_id, prompt_sha, case, epoch, reply, error, graded)
+            if not (reply is not None and reply.cached):
+                row["tries"] = spend.tries  # a cached answer was not asked for in this run
             if reply is not None:
                 row["cost_usd"] = cost_usd(reply.usage, work.price)
             if plan.row_filter:

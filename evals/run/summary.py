@@ -6,6 +6,7 @@ from collections import defaultdict
 from typing import Any
 
 from evals.run.precedents import label_counts
+from evals.run.retry import retry_counts
 
 _TOKEN_KEYS = ("prompt_tokens", "completion_tokens")
 
@@ -214,6 +215,8 @@ def summarise(
         **judge,
         "total_cost_usd": total,
         "cached": cached,
+        # Attempts sent again after a transient error (`--resend`), and how they ended.
+        "retries": retry_counts(rows),
         "epochs": epoch_stats(rows),
         # How many cases the judge score covers; absent when no row was judged.
         "judge": judge_coverage(rows) if any(_judged(r) for r in rows) else None,
