@@ -2,48 +2,18 @@
 
 from __future__ import annotations
 
-import copy
 import json
-import random
 import re
 from pathlib import Path
 from typing import Any
 
+from reportkit import large_run
+
 from evals.report.brief import FULL_ROWS, briefs_for
 from evals.report.data import build_report
 from evals.report.html import render_run_html
-from evals.run.files import read_run, record_line
+from evals.run.files import read_run
 from evals.run.summary import summarise
-
-ROOT = Path(__file__).resolve().parent.parent
-BASELINE = next((ROOT / "runs").glob("*.jsonl"))
-
-
-def large_run(
-    path: Path, n: int, *, summary: bool = True, seed: int = 0, failing: int = 250
-) -> list[dict[str, Any]]:
-    """A run file of n rows made from the committed baseline's, `failing` of them failing."""
-    base = read_run(BASELINE)
-    rng = random.Random(seed)
-    rows = []
-    for i in rng.sample(range(n), n):
-        row = copy.deepcopy(base.rows[i % len(base.rows)])
-        row["case"] = f"case-{i:06d}"
-        if i < failing:
-            row.update(status="fail", score=round(rng.random(), 6))
-            row["failed_checks"] = ["facts_present"]
-            row["checks"]["facts_present"] = {"status": "fail", "score": 0.0, "detail": "missing"}
-        else:
-            row.update(status="pass", score=1.0, failed_checks=[])
-            row["checks"] = {
-                k: {**v, "status": "pass", "score": 1.0} for k, v in row["checks"].items()
-            }
-        rows.append(row)
-    records = [base.header, *rows]
-    if summary:
-        records.append(summarise(rows, completed=True, run_id=base.run_id))
-    path.write_text("".join(record_line(r) for r in records), "utf-8")
-    return rows
 
 
 def page_of(path: Path) -> str:

@@ -109,7 +109,7 @@
       item.tr.hidden = false;
       frag.appendChild(item.tr);
     });
-    tbody.appendChild(frag);
+    tbody.insertBefore(frag, tbody.firstChild);  // the page's rows first, in order
     shown.textContent = matched.length + " of " + items.length;
     pager.hidden = matched.length <= PAGE;
     pageInfo.textContent = "rows " + (matched.length ? from + 1 : 0) + "-" + (from + onPage.length) +
