@@ -91,6 +91,9 @@ class RunPlan:
     root: Path
     label: str | None = None
     concurrency: int = 8
+    #: Processes that run the deterministic checks (`run/pool.py`); the results do not
+    #: depend on it, so it is not stamped.
+    workers: int = 1
     epochs: int = 1
     settings: dict[str, Any] = field(default_factory=dict)
     #: The LLM judge, when --judge is given.

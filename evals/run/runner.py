@@ -26,6 +26,7 @@ from evals.run.cost import Budget, cost_usd, estimate_prompt_cost, price_for
 from evals.run.files import run_file_name, unwritable, utc_now
 from evals.run.grade_cache import GradeCache
 from evals.run.plan import RowCallback, RunPlan, RunResult, WrittenRows
+from evals.run.pool import GradePool
 from evals.run.resume import reopen
 from evals.run.rows import grade_reply, make_header, make_row
 from evals.run.tally import Tally
@@ -255,6 +256,7 @@ async def execute(
     del rows
     work = _Work(plan, prompt)
     work.prefetch(queue)
+    pool = grading_pool(plan, len(queue), work.grades)
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
     started = time.perf_counter()
@@ -304,7 +306,7 @@ async def execute(
                     return  # the budget stopped the run before this case started
                 if reply is not None and spend.judged and not work.admit(spend):
                     return  # a cached answer, but its judging would pass the cap
-                graded = await grade_reply(plan, case, reply, work.grades) if reply else None
+                graded = await grade_reply(plan, case, reply, work.grades, pool) if reply else None
                 paid = f"{plan.grader.name}_cost_usd" if plan.grader is not None else ""
                 if graded is not None and paid in graded[1]:
                     # The case's verdict and any question on what the checks left undecided.
@@ -350,12 +352,29 @@ async def execute(
         except OSError as exc:
             if not write_error:
                 write_error.append(unwritable(path, exc))
+        if pool is not None:
+            pool.close()
         if work.cache:
             work.cache.close()
         await plan.provider.aclose()
         if plan.grader:
             await plan.grader.aclose()
     return RunResult(path, header, written_rows, summary, write_error[0] if write_error else None)
+
+
+#: Answers to grade below which a run grades in its own process: forking the workers costs
+#: more than grading a few dozen answers.
+POOL_MIN = 64
+
+
+def grading_pool(plan: RunPlan, n_queued: int, grades: GradeCache | None) -> GradePool | None:
+    """Worker processes for the checks when the run has enough answers to grade (not when
+    the stored check results hold them all: a cached re-run grades nothing)."""
+    stored = grades.n_found if grades is not None else 0
+    if plan.workers <= 1 or n_queued - stored < POOL_MIN:
+        return None
+    # Forked before the first request: an HTTP client's threads are not copied into them.
+    return GradePool(plan.workers, plan.suite.settings)
 
 
 def _start(path: Path, header: dict[str, Any]) -> BatchedRunWriter:
