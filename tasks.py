@@ -208,13 +208,14 @@ def install_hooks(c, force=False):
         "from_run": "also mutate the drafts that passed in this run (path, run id, latest, baseline)",
         "format": "md (default) or json",
         "judge": "also run and mutate the LLM judge with this pinned model",
+        "workers": "processes that grade (default: one per core)",
     }
 )
-def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  # noqa: A002
+def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None, workers=None):  # noqa: A002
     """Run each case's checks on known-wrong variants of its good answers; exit 1 on a survivor."""
     from evals.mutate.command import cmd_mutate
 
-    _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge)))
+    _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge, workers)))
 
 
 @task(

@@ -160,6 +160,11 @@ def main() -> int:
                     f"   exit {x.code}"
                 )
             print(f"  HTML page          {size / 1e6:7.2f} MB")
+            shard = t["run --shard 1/2"]
+            print(
+                f"  a shard (offline model): {n / 2 / shard.cpu:,.0f} cases per CPU second, "
+                f"{n / 2 / shard.wall:,.0f} cases per wall second"
+            )
             sys.stdout.flush()
         small, large = figures[args.small][0], figures[args.large][0]
         print(f"peak memory at {args.large:,} cases / at {args.small:,} (target <= 1.5x)")

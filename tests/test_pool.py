@@ -81,3 +81,19 @@ def test_workers_must_be_a_whole_number_from_one() -> None:
     for bad in ("0", "-1", "two", "1.5"):
         with pytest.raises(InputError, match="--workers"):
             check_workers(bad)
+
+
+def test_mutating_on_two_workers_gives_one_workers_report() -> None:
+    from evals.checks.loading import load_cases
+    from evals.mutate.engine import mutate_suite
+
+    suite = open_suite(ROOT / "evals")
+    cases = load_cases(suite)[0][:12]
+    one = mutate_suite(suite, cases, workers=1)
+    two = mutate_suite(suite, cases, workers=2)
+    assert len(one.cases) == len(two.cases) == 12
+    n = 0
+    for a, b in zip(one.cases, two.cases, strict=True):
+        assert a == b  # every good answer, variant, draft and each check's result
+        n += len(a.variants)
+    assert n > 50
