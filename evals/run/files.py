@@ -214,23 +214,35 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
 UNCOMPARED = ("draft", "cited", "latency_ms", "usage", "resolved_model", "abstained", "cost_usd")
 
 
-def _slim(row: dict[str, Any]) -> dict[str, Any]:
-    """A row as a comparison reads it: UNCOMPARED left out, check details dropped, and the
-    strings repeated from row to row (and between two runs: case ids, shas, statuses, the
-    model) kept once. 100,000 rows read whole took 19 KB each."""
-    out: dict[str, Any] = {}
-    for k, v in row.items():
-        if k in UNCOMPARED:
-            continue
-        if k == "checks" and isinstance(v, dict):
-            v = {
-                sys.intern(n): {"status": sys.intern(r["status"]), "score": r.get("score")}
-                for n, r in v.items()
-            }
-        elif isinstance(v, str) and len(v) <= 100:
-            v = sys.intern(v)
-        out[sys.intern(k)] = v
-    return out
+def _slimmer() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A row as a comparison reads it: UNCOMPARED left out, check details dropped, and what
+    rows repeat (case ids, shas, statuses, the model; whole sets of check results, lists of
+    refs) kept once, shared between the rows that hold it. 100,000 rows read whole took
+    19 KB each. The rows it gives are read, never changed."""
+    shared: dict[Any, Any] = {}
+
+    def once(key: Any, value: Any) -> Any:
+        return shared.setdefault(key, value)
+
+    def slim(row: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in row.items():
+            if k in UNCOMPARED:
+                continue
+            if k == "checks" and isinstance(v, dict):
+                items = tuple((n, r["status"], r.get("score")) for n, r in v.items())
+                v = once(
+                    ("checks", items),
+                    {sys.intern(n): {"status": sys.intern(st), "score": sc} for n, st, sc in items},
+                )
+            elif isinstance(v, list) and all(isinstance(x, str) for x in v):
+                v = once(("list", k, *v), [sys.intern(x) for x in v])
+            elif isinstance(v, str) and len(v) <= 100:
+                v = sys.intern(v)
+            out[sys.intern(k)] = v
+        return out
+
+    return slim
 
 
 def read_run(
@@ -245,13 +257,13 @@ def read_run(
     reading it meet only the shapes the schema promises: a damaged or hand-edited file is
     one problem per bad line (file, line and JSON pointer), exit 2, never a traceback.
     The file is read line by line (only the rows are kept); with `slim`, each row as a
-    comparison reads it (`_slim`); with `keep`, what it returns for each valid row (None:
+    comparison reads it (`_slimmer`); with `keep`, what it returns for each valid row (None:
     the row is not kept), so a reader can keep counts instead of rows.
     """
     if not path.is_file():
         raise InputError([Problem(str(path), "", "run file does not exist")])
     try:
-        return _read_run(path, keep or (_slim if slim else None))
+        return _read_run(path, keep or (_slimmer() if slim else None))
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(path), "", f"not UTF-8: {exc}")]) from None
 
