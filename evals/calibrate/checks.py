@@ -74,8 +74,9 @@ def grade_answers(
     items = list(items)
     if workers <= 1:
         return [Graded(i, grade(cases[i.case], i.reply(), settings)) for i in items]
-    with GradePool(workers, settings) as pool:
-        results = pool.grade_all([(cases[i.case], i.reply()) for i in items])
+    jobs = [(cases[i.case], i.reply()) for i in items]
+    with GradePool(workers, settings, jobs[0] if jobs else None) as pool:
+        results = pool.grade_all(jobs)
     return [Graded(i, r) for i, r in zip(items, results, strict=True)]
 
 

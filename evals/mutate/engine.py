@@ -88,6 +88,8 @@ def _draft_reply(draft: dict[str, Any]) -> Reply:
 
 def _grade_jobs(jobs: list[_Job], pool: GradePool) -> None:
     """Every job's deterministic results, graded on the pool's workers, in order."""
+    if not jobs:
+        return
     for job, results in zip(jobs, pool.grade_all([(j.case, j.reply) for j in jobs]), strict=True):
         job.results = results
 
@@ -258,6 +260,7 @@ def mutate_suite(
             if all(g.text != have.text for have in goods):
                 goods.append(g)
         work.append((case, goods))
-    with GradePool(workers, suite.settings) as pool:
+    warm = (cases[0], Reply(answer=cases[0].question)) if cases else None
+    with GradePool(workers, suite.settings, warm) as pool:
         reports = _mutate(work, suite.settings, extra_grader, pool)
     return MutationReport(str(suite.path), reports)

@@ -292,7 +292,7 @@ class _BatchRun:
         # The checks run in worker processes, as many at a time as there are workers (the
         # judge, when there is one, `concurrency` at a time).
         sem = asyncio.Semaphore(max(1, plan.concurrency, 2 * plan.workers))
-        pool = grading_pool(plan, len(outcomes), None)
+        pool = grading_pool(plan, len(outcomes), None, outcomes[0][0] if outcomes else None)
 
         async def one(
             case: Case, epoch: int, reply: Reply | None, error: str | None, batch_id: str | None

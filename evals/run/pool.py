@@ -85,13 +85,20 @@ def _deliver(done: asyncio.Future[list[dict[str, CheckResult]]], part: list[_Wai
 class GradePool:
     """`grade()` over many answers in worker processes (one process: in this one)."""
 
-    def __init__(self, workers: int, settings: SuiteSettings) -> None:
+    def __init__(
+        self, workers: int, settings: SuiteSettings, warm: tuple[Case, Reply] | None = None
+    ) -> None:
+        """`warm`: an answer graded here first (its results thrown away), so the language data
+        and tables the checks load on first use are loaded once, before the fork, and shared
+        by every worker instead of loaded by each."""
         self.settings = settings
         forkable = "fork" in multiprocessing.get_all_start_methods()
         self.workers = workers if forkable else 1
         self._pool: ProcessPoolExecutor | None = None
         self._waiting: list[_Waiting] = []
         if self.workers > 1:
+            if warm is not None:
+                grade(warm[0], warm[1], settings)
             ctx = multiprocessing.get_context("fork")
             _SETTINGS.append(settings)
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)

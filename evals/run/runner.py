@@ -256,7 +256,7 @@ async def execute(
     del rows
     work = _Work(plan, prompt)
     work.prefetch(queue)
-    pool = grading_pool(plan, len(queue), work.grades)
+    pool = grading_pool(plan, len(queue), work.grades, queue[0][0] if queue else None)
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
     started = time.perf_counter()
@@ -367,14 +367,17 @@ async def execute(
 POOL_MIN = 64
 
 
-def grading_pool(plan: RunPlan, n_queued: int, grades: GradeCache | None) -> GradePool | None:
+def grading_pool(
+    plan: RunPlan, n_queued: int, grades: GradeCache | None, first: Case | None = None
+) -> GradePool | None:
     """Worker processes for the checks when the run has enough answers to grade (not when
     the stored check results hold them all: a cached re-run grades nothing)."""
     stored = grades.n_found if grades is not None else 0
     if plan.workers <= 1 or n_queued - stored < POOL_MIN:
         return None
     # Forked before the first request: an HTTP client's threads are not copied into them.
-    return GradePool(plan.workers, plan.suite.settings)
+    warm = (first, Reply(answer=first.question)) if first is not None else None
+    return GradePool(plan.workers, plan.suite.settings, warm)
 
 
 def _start(path: Path, header: dict[str, Any]) -> BatchedRunWriter:
