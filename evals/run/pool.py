@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import signal
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
@@ -66,6 +67,12 @@ def _ready() -> int:
     return os.getpid()
 
 
+def _quiet() -> None:
+    # Ctrl-C is the main process's to handle (it keeps the rows written and stops the pool);
+    # a worker that took it too would print its own traceback in the middle of the run's.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 _Waiting = tuple[Case, Reply, "asyncio.Future[dict[str, CheckResult]]"]
 
 
@@ -101,7 +108,7 @@ class GradePool:
                 grade(warm[0], warm[1], settings)
             ctx = multiprocessing.get_context("fork")
             _SETTINGS.append(settings)
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_quiet)
             # The workers are forked now, before the caller starts threads (an event loop's
             # resolver, an HTTP client): a fork copies only the thread that makes it.
             self._pool.submit(_ready).result()
