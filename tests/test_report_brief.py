@@ -76,3 +76,18 @@ def test_a_brief_row_costs_a_hundred_bytes_of_page_or_so(tmp_path: Path) -> None
     large_run(large, FULL_ROWS + 2001)
     per_row = (len(page_of(large)) - len(page_of(small))) / 2000
     assert per_row < 150
+
+
+def test_a_pass_the_judge_flagged_is_kept_whole_for_the_review_list(tmp_path: Path) -> None:
+    path = tmp_path / "flagged.jsonl"
+    rows = large_run(path, FULL_ROWS + 20, failing=0)
+    lines = path.read_text("utf-8").splitlines()
+    flagged = json.loads(lines[5])
+    flagged["needs_review"] = True
+    lines[5] = json.dumps(flagged)
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    briefs = briefs_for(path)
+    assert briefs is not None
+    rep = build_report(read_run(path, keep=briefs.keep), briefs)
+    assert [r["case"] for r in rep.flagged] == [flagged["case"]]
+    assert len(briefs.passes) == len(rows) - 1

@@ -86,8 +86,8 @@ class Briefs:
         lat = row.get("latency_ms")
         if isinstance(lat, int | float):
             self.latencies.append(float(lat))
-        if row.get("status") != "pass":
-            return row
+        if row.get("status") != "pass" or row.get("needs_review"):
+            return row  # a pass the judge flagged is listed by `--review`: kept whole
         self.passes.append(brief_of(row, self.epochs))
         return None
 
