@@ -71,6 +71,7 @@ def init(c, dir):  # noqa: A002 - the word users type is `invoke init DIR`
         "category": "run only cases of this category",
         "case": "run only cases whose id matches this glob",
         "concurrency": "requests in flight (default 8, or [tool.evals] concurrency)",
+        "workers": "processes that run the checks (default: one per core)",
         "no_cache": "neither read nor write the answer cache",
         "max_cost": "stop starting cases once the estimated cost would pass this many USD",
         "resume": "continue an interrupted run file (path, run id or 'latest')",
@@ -100,6 +101,7 @@ def run(
     category=None,
     case=None,
     concurrency=None,
+    workers=None,
     no_cache=False,
     max_cost=None,
     resume=None,
@@ -130,6 +132,7 @@ def run(
                     category=category,
                     case=case,
                     concurrency=concurrency,
+                    workers=workers,
                     no_cache=bool(no_cache),
                     max_cost=max_cost,
                     resume=resume,
@@ -213,13 +216,14 @@ def install_hooks(c, force=False):
         "(the newest run of --suite), baseline)",
         "format": "md (default) or json",
         "judge": "also run and mutate the LLM judge with this pinned model",
+        "workers": "processes that grade (default: one per core)",
     }
 )
-def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None):  # noqa: A002
+def mutate(c, suite=None, case=None, from_run=None, format="md", judge=None, workers=None):  # noqa: A002
     """Run each case's checks on known-wrong variants of its good answers; exit 1 on a survivor."""
     from evals.mutate.command import cmd_mutate
 
-    _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge)))
+    _done(guarded(lambda: cmd_mutate(suite, case, from_run, format, judge, workers)))
 
 
 @task(
@@ -317,6 +321,7 @@ def show(c, case, run=None, suite=None):
         "suggest": "with --checks: print each disagreement's fix as a diff of the case file or "
         "synonyms.toml, with the labelled answers it fixes; a fix that breaks another is left out",
         "apply": "with --checks --suggest: write the suggested changes (case files in canonical form)",
+        "workers": "with --checks: processes that grade (default: one per core)",
     }
 )
 def calibrate(
@@ -330,6 +335,7 @@ def calibrate(
     format=None,  # noqa: A002
     suggest=False,
     apply=False,
+    workers=None,
 ):
     """Judge vs human labels (kappa, confusion matrix); --checks: the checks vs labelled answers."""
 
@@ -353,7 +359,9 @@ def calibrate(
                 return cmd_suggest(suite, apply)
             from evals.calibrate.command import cmd_calibrate_checks
 
-            return cmd_calibrate_checks(suite, format or "md")
+            return cmd_calibrate_checks(suite, format or "md", workers)
+        if workers is not None:
+            raise InputError("--workers applies to --checks")
         if format is not None:
             raise InputError("--format applies to --checks")
         from evals.calibrate.judge import cmd_calibrate

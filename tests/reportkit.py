@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from casekit import invoke, make_project, write_case
+
+from evals.run.files import read_run, record_line
+from evals.run.summary import summarise
 
 JUDGE = "openai/gpt-4o-mini@2024-07-18"
 MODEL_A = "acme/support-bot@2026-10-01"
@@ -139,3 +144,33 @@ def build(tmp: Path) -> Project:
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+BASELINE = next((Path(__file__).resolve().parent.parent / "runs").glob("*.jsonl"))
+
+
+def large_run(
+    path: Path, n: int, *, summary: bool = True, seed: int = 0, failing: int = 250
+) -> list[dict[str, Any]]:
+    """A run file of n rows made from the committed baseline's, `failing` of them failing."""
+    base = read_run(BASELINE)
+    rng = random.Random(seed)
+    rows = []
+    for i in rng.sample(range(n), n):
+        row = copy.deepcopy(base.rows[i % len(base.rows)])
+        row["case"] = f"case-{i:06d}"
+        if i < failing:
+            row.update(status="fail", score=round(rng.random(), 6))
+            row["failed_checks"] = ["facts_present"]
+            row["checks"]["facts_present"] = {"status": "fail", "score": 0.0, "detail": "missing"}
+        else:
+            row.update(status="pass", score=1.0, failed_checks=[])
+            row["checks"] = {
+                k: {**v, "status": "pass", "score": 1.0} for k, v in row["checks"].items()
+            }
+        rows.append(row)
+    records = [base.header, *rows]
+    if summary:
+        records.append(summarise(rows, completed=True, run_id=base.run_id))
+    path.write_text("".join(record_line(r) for r in records), "utf-8")
+    return rows

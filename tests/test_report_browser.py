@@ -196,3 +196,37 @@ def test_screenshots_of_both_reports(page: Any, project: Project, tmp_path: Path
     page.screenshot(path=str(out_dir / "report-compare.png"), full_page=True)
     for name in ("report-run.png", "report-compare.png"):
         assert (out_dir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_a_report_of_100000_cases_opens_filters_and_pages_in_chromium(
+    page: Any, tmp_path: Path
+) -> None:
+    from reportkit import large_run
+
+    from evals.report.brief import briefs_for
+    from evals.report.data import build_report
+    from evals.report.html import render_run_html
+
+    run = tmp_path / "large.jsonl"
+    large_run(run, 100_000, failing=1000)
+    briefs = briefs_for(run)
+    html = render_run_html(build_report(read_run(run, keep=briefs.keep), briefs))
+    out = tmp_path / "large.html"
+    out.write_text(html, "utf-8")
+    assert out.stat().st_size <= 50_000_000
+    open_report(page, out)
+    assert page.inner_text("#shown-count") == "100000 of 100000"
+    assert len(visible_rows(page)) == 500 and page.is_visible("#pager")
+    page.select_option("#f-status", "fail")
+    assert page.inner_text("#shown-count") == "1000 of 100000"
+    rows = visible_rows(page)
+    assert len(rows) == 500 and {r["status"] for r in rows} == {"fail"}
+    page.click("#page-next")
+    assert "rows 501-1000, page 2 of 2" in page.inner_text("#page-info")
+    page.select_option("#f-status", "pass")
+    page.fill("#f-text", "case-09999")
+    assert page.inner_text("#shown-count") == "10 of 100000"  # 099990 to 099999, all passes
+    page.click("#cases tbody tr:not([hidden])")
+    assert "invoke show case-09999" in page.inner_text("#brief-cmd")
+    assert not page.errors

@@ -12,6 +12,7 @@ from evals.calibrate.stats import cohen_kappa, share
 from evals.checks import CheckResult
 from evals.checks.grading import grade
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK
+from evals.run.pool import GradePool
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
 
@@ -67,10 +68,17 @@ class Graded:
 
 
 def grade_answers(
-    items: Iterable[Labelled], cases: dict[str, Case], settings: SuiteSettings
+    items: Iterable[Labelled], cases: dict[str, Case], settings: SuiteSettings, workers: int = 1
 ) -> list[Graded]:
-    """Grade every answer with its case's deterministic checks."""
-    return [Graded(i, grade(cases[i.case], i.reply(), settings)) for i in items]
+    """Grade every answer with its case's deterministic checks, on `workers` processes (the
+    results are one process's, in the same order)."""
+    items = list(items)
+    if workers <= 1:
+        return [Graded(i, grade(cases[i.case], i.reply(), settings)) for i in items]
+    jobs = [(cases[i.case], i.reply()) for i in items]
+    with GradePool(workers, settings, jobs[0] if jobs else None) as pool:
+        results = pool.grade_all(jobs)
+    return [Graded(i, r) for i, r in zip(items, results, strict=True)]
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,18 @@ from evals.calibrate.render import render_json, render_markdown
 from evals.cli import EXIT_ERROR, suite_at
 from evals.errors import InputError
 from evals.run.files import OutputError
+from evals.run.pool import check_workers
 
 FORMATS = ("md", "json")
 
 
-def cmd_calibrate_checks(suite_dir: str | None, fmt: str = "md") -> int:
-    """Print the check set's calibration; exit 1 below a floor, 3 on a check error, 2 on bad input."""
+def cmd_calibrate_checks(suite_dir: str | None, fmt: str = "md", workers: int | None = None) -> int:
+    """Print the check set's calibration; exit 1 below a floor, 3 on a check error, 2 on bad input.
+
+    `workers`: processes that grade (default: one per core)."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be md or json, not {fmt!r}")
-    c = calibrate_checks(suite_at(suite_dir))
+    c = calibrate_checks(suite_at(suite_dir), check_workers(workers))
     print(render_json(c) if fmt == "json" else render_markdown(c), end="" if fmt == "md" else "\n")
     return c.exit_code
 

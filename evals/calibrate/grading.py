@@ -36,8 +36,9 @@ def labelled_answers(suite: Suite, skipped: list[str]) -> tuple[list[Case], list
     return cases, items + labelled
 
 
-def calibrate_checks(suite: Suite) -> Calibration:
-    """Grade every labelled answer of the suite; bad case or labelled files are input errors."""
+def calibrate_checks(suite: Suite, workers: int = 1) -> Calibration:
+    """Grade every labelled answer of the suite (on `workers` processes); bad case or
+    labelled files are input errors."""
     skipped: list[str] = []
     cases, items = labelled_answers(suite, skipped)
     note = sealed_skip_note(skipped)
@@ -46,7 +47,7 @@ def calibrate_checks(suite: Suite) -> Calibration:
     by_id = {c.id: c for c in cases}
     return Calibration(
         suite=str(suite.path),
-        graded=grade_answers(items, by_id, suite.settings),
+        graded=grade_answers(items, by_id, suite.settings, workers),
         min_sensitivity=suite.settings.min_sensitivity,
         min_specificity=suite.settings.min_specificity,
         case_ids=sorted(by_id),

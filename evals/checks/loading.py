@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -144,25 +146,31 @@ def load_cases(
     problems += added_check_problems(suite, known_checks)
     if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
-    files = _read_files(suite.case_files())
-    keys = [""] * len(files)
+    paths = suite.case_files()
+    keys = [""] * len(paths)
+    rules = ""
     if known is not None:
         rules = rules_digest(suite, known_checks | EXTERNAL_CHECKS)
-        keys = [file_key(rules, p.name, r) if isinstance(r, bytes) else "" for p, r in files]
+        # The keys first, each file's bytes read and let go: 100,000 files' bytes held at
+        # once were 60 MB (the page cache makes the second read below cheap).
+        keys = [file_key(rules, p.name, r) if isinstance(r, bytes) else "" for p, r in _each(paths)]
         known.read([k for k in keys if k])
     # Every problem is kept with its file, so the report reads file by file.
-    parsed = [
-        _parse(path, raw, known.sha(key) if known is not None else None, known_checks)
-        for (path, raw), key in zip(files, keys, strict=True)
-    ]
+    parsed = []
+    for (path, raw), key in zip(_each(paths), keys, strict=True):
+        # Read again: bytes that changed since their key was made are validated afresh.
+        same = (
+            known is not None and isinstance(raw, bytes) and file_key(rules, path.name, raw) == key
+        )
+        parsed.append(_parse(path, raw, known.sha(key) if same and known else None, known_checks))
     # A duplicated id belongs to the file named after it; every other holder is the duplicate.
     ids = [data.get("id") if isinstance(data, dict) else None for data, _, _ in parsed]
     holders: dict[str, list[Path]] = {}
-    for (path, _), cid in zip(files, ids, strict=True):
+    for path, cid in zip(paths, ids, strict=True):
         if isinstance(cid, str):
             holders.setdefault(cid, []).append(path)
     cases: list[Case] = []
-    for (path, _), cid, key, (_, case, found) in zip(files, ids, keys, parsed, strict=True):
+    for path, cid, key, (_, case, found) in zip(paths, ids, keys, parsed, strict=True):
         if isinstance(cid, str) and len(holders[cid]) > 1 and path.stem != cid:
             other = next(p for p in holders[cid] if p != path)
             found.append(Problem(str(path), "/id", f"duplicate id {cid!r} (also in {other})"))
@@ -187,10 +195,10 @@ def _parse(
     if not isinstance(raw, bytes):
         return None, None, [raw]
     if sha is not None:
-        data = json.loads(raw)  # the strict parse below accepted these bytes: plain is enough
+        data = _shared(json.loads(raw))  # the strict parse accepted these bytes: plain will do
         return data, Case(data, path, sha), []
     try:
-        data = parse_json_text(raw)
+        data = _shared(parse_json_text(raw))
     except ValueError as exc:
         return None, None, [Problem(str(path), "", str(exc))]
     found = schema_problems(data, "case.schema.json", str(path))
@@ -202,19 +210,30 @@ def _parse(
     return data, case, found
 
 
-def _read_files(paths: list[Path]) -> list[tuple[Path, bytes | Problem]]:
-    """Each case file's bytes, or the problem that keeps it from being read."""
-    out: list[tuple[Path, bytes | Problem]] = []
+def _shared(value: Any) -> Any:
+    """The parsed case with every key and short text kept once per process: cases repeat
+    their keys, categories, refs and often whole passages (the same document retrieved by
+    many cases), and each parse made its own copies of them all."""
+    if isinstance(value, str):
+        return sys.intern(value) if len(value) <= 4096 else value
+    if isinstance(value, dict):
+        return {sys.intern(k): _shared(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shared(v) for v in value]
+    return value
+
+
+def _each(paths: list[Path]) -> Iterator[tuple[Path, bytes | Problem]]:
+    """Each case file's bytes, or the problem that keeps it from being read, one at a time."""
     for path in paths:
         try:
             # One lstat tells a link (never followed) and a folder from a file.
             mode = os.lstat(path).st_mode
             if stat.S_ISLNK(mode):
-                out.append((path, Problem(str(path), "", LINK_REFUSED)))
+                yield path, Problem(str(path), "", LINK_REFUSED)
             elif stat.S_ISDIR(mode):
-                out.append((path, Problem(str(path), "", "is a directory, not a case file")))
+                yield path, Problem(str(path), "", "is a directory, not a case file")
             else:
-                out.append((path, path.read_bytes()))
+                yield path, path.read_bytes()
         except OSError as exc:
-            out.append((path, Problem(str(path), "", f"cannot read: {exc.strerror or exc}")))
-    return out
+            yield path, Problem(str(path), "", f"cannot read: {exc.strerror or exc}")

@@ -15,7 +15,7 @@ from evals.errors import InputError
 from evals.providers.base import REFUSED_PREFIX
 from evals.run.console import print_summary, review_reasons
 from evals.run.latest import resolve_in_suite
-from evals.run.plan import RunPlan, RunResult
+from evals.run.plan import RunPlan, RunResult, WrittenRows
 from evals.run.precedents import Precedents
 from evals.run.progress import RunProgress
 from evals.run.prompt_use import run_note
@@ -100,10 +100,14 @@ def resume_ref(path: Path, runs_dir: Path) -> str:
 def show_hint(result: RunResult, runs_dir: Path) -> str | None:
     """`see why a case failed: invoke show ID`, and the first case in review with its reason,
     naming the run unless it is the latest."""
-    # Sorted: rows finish in any order under concurrency, the example should not.
-    rows = sorted(result.rows, key=lambda r: (r["case"], r.get("epoch", 0)))
-    bad = [r for r in rows if r.get("status") in ("fail", "error")]
-    review = [r for r in rows if r.get("status") == "review"]
+    # The first by case id: rows finish in any order under concurrency, the example should not.
+    if isinstance(result.rows, WrittenRows):  # a run that kept counts, not its rows
+        bad = [r for r in [result.rows.first_bad] if r is not None]
+        review = [r for r in [result.rows.first_review] if r is not None]
+    else:
+        rows = sorted(result.rows, key=lambda r: (r["case"], r.get("epoch", 0)))
+        bad = [r for r in rows if r.get("status") in ("fail", "error")]
+        review = [r for r in rows if r.get("status") == "review"]
     if not (bad or review) or plan_is_sealed(result):
         return None
     cfg = settings()

@@ -37,6 +37,8 @@ class RunOptions:
     category: str | None = None
     case: str | None = None
     concurrency: int | None = None
+    #: Processes that grade (None: one per core).
+    workers: int | str | None = None
     #: --model given several times: one run per model.
     models: list[str] = field(default_factory=list)
     target: str | None = None

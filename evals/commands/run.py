@@ -26,6 +26,7 @@ from evals.commands.resume import cmd_resume
 from evals.commands.sealed import cmd_run_sealed
 from evals.errors import InputError
 from evals.run.plan import RunPlan
+from evals.run.pool import check_workers
 from evals.run.runner import exit_code
 
 __all__ = ["RunOptions", "cmd_run"]
@@ -83,6 +84,7 @@ def cmd_run(opts: RunOptions) -> int:
             root=cfg.root,
             label=opts.label,
             concurrency=opts.concurrency or cfg.concurrency,
+            workers=check_workers(opts.workers),
             epochs=opts.epochs,
             settings={"selection": sel, "shard": sel["shard"]},
             grader=grader,

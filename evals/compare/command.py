@@ -56,7 +56,7 @@ def read_pair(path_a: Path, path_b: Path) -> tuple[RunFile, RunFile]:
     """
     gc.disable()
     try:
-        return read_run(path_a), read_run(path_b)
+        return read_run(path_a, slim=True), read_run(path_b, slim=True)
     finally:
         gc.enable()
         gc.freeze()

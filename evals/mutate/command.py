@@ -11,6 +11,7 @@ from evals.checks import CheckResult, errored
 from evals.errors import InputError
 from evals.mutate.engine import good_answers_from_run, mutate_suite
 from evals.reply import Reply
+from evals.run.pool import check_workers
 from evals.suite.case import Case
 from evals.suite.folder import Suite
 
@@ -69,8 +70,10 @@ def cmd_mutate(
     from_run: str | None,
     fmt: str,
     judge: str | None,
+    workers: int | str | None = None,
 ) -> int:
-    """The `invoke mutate` command: print the report, return the exit code."""
+    """The `invoke mutate` command: print the report, return the exit code. `workers`:
+    processes that grade (default: one per core)."""
     from evals.checks.loading import load_cases
     from evals.cli import settings, suite_at
     from evals.mutate.report import render_json, render_markdown
@@ -98,7 +101,9 @@ def cmd_mutate(
         run_goods = good_answers_from_run(run.rows, run.run_id)
     extra = judge_grader(judge, suite) if judge else None
     try:
-        report = mutate_suite(suite, chosen, run_goods=run_goods, extra_grader=extra)
+        report = mutate_suite(
+            suite, chosen, run_goods=run_goods, extra_grader=extra, workers=check_workers(workers)
+        )
     finally:
         if extra is not None:
             extra.close()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.checks import CheckResult, errored
-from evals.checks.grading import checks_for, grade, outcome
+from evals.checks.grading import checks_for, outcome
 from evals.errors import InputError, Problem
 from evals.mutate.answer import CaseContext
 from evals.mutate.operators import OPERATORS, make_variants
@@ -26,6 +26,7 @@ from evals.mutate.results import (
     VariantResult,
 )
 from evals.reply import Reply
+from evals.run.pool import GradePool
 from evals.suite.case import Case
 from evals.suite.folder import Suite, SuiteSettings
 
@@ -86,10 +87,19 @@ def _draft_reply(draft: dict[str, Any]) -> Reply:
     )
 
 
+def _grade_jobs(jobs: list[_Job], pool: GradePool) -> None:
+    """Every job's deterministic results, graded on the pool's workers, in order."""
+    if not jobs:
+        return
+    for job, results in zip(jobs, pool.grade_all([(j.case, j.reply) for j in jobs]), strict=True):
+        job.results = results
+
+
 def _mutate(
     work: list[tuple[Case, list[GoodAnswer]]],
     settings: SuiteSettings,
     extra: ExtraGrader | None,
+    pool: GradePool,
 ) -> list[CaseReport]:
     """Two batches: the good answers first (only passing ones are mutated), then every variant
     and known_wrong and known_right draft; each batch goes to the extra grader at once so it can run in parallel."""
@@ -109,7 +119,8 @@ def _mutate(
             report.notes.append("no good answer to mutate: add a `reference` (or use --from-run)")
         for good in goods:
             reply = Reply(answer=good.text, retrieved=good.retrieved)
-            first.append(_Job(report, case, reply, grade(case, reply, settings), good=good))
+            first.append(_Job(report, case, reply, {}, good=good))
+    _grade_jobs(first, pool)
     second: list[_Job] = []
     contexts: dict[tuple[str, tuple[str, ...] | None], CaseContext] = {}
     for job, more in zip(
@@ -140,18 +151,15 @@ def _mutate(
             for v in variants:
                 # abstained=None: a refusal is recognised from its words, as for a plain draft
                 reply = Reply(answer=v.text, retrieved=good.retrieved, abstained=v.abstained)
-                second.append(
-                    _Job(job.report, job.case, reply, grade(job.case, reply, settings), good, v)
-                )
+                second.append(_Job(job.report, job.case, reply, {}, good, v))
     for report, (case, _) in zip(reports, work, strict=True):
         for i, kw in enumerate(case.data.get("known_wrong", [])):
             reply = _draft_reply(kw)
-            results = grade(case, reply, settings)
-            second.append(_Job(report, case, reply, results, known_wrong=(i, kw["why"])))
+            second.append(_Job(report, case, reply, {}, known_wrong=(i, kw["why"])))
         for i, kr in enumerate(case.data.get("known_right", [])):
             reply = _draft_reply(kr)
-            results = grade(case, reply, settings)
-            second.append(_Job(report, case, reply, results, known_right=(i, kr["why"])))
+            second.append(_Job(report, case, reply, {}, known_right=(i, kr["why"])))
+    _grade_jobs(second, pool)
     for job, more in zip(
         second, _with_extra(extra, [(j.case, j.reply) for j in second]), strict=True
     ):
@@ -199,7 +207,7 @@ def mutate_case(
 ) -> CaseReport:
     """Grade every variant of every good answer of one case, and its known_wrong and
     known_right drafts."""
-    return _mutate([(case, goods)], settings, extra_grader)[0]
+    return _mutate([(case, goods)], settings, extra_grader, GradePool(1, settings))[0]
 
 
 def good_answers_from_run(rows: list[dict[str, Any]], run_id: str) -> dict[str, list[GoodAnswer]]:
@@ -243,8 +251,10 @@ def mutate_suite(
     *,
     run_goods: dict[str, list[GoodAnswer]] | None = None,
     extra_grader: ExtraGrader | None = None,
+    workers: int = 1,
 ) -> MutationReport:
-    """Mutate every case's good answers; `run_goods` adds drafts that passed in a run."""
+    """Mutate every case's good answers; `run_goods` adds drafts that passed in a run. The
+    checks run on `workers` processes (the report is one process's)."""
     problems = exemption_problems(cases)
     if problems:
         raise InputError(problems)
@@ -257,5 +267,7 @@ def mutate_suite(
             if all(g.text != have.text for have in goods):
                 goods.append(g)
         work.append((case, goods))
-    reports = _mutate(work, suite.settings, extra_grader)
+    warm = (cases[0], Reply(answer=cases[0].question)) if cases else None
+    with GradePool(workers, suite.settings, warm) as pool:
+        reports = _mutate(work, suite.settings, extra_grader, pool)
     return MutationReport(str(suite.path), reports)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,16 +15,24 @@ from evals.cli import EXIT_ERROR, EXIT_OK
 from evals.errors import InputError
 from evals.numfmt import fmt_cost, fmt_ms, fmt_tokens, pct
 from evals.providers.masking import printable
-from evals.report.data import RunReport, band, build_report, review_names, weakest_first
+from evals.report.brief import briefs_for
+from evals.report.data import (
+    RunReport,
+    band,
+    build_report,
+    review_names,
+    run_labels,
+    run_questions,
+    weakest_first,
+)
 from evals.report.safe import no_surrogates, terminal_run
 from evals.run.console import counts_text
 from evals.run.files import OutputError, read_run, write_whole
 from evals.run.latest import resolve_for_suite
-from evals.run.precedents import label_counts, label_counts_line
+from evals.run.precedents import label_counts_line
 from evals.run.summary import (
     judge_spend_lines,
     not_graded_line,
-    question_counts,
     question_counts_line,
 )
 
@@ -121,9 +130,9 @@ def print_report(rep: RunReport, console: Console) -> None:
         console.print(Text(f"{len(rep.flagged)} row(s) flagged needs_review (see --review)"))
     if s.get("not_graded") and not rep.sealed:
         console.print(Text(not_graded_line(s["not_graded"])))
-    if labels := label_counts(rep.rows):
+    if labels := run_labels(rep):
         console.print(Text(label_counts_line(labels)))
-    if asked := question_counts(rep.rows):
+    if asked := run_questions(rep):
         console.print(Text(question_counts_line(asked)))
     console.print(
         Text(f"cost: {fmt_cost(s.get('cost_usd'))}; tokens: {fmt_tokens(s.get('tokens'))}")
@@ -266,7 +275,13 @@ def cmd_report(
         return guard_internal("invoke report", compare)
     # Escape sequences in a run id, a category or a reason never reach the terminal raw.
     path = resolve_for_suite(run or "latest", suite, "`invoke report RUN`")
-    rep = build_report(terminal_run(read_run(path)))
+    briefs = briefs_for(path)
+    if briefs is None:
+        rep = build_report(terminal_run(read_run(path)))
+    else:  # a large run: passes in brief as they are read (report/brief.py)
+        run_file = read_run(path, keep=briefs.keep)  # rows made terminal-safe as read
+        safe = terminal_run(dataclasses.replace(run_file, rows=[]))
+        rep = build_report(dataclasses.replace(safe, rows=run_file.rows), briefs)
     print_report(rep, console)
     if review:
         print_review(rep, console)

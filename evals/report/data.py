@@ -11,7 +11,8 @@ from typing import Any
 import regex
 
 from evals.run.files import RunFile
-from evals.run.summary import check_rates, summarise
+from evals.run.precedents import label_counts
+from evals.run.summary import check_rates, question_counts, summarise
 from evals.suite.case import content_sha, read_json_file
 
 # Rates below WEAK are drawn red, below FAIR amber, the rest green: weak checks stand out.
@@ -152,6 +153,8 @@ class RunReport:
     warnings: list[str] = field(default_factory=list)
     #: Rows in review grouped by the undecided check and its reason.
     reviews: list[ErrorReason] = field(default_factory=list)
+    #: A large run's rows kept in brief (`report.brief.Briefs`), when it was read so.
+    briefs: Any = None
 
     @property
     def header(self) -> dict[str, Any]:
@@ -161,18 +164,31 @@ class RunReport:
     def rows(self) -> list[dict[str, Any]]:
         return self.run.rows
 
+    def summary_of(self, key: str, count: Any) -> Any:
+        """`count(rows)`, or a large run's tally of every row under `key`."""
+        if self.briefs is None:
+            return count(self.rows)
+        return self.briefs.tally.record(completed=False)[key]
 
-def build_report(run: RunFile) -> RunReport:
-    """Everything the terminal and HTML reports need, from one parsed run file."""
+
+def build_report(run: RunFile, briefs: Any = None) -> RunReport:
+    """Everything the terminal and HTML reports need, from one parsed run file.
+
+    With `briefs` (`report.brief.Briefs`, what the file was read with), the file's rows
+    are only those it kept whole: the summary, the check means and the latency come from
+    its counts of every row."""
     summary = run.summary
     warnings = list(run.warnings)
     recomputed = summary is None
-    if summary is None:
+    if summary is None and briefs is not None:
+        summary = briefs.tally.record(completed=False, stopped_reason="no summary record")
+        warnings.append(f"{run.path}: no summary record; numbers recomputed from the rows")
+    elif summary is None:
         summary = summarise(run.rows, completed=False, stopped_reason="no summary record")
         warnings.append(f"{run.path}: no summary record; numbers recomputed from the rows")
     elif any("score_mean" not in r for r in (summary.get("checks") or {}).values()):
         # A run file written before checks had mean scores: they follow from its rows.
-        means = check_rates(run.rows)
+        means = briefs.tally.record(completed=False)["checks"] if briefs else check_rates(run.rows)
         checks = {
             k: {**r, "score_mean": (means.get(k) or {}).get("score_mean")}
             for k, r in summary["checks"].items()
@@ -183,7 +199,14 @@ def build_report(run: RunFile) -> RunReport:
         run=run,
         summary=summary,
         recomputed=recomputed,
-        latency=latency(run.rows),
+        latency=latency(run.rows)
+        if briefs is None
+        else Latency(
+            percentile(list(briefs.latencies), 0.5),
+            percentile(list(briefs.latencies), 0.95),
+            len(briefs.latencies),
+            briefs.n,
+        ),
         errors=error_reasons(run.rows),
         judge=judge_coverage(summary),
         flagged=flagged(run.rows),
@@ -191,6 +214,7 @@ def build_report(run: RunFile) -> RunReport:
         epochs=epochs,
         warnings=warnings,
         reviews=review_groups(run.rows),
+        briefs=briefs,
     )
 
 
@@ -285,3 +309,13 @@ def failing_checks(row: dict[str, Any]) -> tuple[list[str], list[str]]:
     failed_names = [n for n, r in checks.items() if r.get("status") == "fail"]
     errored_names = [n for n, r in checks.items() if r.get("status") == "error"]
     return failed_names, errored_names
+
+
+def run_labels(rep: RunReport) -> dict[str, int] | None:
+    """The rows a label decided; a large run's from its tally (its passes are in brief)."""
+    return rep.summary_of("labels", label_counts)
+
+
+def run_questions(rep: RunReport) -> dict[str, int] | None:
+    """What the judge was asked; a large run's from its tally (its passes are in brief)."""
+    return rep.summary_of("judge_questions", question_counts)

@@ -7,19 +7,21 @@ from pathlib import Path
 from typing import Any
 
 from evals.numfmt import fmt_cost, fmt_ms, fmt_num, fmt_tokens, pct
+from evals.report.brief import FULL_ROWS
 from evals.report.data import (
     RunReport,
     failing_checks,
     find_suite,
     review_names,
     row_label,
+    run_labels,
+    run_questions,
     suite_roots,
     weakest_first,
 )
 from evals.report.detail import detail_html
 from evals.report.page import bar_chart, esc, json_script, kv_table, page
-from evals.run.precedents import decided_by, label_counts
-from evals.run.summary import question_counts
+from evals.run.precedents import decided_by
 
 # Cases in review sit beside errors: neither is scored, both need a person.
 STATUS_RANK = {"error": 0, "review": 1, "fail": 2, "pass": 3}
@@ -113,11 +115,11 @@ def top(rep: RunReport) -> str:
             ident="card-score",
         ),
     ]
-    labels = label_counts(rep.rows)
+    labels = run_labels(rep)
     if labels:
         sub = f"{labels['pass']} pass, {labels['fail']} fail; checks said otherwise on {labels['checks_disagreed']}"
         cards.append(card("decided by a label", str(labels["n"]), sub, "warn", "card-labels"))
-    asked = question_counts(rep.rows)
+    asked = run_questions(rep)
     if asked:
         sub = f"{asked['stated']} stated, {asked['not_stated']} not stated, {asked['error']} error; on {asked['n_rows']} case(s)"
         if asked.get("claims"):
@@ -277,6 +279,11 @@ def select(ident: str, label: str, options: list[tuple[str, str]]) -> str:
 def cases_section(rep: RunReport) -> str:
     suite = find_suite(rep.header, suite_roots(rep.run, Path.cwd()))
     rows = ordered_rows(rep.rows)
+    # A large run: the first rows in full, every other one in brief (report/brief.py).
+    briefs = rep.briefs.listed(rows[FULL_ROWS:]) if rep.briefs is not None else []
+    if rep.briefs is not None:
+        rows = rows[:FULL_ROWS]
+    total = len(rows) + len(briefs)
     trs, details = [], []
     for i, row in enumerate(rows):
         failed, errored = failing_checks(row)
@@ -338,8 +345,18 @@ def cases_section(rep: RunReport) -> str:
             [("", "any")] + [(n, n) for n in sorted(s.get("categories") or {})],
         )
         + '<label>id <input id="f-text" type="search" placeholder="filter ids"></label>'
-        + f'<span class="shown" id="shown-count">{len(rows)} of {len(rows)}</span></div>'
+        + f'<span class="shown" id="shown-count">{total} of {total}</span>'
+        + '<span class="pager" id="pager" hidden><button type="button" id="page-prev">'
+        'previous</button> <span id="page-info"></span> '
+        '<button type="button" id="page-next">next</button></span></div>'
     )
+    if briefs:
+        details.append(
+            '<article class="detail" id="detail-brief" hidden><h3 id="brief-title"></h3>'
+            f"<p>This report shows {FULL_ROWS:,} of the run's {total:,} rows in full (errors, "
+            "cases in review and failures first); this one is listed in brief. "
+            'Read it in full with <code id="brief-cmd"></code>.</p></article>'
+        )
     head = "".join(
         f'<th data-key="{k}" data-type="{t}" scope="col"><button type="button">{esc(lbl)}</button></th>'
         for k, t, lbl in (
@@ -355,6 +372,7 @@ def cases_section(rep: RunReport) -> str:
         f'<table id="cases"><thead><tr>{head}</tr></thead><tbody>{"".join(trs)}</tbody></table></div>'
         f'<aside id="detail-panel"><p id="detail-empty" class="dim">Click a case to read its question, '
         f"passages, answer, checks and verdict.</p>{''.join(details)}</aside></div></section>"
+        + (json_script("brief-rows", briefs) if briefs else "")
     )
 
 

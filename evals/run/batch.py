@@ -40,7 +40,7 @@ from evals.run.files import iso_z, unwritable
 from evals.run.plan import BatchSettings, RowCallback, RunPlan, RunResult
 from evals.run.resume import OpenBatch, open_batch
 from evals.run.rows import grade_reply, make_row
-from evals.run.runner import open_run_file, request_chars, to_run
+from evals.run.runner import grading_pool, open_run_file, request_chars, to_run
 from evals.run.summary import summarise
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
@@ -288,8 +288,11 @@ class _BatchRun:
     async def emit(self, outcomes: list[Outcome]) -> None:
         """Grade each answer (the judge, if any, live and `concurrency` at a time) and write
         its row as it finishes."""
-        sem = asyncio.Semaphore(max(1, self.plan.concurrency))
         plan = self.plan
+        # The checks run in worker processes, as many at a time as there are workers (the
+        # judge, when there is one, `concurrency` at a time).
+        sem = asyncio.Semaphore(max(1, plan.concurrency, 2 * plan.workers))
+        pool = grading_pool(plan, len(outcomes), None, outcomes[0][0] if outcomes else None)
 
         async def one(
             case: Case, epoch: int, reply: Reply | None, error: str | None, batch_id: str | None
@@ -297,7 +300,7 @@ class _BatchRun:
             graded = None
             if reply is not None:
                 async with sem:
-                    graded = await grade_reply(plan, case, reply)
+                    graded = await grade_reply(plan, case, reply, pool=pool)
             row = make_row(plan, self.run_id, self.prompt_sha, case, epoch, reply, error, graded)
             if reply is not None:
                 row["cost_usd"] = cost_usd(reply.usage, self.price)
@@ -311,7 +314,11 @@ class _BatchRun:
             if self.on_row:
                 self.on_row(row)
 
-        await asyncio.gather(*(one(*o) for o in outcomes))
+        try:
+            await asyncio.gather(*(one(*o) for o in outcomes))
+        finally:
+            if pool is not None:
+                pool.close()
 
     def write(self, record: dict[str, Any]) -> bool:
         """Append a record; False (and the run stops) when the run file cannot take it.

@@ -232,20 +232,33 @@ class GradeCache:
             return
         self._found.update(found)
 
-    def grade(self, case: Case, reply: Reply, settings: SuiteSettings) -> dict[str, CheckResult]:
-        """The stored results for these exact inputs, else the checks run (and are stored)."""
+    @property
+    def n_found(self) -> int:
+        """Stored results `prefetch` found."""
+        return len(self._found)
+
+    def lookup(self, case: Case, reply: Reply) -> tuple[str, dict[str, CheckResult] | None]:
+        """The key of these inputs and their stored results, if any."""
         known = self._keys.pop((case.sha, id(reply)), None)
         if known and known[0] is reply:
             key = known[1]
         else:
             key = grade_key(self.context, case, reply, self.whole)
         stored = self._found.get(key)
-        results = decode(stored) if stored is not None else None
+        return key, decode(stored) if stored is not None else None
+
+    def keep(self, key: str, results: dict[str, CheckResult]) -> None:
+        """Store new results at close; a set holding an error is never stored."""
+        if all(r.status != "error" for r in results.values()):
+            self._pending[key] = (key, time.time(), encode(results))
+
+    def grade(self, case: Case, reply: Reply, settings: SuiteSettings) -> dict[str, CheckResult]:
+        """The stored results for these exact inputs, else the checks run (and are stored)."""
+        key, results = self.lookup(case, reply)
         if results is not None:
             return results
         results = grade(case, reply, settings)
-        if all(r.status != "error" for r in results.values()):
-            self._pending[key] = (key, time.time(), encode(results))
+        self.keep(key, results)
         return results
 
     def flush(self) -> None:

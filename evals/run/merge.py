@@ -7,6 +7,7 @@ split is present exactly once, each finished, and no case appears twice.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -16,10 +17,10 @@ from evals.cli import EXIT_ERROR
 from evals.config import load_settings
 from evals.errors import InputError, Problem
 from evals.run.console import counts_text
-from evals.run.files import OutputError, RunFile, iso_z, read_run, unwritable
+from evals.run.files import OutputError, RunFile, iso_z, read_run, record_line, unwritable
 from evals.run.latest import run_suite
 from evals.run.rows import project_path
-from evals.run.summary import summarise
+from evals.run.tally import Tally
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 from evals.suite.folder import suite_digest
@@ -152,20 +153,31 @@ def _clash_problems(runs: list[RunFile]) -> list[Problem]:
     return problems
 
 
+def _compact(row: dict[str, Any]) -> dict[str, Any]:
+    """A shard row as the merge keeps it: its line, and what the checks and the order read."""
+    return {
+        "case": row["case"],
+        "epoch": row.get("epoch", 0),
+        "case_sha": row["case_sha"],
+        "line": record_line(row),
+    }
+
+
 def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
     """Write the merged run file (never over an existing file); returns it and its summary."""
     if len(paths) < 2:
         raise InputError("merge needs at least two shard files")
     if out.exists():
         raise InputError(f"{out}: already exists; run files are never overwritten")
-    runs = [read_run(p) for p in paths]
+    # Each row is kept as its line, with the few fields the checks below read: a row held as
+    # parsed JSON took five times the memory of its line.
+    runs = [read_run(p, keep=_compact) for p in paths]
     problems = check_mergeable(runs)
     if problems:
         raise InputError(problems)
-    # Each row names the shard run it came from and joins the merged run's id.
-    rows = [{**row, "run_id": out.stem, "shard_run_id": r.run_id} for r in runs for row in r.rows]
-    rows.sort(key=lambda row: (row.get("epoch", 0), row["case"]))
-    shas = {row["case"]: row["case_sha"] for row in rows}
+    kept = [(r, row) for r in runs for row in r.rows]
+    kept.sort(key=lambda t: (t[1].get("epoch", 0), t[1]["case"]))
+    shas = {row["case"]: row["case_sha"] for _, row in kept}
     header = dict(runs[0].header)
     settings = dict(header.get("settings") or {})
     settings["shard"] = None
@@ -196,21 +208,26 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
         ],
     )
     elapsed = [r.summary.get("elapsed_s") for r in runs if r.summary]
-    summary = summarise(
-        rows,
-        completed=True,
-        run_id=out.stem,
-        elapsed_s=max((e for e in elapsed if e is not None), default=None),
-        left_out=left_out,
-    )
+    tally = Tally(per_case=any(row.get("epoch", 0) for _, row in kept))
     try:
         w = BatchedRunWriter(out)  # "x": never over an existing file
     except OSError as exc:
         raise OutputError(unwritable(out, exc)) from None
     try:
         with w:
-            for record in (header, *rows, summary):
-                w.write(record)
+            w.write(header)
+            for r, small in kept:
+                # Each row names the shard run it came from and joins the merged run's id.
+                row = {**json.loads(small["line"]), "run_id": out.stem, "shard_run_id": r.run_id}
+                tally.add(row)
+                w.write(row)
+            summary = tally.record(
+                completed=True,
+                run_id=out.stem,
+                elapsed_s=max((e for e in elapsed if e is not None), default=None),
+                left_out=left_out,
+            )
+            w.write(summary)
     except OSError as exc:
         out.unlink(missing_ok=True)  # half a merged file is no use to anyone
         raise OutputError(f"{unwritable(out, exc)}; nothing was kept") from None

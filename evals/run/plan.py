@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -11,6 +11,7 @@ from evals.checks import CheckResult
 from evals.providers.base import Provider
 from evals.providers.batch import COMPLETION_WINDOW, ENDPOINT
 from evals.reply import Reply
+from evals.run.files import read_run
 from evals.run.precedents import Precedents
 from evals.suite.case import Case
 from evals.suite.folder import Suite
@@ -90,6 +91,9 @@ class RunPlan:
     root: Path
     label: str | None = None
     concurrency: int = 8
+    #: Processes that run the deterministic checks (`run/pool.py`); the results do not
+    #: depend on it, so it is not stamped.
+    workers: int = 1
     epochs: int = 1
     settings: dict[str, Any] = field(default_factory=dict)
     #: The LLM judge, when --judge is given.
@@ -125,6 +129,57 @@ class RunPlan:
     precedents: Precedents = field(default_factory=dict)
 
 
+def _row_key(row: dict[str, Any]) -> tuple[str, int]:
+    return (str(row["case"]), int(row.get("epoch", 0)))
+
+
+class WrittenRows(Sequence[dict[str, Any]]):
+    """The case rows of a run file, read from the file when they are asked for.
+
+    A run keeps counts, not its rows (a run of 100,000 cases held 2 KB per row): the file
+    holds every row as written, so reading it back gives exactly what was written. `len`
+    and the first failed and in-review rows (by case id, for the hints after a run) come
+    without reading the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+        #: The failed or errored row, and the row in review, with the smallest (case, epoch).
+        self.first_bad: dict[str, Any] | None = None
+        self.first_review: dict[str, Any] | None = None
+        self._read: list[dict[str, Any]] | None = None
+
+    def note(self, row: dict[str, Any]) -> None:
+        """Count one row as written."""
+        self.count += 1
+        self._read = None
+        status = row.get("status")
+        if status in ("fail", "error"):
+            if self.first_bad is None or _row_key(row) < _row_key(self.first_bad):
+                self.first_bad = row
+        elif status == "review" and (
+            self.first_review is None or _row_key(row) < _row_key(self.first_review)
+        ):
+            self.first_review = row
+
+    def _rows(self) -> list[dict[str, Any]]:
+        if self._read is None:
+            self._read = read_run(self.path).rows
+        return self._read
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._rows()[i]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self._rows())
+
+    def __add__(self, other: Any) -> list[dict[str, Any]]:
+        return [*self, *other]
+
+
 @dataclass
 class RunResult:
     """A finished run: its file, header, rows and summary.
@@ -135,7 +190,7 @@ class RunResult:
 
     path: Path
     header: dict[str, Any] = field(repr=False)
-    rows: list[dict[str, Any]] = field(repr=False)
+    rows: Sequence[dict[str, Any]] = field(repr=False)
     summary: dict[str, Any] = field(repr=False)
     #: Why the run file stopped taking rows (a full disk), when it did.
     write_error: str | None = None

@@ -12,6 +12,7 @@ from evals.reply import Reply
 from evals.run.files import FORMAT_VERSION
 from evals.run.grade_cache import GradeCache, grade_results
 from evals.run.plan import Grader, RunPlan
+from evals.run.pool import GradePool
 from evals.run.precedents import find
 from evals.run.stamps import git_state, versions
 from evals.suite.case import Case
@@ -74,11 +75,22 @@ def _date_label(plan: RunPlan) -> dict[str, bool]:
 
 
 async def grade_reply(
-    plan: RunPlan, case: Case, reply: Reply, stored: GradeCache | None = None
+    plan: RunPlan,
+    case: Case,
+    reply: Reply,
+    stored: GradeCache | None = None,
+    pool: GradePool | None = None,
 ) -> tuple[dict[str, CheckResult], dict[str, Any]]:
-    """Deterministic checks (reused from `stored` when its inputs are unchanged), then the
-    judge when the case asks for it and one is configured."""
-    results = grade_results(stored, case, reply, plan.suite.settings)
+    """Deterministic checks (reused from `stored` when its inputs are unchanged; run in one of
+    `pool`'s processes when given), then the judge when the case asks for it and one is
+    configured."""
+    if pool is None:
+        results = grade_results(stored, case, reply, plan.suite.settings)
+    else:
+        key, found = stored.lookup(case, reply) if stored is not None else ("", None)
+        results = found if found is not None else await pool.grade(case, reply)
+        if stored is not None and found is None:
+            stored.keep(key, results)
     extra: dict[str, Any] = {}
     g = plan.grader
     undecided = any(r.status == "review" for r in results.values())

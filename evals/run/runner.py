@@ -33,11 +33,12 @@ from evals.run.cost import (
 )
 from evals.run.files import run_file_name, unwritable, utc_now
 from evals.run.grade_cache import GradeCache
-from evals.run.plan import RowCallback, RunPlan, RunResult
+from evals.run.plan import RowCallback, RunPlan, RunResult, WrittenRows
+from evals.run.pool import GradePool
 from evals.run.resume import reopen
 from evals.run.retry import transient
 from evals.run.rows import grade_reply, make_header, make_row
-from evals.run.summary import summarise
+from evals.run.tally import Tally
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 
@@ -289,10 +290,18 @@ async def execute(
     if on_file is not None:
         on_file(path)
     queue = to_run(plan, rows)
+    # Counts, not rows: the run file holds every row, and 100,000 rows held in memory were
+    # 200 MB. The rows of a resumed file are counted first, as summarise read them.
+    tally, written_rows = Tally(per_case=plan.epochs > 1), WrittenRows(path)
+    for row in rows:
+        tally.add(row)
+        written_rows.note(row)
+    del rows
     work = _Work(plan, prompt)
     if work.budget is not None and callable(gated := getattr(plan.grader, "use_budget", None)):
         gated(work.judge_gate, work.judge_paid)  # every request to the judge asks first
     work.prefetch(queue)
+    pool = grading_pool(plan, len(queue), work.grades, queue[0][0] if queue else None)
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
     started = time.perf_counter()
@@ -344,7 +353,7 @@ async def execute(
                     return  # the budget stopped the run before this case started
                 if reply is not None and spend.judged and not work.admit(spend):
                     return  # a cached answer, but its judging would pass the cap
-                graded = await grade_reply(plan, case, reply, work.grades) if reply else None
+                graded = await grade_reply(plan, case, reply, work.grades, pool) if reply else None
                 paid = f"{plan.grader.name}_cost_usd" if plan.grader is not None else ""
                 if graded is not None and paid in graded[1]:
                     # The case's verdict and any question on what the checks left undecided.
@@ -361,7 +370,8 @@ async def execute(
             written = keep(row, case, epoch)
             if written is None:
                 return
-            rows.append(written)
+            tally.add(written)
+            written_rows.note(written)
             if on_row:
                 on_row(written)
 
@@ -377,8 +387,7 @@ async def execute(
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
     finally:
-        summary = summarise(
-            rows,
+        summary = tally.record(
             completed=completed,
             stopped_reason=work.stopped if work.stopped else None if completed else "interrupted",
             run_id=run_id,
@@ -392,12 +401,32 @@ async def execute(
         except OSError as exc:
             if not write_error:
                 write_error.append(unwritable(path, exc))
+        if pool is not None:
+            pool.close()
         if work.cache:
             work.cache.close()
         await plan.provider.aclose()
         if plan.grader:
             await plan.grader.aclose()
-    return RunResult(path, header, rows, summary, write_error[0] if write_error else None)
+    return RunResult(path, header, written_rows, summary, write_error[0] if write_error else None)
+
+
+#: Answers to grade below which a run grades in its own process: forking the workers costs
+#: more than grading a few dozen answers.
+POOL_MIN = 64
+
+
+def grading_pool(
+    plan: RunPlan, n_queued: int, grades: GradeCache | None, first: Case | None = None
+) -> GradePool | None:
+    """Worker processes for the checks when the run has enough answers to grade (not when
+    the stored check results hold them all: a cached re-run grades nothing)."""
+    stored = grades.n_found if grades is not None else 0
+    if plan.workers <= 1 or n_queued - stored < POOL_MIN:
+        return None
+    # Forked before the first request: an HTTP client's threads are not copied into them.
+    warm = (first, Reply(answer=first.question)) if first is not None else None
+    return GradePool(plan.workers, plan.suite.settings, warm)
 
 
 def _start(path: Path, header: dict[str, Any]) -> BatchedRunWriter:
