@@ -7,7 +7,7 @@ import sys
 from evals.calibrate.grading import calibrate_checks
 from evals.calibrate.render import render_json, render_markdown
 from evals.cli import EXIT_ERROR, suite_at
-from evals.errors import InputError
+from evals.errors import InputError, Problem
 from evals.run.files import OutputError
 from evals.run.pool import check_workers
 
@@ -28,9 +28,14 @@ def cmd_calibrate_checks(suite_dir: str | None, fmt: str = "md", workers: int | 
 def cmd_suggest(suite_dir: str | None, write: bool) -> int:
     """Print each offered edit with the answers it settles and each changed file's diff;
     write them with --apply."""
-    from evals.calibrate.suggest import apply, rel, suggest
+    from evals.calibrate.suggest import LINK_REFUSED, apply, rel, suggest
 
     suite = suite_at(suite_dir)
+    if write:
+        # Refused whatever the edits turn out to be: --apply never writes through a link.
+        linked = [p for p in (suite.path / "synonyms.toml", suite.path / "cases") if p.is_symlink()]
+        if linked:
+            raise InputError([Problem(str(p), "", LINK_REFUSED) for p in linked])
     found = suggest(suite)
     for path in found.files:
         for p in (p for p in found.proposals if p.path == path):

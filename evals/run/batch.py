@@ -40,8 +40,9 @@ from evals.run.files import iso_z, unwritable
 from evals.run.plan import BatchSettings, RowCallback, RunPlan, RunResult
 from evals.run.resume import OpenBatch, open_batch
 from evals.run.rows import grade_reply, make_row
-from evals.run.runner import grading_pool, open_run_file, request_chars, to_run
+from evals.run.runner import grading_pool, open_run_file, to_run
 from evals.run.summary import summarise
+from evals.run.work import request_chars
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
 

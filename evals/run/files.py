@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -16,6 +15,7 @@ from typing import IO, Any
 
 from evals.errors import InputError, Problem, pointer
 from evals.providers.masking import printable
+from evals.run.slim import slimmer
 from evals.suite.compiled_schema import Check, compile_schema
 from evals.suite.jsonl import parse_record
 from evals.suite.schemas import schema
@@ -220,42 +220,6 @@ def _json_kind(value: Any) -> str:
     return "string" if isinstance(value, str) else "array"
 
 
-#: What a comparison of two runs never reads of a row: the answer and what the provider
-#: reported about it, and each check's prose (its status and score stay).
-UNCOMPARED = ("draft", "cited", "latency_ms", "usage", "resolved_model", "abstained", "cost_usd")
-
-
-def _slimmer() -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A row as a comparison reads it: UNCOMPARED left out, check details dropped, and what
-    rows repeat (case ids, shas, statuses, the model; whole sets of check results, lists of
-    refs) kept once, shared between the rows that hold it. 100,000 rows read whole took
-    19 KB each. The rows it gives are read, never changed."""
-    shared: dict[Any, Any] = {}
-
-    def once(key: Any, value: Any) -> Any:
-        return shared.setdefault(key, value)
-
-    def slim(row: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for k, v in row.items():
-            if k in UNCOMPARED:
-                continue
-            if k == "checks" and isinstance(v, dict):
-                items = tuple((n, r["status"], r.get("score")) for n, r in v.items())
-                v = once(
-                    ("checks", items),
-                    {sys.intern(n): {"status": sys.intern(st), "score": sc} for n, st, sc in items},
-                )
-            elif isinstance(v, list) and all(isinstance(x, str) for x in v):
-                v = once(("list", k, *v), [sys.intern(x) for x in v])
-            elif isinstance(v, str) and len(v) <= 100:
-                v = sys.intern(v)
-            out[sys.intern(k)] = v
-        return out
-
-    return slim
-
-
 def read_run(
     path: Path,
     *,
@@ -268,13 +232,13 @@ def read_run(
     reading it meet only the shapes the schema promises: a damaged or hand-edited file is
     one problem per bad line (file, line and JSON pointer), exit 2, never a traceback.
     The file is read line by line (only the rows are kept); with `slim`, each row as a
-    comparison reads it (`_slimmer`); with `keep`, what it returns for each valid row (None:
+    comparison reads it (`run/slim.py`); with `keep`, what it returns for each valid row (None:
     the row is not kept), so a reader can keep counts instead of rows.
     """
     if not path.is_file():
         raise InputError([Problem(str(path), "", "run file does not exist")])
     try:
-        return _read_run(path, keep or (_slimmer() if slim else None))
+        return _read_run(path, keep or (slimmer() if slim else None))
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(path), "", f"not UTF-8: {exc}")]) from None
 

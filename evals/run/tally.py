@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any
 
 from evals.run.precedents import label_counts
+from evals.run.retry import retry_counts
 from evals.run.summary import (
     _TOKEN_KEYS,
     _finish,
@@ -67,6 +68,8 @@ class Tally:
         self.labelled: list[dict[str, Any]] = []
         self.any_judge_cost = False
         self.any_judged = False
+        # Rows that took more than one try: only they are kept for the re-send counts.
+        self.retried: list[dict[str, Any]] = []
 
     def add(self, row: dict[str, Any]) -> None:
         """Count one case row."""
@@ -92,6 +95,8 @@ class Tally:
                 self.no_usage += 1
         if row.get("cached"):
             self.cached += 1
+        if isinstance(row.get("tries"), int) and row["tries"] > 1:
+            self.retried.append({"tries": row["tries"], "status": status})
         for name, res in (row.get("checks") or {}).items():
             r = self.checks[name]
             r[res["status"]] += 1
@@ -194,6 +199,7 @@ class Tally:
             **judge,
             "total_cost_usd": total,
             "cached": self.cached,
+            "retries": retry_counts(self.retried),
             "epochs": self._epochs(),
             "judge": self._coverage() if self.any_judged else None,
             "not_graded": not_graded(self.judge_rows, left_out or []),
