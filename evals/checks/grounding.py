@@ -23,7 +23,7 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.conditions import day_drops, dropped_days
-from evals.checks.language import detect
+from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
 from evals.checks.polarity import priced_as_free
 from evals.checks.text import contains_phrase, quote, sentences
@@ -148,11 +148,23 @@ def _drawn_on(inp: CheckInput) -> tuple[str, str]:
     return "\n".join(current), "\n".join(t for t in texts if archived(t))
 
 
+#: Marking words an answer needs before its own language counts over the case's: "Plus
+#: includes Spotify" holds one French stop word ("plus") and is no French answer.
+MIN_LANGUAGE_WORDS = 3
+
+
+def _answer_language(inp: CheckInput) -> str | None:
+    """The language the answer is written in, or the case's when its words cannot tell."""
+    got = detect(inp.answer)
+    if got is None or got == inp.lang or inp.lang is None:
+        return got or inp.lang
+    return got if stop_word_counts(inp.answer).get(got, 0) >= MIN_LANGUAGE_WORDS else inp.lang
+
+
 def _reading(inp: CheckInput) -> tuple[str | None, tuple[str, ...]]:
     """The language the answer's claims are read in and the current passages' texts."""
     # The answer's own language decides whether capitals mark names (German nouns do not).
-    lang = detect(inp.answer) or inp.lang
-    return lang, current_passages(inp)
+    return _answer_language(inp), current_passages(inp)
 
 
 def current_passages(inp: CheckInput) -> tuple[str, ...]:
@@ -163,7 +175,7 @@ def current_passages(inp: CheckInput) -> tuple[str, ...]:
 
 def _unsupported(inp: CheckInput) -> tuple[list[str], list[str]]:
     current, retired = _drawn_on(inp)
-    lang = detect(inp.answer) or inp.lang
+    lang = _answer_language(inp)
     return unsupported(inp.answer, current, retired, lang, quoted_only=is_refusal(inp))
 
 
