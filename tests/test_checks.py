@@ -313,3 +313,63 @@ def test_reported_citations_source_figures_when_the_answer_has_no_inline_markers
     r = run("no_unsourced_number", mixed, cited=["pricing#plans"])
     assert r.status == "fail" and "29 €" in r.detail
     assert run("no_unsourced_number", answer).status == "fail"  # nothing reported, nothing inline
+
+
+def _forbidden(answer: str, figure: str, lang: str) -> str:
+    case = good_case(expect={"forbidden_figures": [figure], "language": lang})
+    return run("no_forbidden", answer, case).status
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "figure"),
+    [
+        # Denied with the clause-final negation of Dutch and German.
+        ("nl", "Helaas krijg je die 150 € niet, dat had ik eerder verkeerd gezegd.", "150 €"),
+        ("de", "Leider bekommen Sie die 150 € nicht, das war mein Fehler.", "150 €"),
+        # Named for comparison beside the figure that applies.
+        ("nl", "Vast 3 jaar: 1,49 € per m³ [doc:t#gas]. Ter vergelijking: Variabel 1,35 €.", "1,35 €"),
+        ("en", "Pro is 45 € [doc:p#plans]; for comparison, Starter is 29 € [doc:p#plans].", "29 €"),
+        # A colon joins the figure to the clause that retires it.
+        (
+            "de",
+            "Falls Sie 0,24 € gesehen haben: Das ist der archivierte Tarif und gilt nicht mehr.",
+            "0,24 €",
+        ),
+        # A parenthesis of prose holding a citation is read, not blanked as a citation.
+        (
+            "nl",
+            "Nu 0,27 € per kWh [doc:t#stroom] (0,24 € was het gearchiveerde tarief [doc:t#a]).",
+            "0,24 €",
+        ),
+        # What would apply only under another condition, after what does apply.
+        (
+            "nl",
+            "Je betaalt 100 € [doc:c#o]; pas bij een looptijd tot 1,5 jaar zou het 50 € zijn.",
+            "50 €",
+        ),
+    ],
+)
+def test_a_forbidden_figure_named_to_deny_compare_or_retire_it_is_no_claim(
+    lang: str, answer: str, figure: str
+) -> None:
+    assert _forbidden(answer, figure, lang) == "pass"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "figure"),
+    [
+        ("nl", "Je krijgt 150 € terug op je jaarafrekening.", "150 €"),
+        ("de", "Sie bekommen 150 € Bonus [doc:t#bonus].", "150 €"),
+        # The colon of a citation joins nothing: "discontinued" retires the free plan only.
+        (
+            "en",
+            "The free plan was discontinued [doc:p#archive], but Starter is 25 € [doc:p#archive].",
+            "25 €",
+        ),
+        ("en", "Pro is 45 € per seat (see pricing#plans), Starter 29 €.", "29 €"),
+    ],
+)
+def test_a_forbidden_figure_stated_as_current_still_fails(
+    lang: str, answer: str, figure: str
+) -> None:
+    assert _forbidden(answer, figure, lang) == "fail"

@@ -107,13 +107,17 @@ def stated_text(text: str, lang: str | None = None) -> str:
             blank(start + (at.end() if at else 0), start + len(sentence))
             continue
         pieces = [(o, p) for o, p in clauses(text) if start <= o < start + len(sentence)]
-        for i, (offset, piece) in enumerate(pieces[:-1]):
+        for i, (offset, piece) in enumerate(pieces):
             words = expand(piece).split()
+            # The supposing clause goes, what follows it stays ("..., but it lasts 7"); a
+            # last clause that supposes is blanked whole after what the sentence states:
+            # "...; only with under 1.5 years left would it be 50 €".
+            follows = i + 1 < len(pieces) and expand(pieces[i + 1][1]).split()[:1] != []
             if (
                 words
                 and words[0].strip(",") in lex.conditional
                 and any(w.strip(",.") in lex.would for w in words)
-                and expand(pieces[i + 1][1]).split()[:1] != []
+                and (follows or i > 0)
             ):
                 blank(offset, offset + len(piece))
     return "".join(out)

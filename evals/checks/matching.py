@@ -56,7 +56,9 @@ _CLOCK = regex.compile(r"(\d):(\d)")
 _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
 _PUNCT = set(".,;:!?()[]–—")
 # Citation markers name documents ("archive-2025"), not what the answer says.
-MARKER = regex.compile(r"\[[^\]]*\]|\([^)]*#[^)]*\)")
+# A citation in brackets, or a ref in parentheses ("(pricing#plans)", "(doc: pricing#plans)");
+# a parenthesis of prose that holds a bracketed citation is prose, not a marker.
+MARKER = regex.compile(r"\[[^\]]*\]|\((?:\w+:\s?)?[^()\s\[\]]*#[^()\s\[\]]*\)")
 
 
 @lru_cache(maxsize=8192)
