@@ -327,7 +327,11 @@ def _forbidden(answer: str, figure: str, lang: str) -> str:
         ("nl", "Helaas krijg je die 150 € niet, dat had ik eerder verkeerd gezegd.", "150 €"),
         ("de", "Leider bekommen Sie die 150 € nicht, das war mein Fehler.", "150 €"),
         # Named for comparison beside the figure that applies.
-        ("nl", "Vast 3 jaar: 1,49 € per m³ [doc:t#gas]. Ter vergelijking: Variabel 1,35 €.", "1,35 €"),
+        (
+            "nl",
+            "Vast 3 jaar: 1,49 € per m³ [doc:t#gas]. Ter vergelijking: Variabel 1,35 €.",
+            "1,35 €",
+        ),
         ("en", "Pro is 45 € [doc:p#plans]; for comparison, Starter is 29 € [doc:p#plans].", "29 €"),
         # A colon joins the figure to the clause that retires it.
         (
