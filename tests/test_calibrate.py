@@ -145,13 +145,13 @@ def test_calibrate_on_references_prints_kappa_matrix_and_disagreements(
     out = proc.stdout
     # By hand: pp=2, pf=1, fp=1, ff=2; agreement 4/6; chance 0.5; kappa (4/6 - 0.5) / 0.5 = 1/3.
     # 0.333 is below the floor of 0.6, but 6 answers cannot show it: its one-sided 95%
-    # bounds are -0.30 and 0.97, so the floor lies between them (exit 3).
+    # bounds are -0.31 and 0.77, so the floor lies between them (exit 3).
     assert proc.returncode == 3, out + proc.stderr
     assert "n = 6" in out
     assert "agreement: 66.7% (4/6)" in out
-    assert "Cohen's kappa: 0.333 (95% CI -0.42 to 1.00) (floor 0.6, n = 6)" in out
+    assert "Cohen's kappa: 0.333 (95% CI -0.41 to 0.81) (floor 0.6, n = 6)" in out
     assert out.rstrip().endswith(
-        "kappa 0.333 cannot be told from the floor 0.6 (bounds -0.30 to 0.97, one-sided 95% "
+        "kappa 0.333 cannot be told from the floor 0.6 (bounds -0.31 to 0.77, one-sided 95% "
         "each): label more answers of both kinds (exit 3)"
     )
     assert re.search(r"human pass\s+2\s+1", out) and re.search(r"human fail\s+1\s+2", out)
@@ -252,10 +252,10 @@ def test_calibrate_a_run_from_its_recorded_verdicts(
     assert "e: human fail, judge pass (score 4 on 1-5, grounded, rubric met)" in proc.stdout
     # The run's model and the judge are both gpt-4o models: warned.
     assert "both 'gpt-4o' models" in proc.stderr
-    # By run id, with labels that agree: kappa 1, lower bound 0.27 over 5 answers, so it
-    # meets a floor of 0.25 (exit 0) and not yet one of 0.7.
+    # By run id, with labels that agree: kappa 1, lower bound 0.18 over 5 answers, so it
+    # meets a floor of 0.15 (exit 0) and not yet one of 0.7.
     write_labels(labels, {"a": "pass", "b": "pass", "c": "fail", "d": "fail", "e": "pass"})
-    (tmp_path / "pyproject.toml").write_text("[tool.evals]\nkappa_floor = 0.25\n", "utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.evals]\nkappa_floor = 0.15\n", "utf-8")
     proc = calib(run=run.stem, labels=str(labels))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Cohen's kappa: 1.000" in proc.stdout

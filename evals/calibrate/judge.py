@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.calibrate.facts import ask_facts, fact_lines
+from evals.calibrate.floors import ALPHA as FLOOR_ALPHA
 from evals.calibrate.grading import labelled_answers
 from evals.calibrate.labelled import LABELLED_DIR
 from evals.calibrate.stats import LABELS, agreement, cohen_kappa, confusion, kappa_interval
@@ -338,15 +339,15 @@ def cmd_calibrate(
     return code
 
 
-#: The floor is decided on kappa's bounds, each one-sided at 95% (the two-sided 90% interval):
-#: on the point estimate a true kappa of 0.58 "met" a floor of 0.6 35-47% of the time.
-_ONE_SIDED_95 = 1.6448536269514722
+#: The floor is decided on kappa's bounds, each one-sided at the floors' level (the two-sided
+#: 1 - 2 alpha interval): on the point estimate a true kappa of 0.58 "met" a floor of 0.6 35-47%
+#: of the time.
 
 
 def kappa_bounds(items: list[Item], scale: Scale) -> tuple[float, float] | None:
     """Kappa's bounds over the items the judge gave a verdict on (None: undefined)."""
     pairs = [(i.human, i.judge_label(scale) or "") for i in items if i.verdict is not None]
-    return kappa_interval(pairs, z=_ONE_SIDED_95)
+    return kappa_interval(pairs, alpha=2 * FLOOR_ALPHA)
 
 
 def _exit(

@@ -111,7 +111,8 @@ def figure(
         at_n = smallest_p(n)  # every case broke
         kind = "exact" if reaches(at_n, level) else "none"
         if compute_mde and kind == "exact":
-            mde = mde_exact(n, mc.n_discordant / n, level, power)
+            both = sum(1 for c in cases if c.a == 1.0 and c.b == 1.0)
+            mde = mde_exact(n, mc.n_discordant / n, level, power, both_pass=both / n)
     elif ci.se is not None and ci.df is not None:
         # With the noise seen, the strongest evidence possible is a drop of the whole range.
         at_n = smallest = t_cdf(-max_drop / ci.se, ci.df)
