@@ -3,6 +3,12 @@ alarms, misses and answers left in review, optionally with every fact cut to its
 phrasing (a fact as a user writes it).
 
     .venv/bin/python bench/fresh_answers.py evals evals/labelled/rotaboard-3.jsonl [--first] [-v]
+    .venv/bin/python bench/fresh_answers.py bench/suites/pedalo bench/suites/pedalo/answers.jsonl
+    .venv/bin/python bench/fresh_answers.py bench/suites/polder bench/suites/polder/answers.jsonl
+
+The two suites under bench/suites/ were written from the docs alone, in other domains and
+languages, with answers written blind from the prompt and the tickets; polder was kept out of
+sight until the checks were done and measured once (see the README).
 
 Prints one line of counts; -v also prints every disagreement and review with the checks'
 details. Exit 0 always: this measures, the floors are `invoke calibrate --checks`'s.
