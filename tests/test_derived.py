@@ -129,3 +129,19 @@ def test_a_total_over_two_counts_is_supported() -> None:
     right = "For the year that is 10 × 45 € × 12 = 5.400 € [doc:plans#prices]."
     assert run(right, data).status == "pass"
     assert run(right.replace("5.400 €", "5.000 €"), data).status == "fail"
+
+
+FEE = {"ref": "tarieven#stroom", "text": "De vaste leveringskosten zijn 6,50 € per maand."}
+
+
+def test_a_yearly_figure_is_twelve_of_a_monthly_one_in_the_answers_language() -> None:
+    data = case("Wat kosten de vaste kosten per jaar?", FEE)
+    assert run("Je betaalt € 78 per jaar aan vaste kosten [doc:tarieven#stroom].", data).status == (
+        "pass"
+    )
+    # Twelve months, not thirteen; and without a yearly word nothing is multiplied.
+    assert run("Je betaalt € 84,50 per jaar [doc:tarieven#stroom].", data).status == "fail"
+    assert run("Je betaalt € 78 [doc:tarieven#stroom].", data).status == "fail"
+    english = {**FEE, "text": "The standing charge is 6.50 € per month."}
+    data = case("What is the standing charge over a year?", english)
+    assert run("That is 78 € a year [doc:tarieven#stroom].", data).status == "pass"

@@ -12,6 +12,7 @@ from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, ski
 from evals.checks.binding import bind
 from evals.checks.derived import clock_span, computed
 from evals.checks.language import detect
+from evals.checks.lexicon import lexicon
 from evals.checks.text import SENTENCE_END, quote
 from evals.checks.values import Figure, parse_figures, with_digits
 from evals.suite import patterns
@@ -159,6 +160,9 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
 _INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
 
 
+MONTHS_A_YEAR = 12
+
+
 def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
     """The counts a figure may be a product of: the other numbers of its sentence ("10 more
     seats would be 450 €", "72 € (3 × 24 €)") and the customer's own ("a team of four":
@@ -170,6 +174,10 @@ def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
     sentence = with_digits(answer[start : fig.start] + " " + answer[fig.end : stop], lang)[0]
     said = {int(m.group(0)) for m in _INTEGER.finditer(sentence)}
     said |= {int(n) for n in _given(case)[0] if n.isdigit() and len(n) <= 4}
+    # "78 € per year" of a passage's "6,50 € per month": a year is twelve months.
+    folded = f" {sentence.casefold()} "
+    if any(f" {p} " in folded or f" {p}," in folded for p in lexicon(lang).per_year):
+        said.add(MONTHS_A_YEAR)
     return tuple(sorted(k for k in said if k > 1))
 
 

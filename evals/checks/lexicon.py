@@ -67,6 +67,8 @@ class Lexicon:
     day_suffixes: tuple[str, ...] = ()
     day_words: tuple[str, ...] = ()
     each_month: tuple[str, ...] = ()
+    #: phrases that make a figure yearly: it may be twelve of a monthly one
+    per_year: tuple[str, ...] = ()
     corrections: tuple[str, ...] = ()
     not_true: tuple[str, ...] = ()
     conditional: frozenset[str] = frozenset()
@@ -106,6 +108,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         day_suffixes=tuple(str(s) for s in dom.get("suffixes", ())),
         day_words=_words(dom.get("day_words")),
         each_month=_words_phrases(dom.get("each_month")),
+        per_year=_words_phrases(figures.get("per_year")),
         corrections=tuple(str(p) for p in claims.get("corrections", ())),
         not_true=_words_phrases(claims.get("not_true")),
         conditional=frozenset(_words(claims.get("conditional"))),
