@@ -23,12 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.compare.clustered import cluster_design, cr2_se  # noqa: E402
-from evals.compare.distributions import t_cdf  # noqa: E402
 from evals.compare.simulate import (  # noqa: E402
     SCENARIOS,
     UNBALANCED_SIZES,
     simulate_false_alarm,
 )
+from evals.maths.distributions import t_cdf  # noqa: E402
 
 Test = Callable[[Sequence[float], Sequence[str]], float]
 

@@ -19,6 +19,7 @@ LAYERS: dict[str, float] = {
     "evals.errors": -1,
     "evals.config": 0,
     "evals.numfmt": 0,
+    "evals.maths": 0,
     "evals.reply": 0,
     "evals.taskflags": 0,
     "evals.suite": 1,

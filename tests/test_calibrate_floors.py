@@ -6,14 +6,16 @@ import math
 
 import pytest
 
-from evals.calibrate.floors import ALPHA, FloorCheck, binom_tail, clopper_pearson, rate_floor
+from evals.calibrate.floors import ALPHA, FloorCheck, rate_floor
+from evals.maths.distributions import binom_sf as binom_tail
+from evals.maths.distributions import clopper_pearson
 
 
 @pytest.mark.parametrize("num,n", [(0, 20), (19, 20), (20, 20), (415, 427), (7, 50), (1, 1)])
 def test_bounds_are_clopper_pearson_as_scipy_computes_them(num: int, n: int) -> None:
     stats = pytest.importorskip("scipy.stats")
     want = stats.binomtest(num, n).proportion_ci(1 - 2 * ALPHA, method="exact")
-    low, high = clopper_pearson(num, n)
+    low, high = clopper_pearson(num, n, ALPHA)
     assert low == pytest.approx(want.low, abs=1e-9)
     assert high == pytest.approx(want.high, abs=1e-9)
 

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from evals.compare import distributions as dist
+from evals.maths import distributions as dist
 
 # scipy.stats.t.ppf(p, df)
 T_PPF = [

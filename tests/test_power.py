@@ -14,9 +14,9 @@ import pytest
 from scipy.stats import t as scipy_t
 
 from evals.compare import power as pw
-from evals.compare.distributions import binom_sf
 from evals.compare.epochs import CaseOutcome
 from evals.compare.gate import decide
+from evals.maths.distributions import binom_sf
 
 # scipy.stats.binomtest(c, b + c, 0.5, alternative="greater").pvalue; b = fixed, c = broken
 MCNEMAR = [

@@ -1,6 +1,6 @@
 """Floors for calibration figures, decided on confidence bounds, not point estimates.
 
-Pure functions, stdlib only. A point estimate against a floor passes by luck: with 20 wrong
+Pure functions; the exact interval is evals/distributions.py's, the one the gate uses. A point estimate against a floor passes by luck: with 20 wrong
 answers a check set that truly catches 90% of them showed at least 95% (19 or 20 of 20) in
 39% of samples. So a floor is met only when the lower end of the figure's two-sided
 1 - 2 alpha exact (Clopper-Pearson) interval is at or above it (a one-sided test at alpha),
@@ -10,52 +10,11 @@ labelled answers would tell. Kappa floors use its interval's lower end the same 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from evals.maths.distributions import clopper_pearson
+
 ALPHA = 0.05  # one-sided: a floor met by luck at most 5% of the time
-
-
-def _log_pmf(k: int, n: int, p: float) -> float:
-    return (
-        math.lgamma(n + 1)
-        - math.lgamma(k + 1)
-        - math.lgamma(n - k + 1)
-        + k * math.log(p)
-        + (n - k) * math.log1p(-p)
-    )
-
-
-def binom_tail(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p)."""
-    if k <= 0:
-        return 1.0
-    if k > n or p <= 0.0:
-        return 0.0
-    if p >= 1.0:
-        return 1.0
-    return min(1.0, math.fsum(math.exp(_log_pmf(i, n, p)) for i in range(k, n + 1)))
-
-
-def _bisect(f: object, target: float) -> float:
-    """p in [0, 1] with f(p) = target, f rising in p."""
-    lo, hi = 0.0, 1.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if f(mid) < target:  # type: ignore[operator]
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
-def clopper_pearson(num: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
-    """The exact interval for a share num/n whose ends each miss with chance at most alpha."""
-    if n <= 0:
-        return 0.0, 1.0
-    low = 0.0 if num == 0 else _bisect(lambda p: binom_tail(num, n, p), alpha)
-    high = 1.0 if num == n else _bisect(lambda p: binom_tail(num + 1, n, p), 1 - alpha)
-    return low, high
 
 
 @dataclass(frozen=True)

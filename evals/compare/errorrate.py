@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evals.compare.distributions import binom_sf
+from evals.maths.distributions import binom_sf
 
 SHARE_FACTOR, SHARE_SLACK = 2.0, 0.02
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evals.compare.distributions import t_cdf
 from evals.compare.epochs import CaseOutcome
 from evals.compare.intervals import TIE_TOLERANCE, Interval, effect_interval
 from evals.compare.power import mde_exact, mde_t, reaches, smallest_p
+from evals.maths.distributions import t_cdf
 
 
 @dataclass(frozen=True)

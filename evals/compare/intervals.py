@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 
 from evals.compare.clustered import cluster_design, cr2_se
-from evals.compare.distributions import t_cdf, t_ppf
 from evals.compare.twobytwo import (
     Interval,
     newcombe_paired_interval,
@@ -23,6 +22,7 @@ from evals.compare.twobytwo import (
     tango_interval,
     tango_p,
 )
+from evals.maths.distributions import t_cdf, t_ppf
 
 __all__ = ["Interval", "newcombe_paired_interval", "tango_interval", "paired_binary_interval"]
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 from statistics import NormalDist
 
-from evals.compare.distributions import binom_pmf, binom_sf, t_ppf
+from evals.maths.distributions import binom_pmf, binom_sf, t_ppf
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from evals.compare.distributions import binom_sf, norm_ppf, norm_sf
 from evals.compare.power import McNemarOneSided, mcnemar_one_sided
+from evals.maths.distributions import clopper_pearson, norm_ppf, norm_sf
 
 
 @dataclass(frozen=True)
@@ -144,18 +144,6 @@ def tango_p(n10: float, n01: float) -> float:
     return 1.0 - norm_sf((n01 - n10) / math.sqrt(n10 + n01))
 
 
-def _root_in_unit(f: object, target: float) -> float:
-    """q in [0, 1] with f(q) = target for an increasing f (bisection to 1e-13)."""
-    lo, hi = 0.0, 1.0
-    for _ in range(45):
-        mid = (lo + hi) / 2
-        if f(mid) < target:  # type: ignore[operator]
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
 def exact_conditional_interval(n10: int, n01: int, n: int, alpha: float) -> tuple[float, float]:
     """The dual of the exact McNemar test, as an interval for B - A.
 
@@ -167,13 +155,10 @@ def exact_conditional_interval(n10: int, n01: int, n: int, alpha: float) -> tupl
     m = n10 + n01
     if m == 0:
         return 0.0, 0.0
-    tail = alpha / 2
-    # q_lo: P(broken >= n10 | q_lo) = tail; q_hi: P(broken <= n10 | q_hi) = tail.
-    q_lo = 0.0 if n10 == 0 else _root_in_unit(lambda q: binom_sf(n10, m, q), tail)
-    # P(broken <= n10 | q) falls as q rises; its complement P(broken >= n10 + 1 | q) rises,
-    # which is what the bisection needs (given the falling one it ran to q = 1, putting the
-    # lower end at -m / n whenever B was better).
-    q_hi = 1.0 if n10 == m else _root_in_unit(lambda q: binom_sf(n10 + 1, m, q), 1 - tail)
+    # The broken share's exact interval, each end at alpha / 2 (both rising tails: given the
+    # falling P(broken <= n10) the bisection ran to q = 1 and put the lower end at -m / n
+    # whenever B was better).
+    q_lo, q_hi = clopper_pearson(n10, m, alpha / 2)
     share = m / n
     return share * (1 - 2 * q_hi), share * (1 - 2 * q_lo)
 

@@ -21,8 +21,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 
 from evals.compare.clustered import cluster_design
-from evals.compare.distributions import t_ppf
 from evals.compare.epochs import CaseOutcome
+from evals.maths.distributions import t_ppf
 
 _SWEEPS = 200
 

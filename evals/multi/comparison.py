@@ -9,10 +9,10 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evals.compare.distributions import t_ppf
 from evals.compare.gate import Decision
 from evals.compare.pairing import Comparison, compare_runs
 from evals.errors import InputError, Problem
+from evals.maths.distributions import t_ppf
 from evals.multi.family import CandidateVerdict, Ranking, holm_gate, rank_runs
 from evals.multi.grid import CheckRates, GridRow, build_grid, check_rates
 from evals.run.files import RunFile

@@ -1,4 +1,5 @@
-"""Distribution functions the gate's tests need: Student t, normal, binomial. Pure, stdlib only.
+"""Distribution functions the gate and the calibration floors need: Student t, normal,
+binomial, and the exact (Clopper-Pearson) interval of a share. Pure, stdlib only.
 
 scipy would be the usual source; these are written out so the package needs no numeric
 library. Each is checked against scipy's values in tests/test_distributions.py.
@@ -220,3 +221,27 @@ def binom_cdf(k: int, n: int, p: float) -> float:
     if p >= 1.0:
         return 0.0
     return reg_inc_beta(k + 1, n - k, p, 1.0 - p)[1]
+
+
+def _rising_root(f: object, target: float) -> float:
+    """p in [0, 1] with f(p) = target for a function rising in p (bisection to 1e-18)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if f(mid) < target:  # type: ignore[operator]
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def clopper_pearson(num: int, n: int, alpha: float) -> tuple[float, float]:
+    """The exact interval for a share num/n whose ends each miss with chance at most alpha.
+
+    Both ends solve a rising binomial tail: P(X >= num | low) = alpha and
+    P(X >= num + 1 | high) = 1 - alpha (the complement of the falling P(X <= num))."""
+    if n <= 0:
+        return 0.0, 1.0
+    low = 0.0 if num <= 0 else _rising_root(lambda p: binom_sf(num, n, p), alpha)
+    high = 1.0 if num >= n else _rising_root(lambda p: binom_sf(num + 1, n, p), 1 - alpha)
+    return low, high

@@ -1,0 +1,1 @@
+"""Pure arithmetic more than one layer needs: distribution functions and exact intervals."""
