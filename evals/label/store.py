@@ -10,7 +10,6 @@ line is appended, and readers skip it (evals/calibrate/labelled.py).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import threading
@@ -20,6 +19,7 @@ from typing import Any
 
 from evals.calibrate.labelled import LINK_REFUSED
 from evals.suite.case import parse_json_value
+from evals.suite.filelock import lock_current
 
 
 class LinkRefused(OSError):
@@ -67,34 +67,17 @@ class LabelFile:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._refuse_links()
             flags = os.O_RDWR | os.O_NOFOLLOW | (os.O_CREAT if create else 0)
-            while True:
-                try:
-                    fd = os.open(self.path, flags, 0o644)
-                except FileNotFoundError:
-                    if create:
-                        raise
-                    yield None
-                    return
-                except OSError as exc:
-                    if self.path.is_symlink():
-                        raise LinkRefused(f"{self.path}: {LINK_REFUSED}") from exc
+            try:
+                fd = lock_current(self.path, flags)
+            except FileNotFoundError:
+                if create:
                     raise
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-                    # An undo by another process may have renamed a new file over this one
-                    # while we waited: lock the file that is there now.
-                    try:
-                        same = (
-                            os.stat(self.path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
-                        )
-                    except FileNotFoundError:
-                        same = False
-                except BaseException:
-                    os.close(fd)
-                    raise
-                if same:
-                    break
-                os.close(fd)
+                yield None
+                return
+            except OSError as exc:
+                if self.path.is_symlink():
+                    raise LinkRefused(f"{self.path}: {LINK_REFUSED}") from exc
+                raise
             try:
                 yield fd
             finally:

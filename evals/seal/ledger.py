@@ -9,7 +9,6 @@ written before reservations existed have no `phase`: each is one finished run.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -19,6 +18,7 @@ from typing import Any
 
 from evals.errors import Problem
 from evals.run.files import OutputError, parse_record, run_headers, unwritable
+from evals.suite.filelock import lock_current
 from evals.suite.folder import Suite
 
 LEDGER = "LEDGER.jsonl"
@@ -66,20 +66,7 @@ def ledger_lock(suite: Suite) -> Iterator[None]:
     a killed process.
     """
     path = suite.sealed_dir / LOCK
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-        except BaseException:
-            os.close(fd)
-            raise
-        if same:
-            break
-        os.close(fd)
+    fd = lock_current(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW)
     try:
         yield
     finally:
