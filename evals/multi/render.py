@@ -15,6 +15,7 @@ from typing import Any
 from evals.compare.explain import fmt_p
 from evals.compare.figures import Figure
 from evals.compare.intervals import Interval
+from evals.compare.jsondata import interval_data
 from evals.compare.safe import md_text, one_line, shown_case_id
 from evals.multi.comparison import Candidate, MultiComparison, RunFigures
 from evals.numfmt import fmt_num, pct
@@ -236,20 +237,6 @@ def render(mc: MultiComparison, fmt: str = "md", show_all: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _interval(ci: Interval | None) -> dict[str, Any] | None:
-    if ci is None:
-        return None
-    return {
-        "estimate": ci.estimate,
-        "low": ci.low,
-        "high": ci.high,
-        "level": ci.level,
-        "method": ci.method,
-        "n": ci.n,
-        "p_value": ci.p_value,
-    }
-
-
 def to_data(mc: MultiComparison) -> dict[str, Any]:
     """Every figure the text shows, as plain values (the HTML page reads this too)."""
     return {
@@ -282,7 +269,7 @@ def to_data(mc: MultiComparison) -> dict[str, Any]:
                 "n_paired": c.comparison.stats.n_paired,
                 "figures": {
                     f.name: {
-                        "interval": _interval(f.interval),
+                        "interval": interval_data(f.interval),
                         "p_value": f.p_value,
                         "gated": f.gated,
                     }
@@ -308,7 +295,7 @@ def to_data(mc: MultiComparison) -> dict[str, Any]:
                     "better": mc.runs[p.better].key,
                     "worse": mc.runs[p.worse].key,
                     "n": p.n,
-                    "interval": _interval(p.interval),
+                    "interval": interval_data(p.interval),
                     "p_two_sided": p.p_two_sided,
                     "p_holm": p.p_holm,
                     "significant": p.significant,
