@@ -12,8 +12,9 @@ from evals.compare.command import guard_internal
 from evals.compare.pairing import check_options
 from evals.errors import InputError
 from evals.multi.comparison import MultiComparison, compare_many
+from evals.multi.output import emit
 from evals.multi.render import render, render_json
-from evals.run.files import OutputError, RunFile, read_run, write_whole
+from evals.run.files import RunFile, read_run
 from evals.run.latest import resolve_configured
 
 FORMATS = ("text", "md", "json")
@@ -118,20 +119,14 @@ def _compare(
         raise InputError(f"--alpha must be a number, not {alpha!r}") from None
     mc = build(refs, baseline, gate, level)
     text = render_json(mc) if fmt == "json" else render(mc, fmt, show_all)
-    try:  # whole or not at all: never a half-written report
-        if html:
-            from evals.multi.page import render_page
 
-            write_whole(Path(html), render_page(mc))
-            print(f"wrote {html}", file=sys.stderr)
-        if out:
-            write_whole(Path(out), text)
-            print(f"wrote {out}", file=sys.stderr)
-    except OutputError as exc:
-        print(exc, file=sys.stderr)
+    def page() -> str:
+        from evals.multi.page import render_page
+
+        return render_page(mc)
+
+    if not emit(text, out, html, page):  # whole or not at all: never a half-written report
         return EXIT_ERROR
-    if not out:
-        sys.stdout.write(text)
     if all(c.comparison.stats.n_paired == 0 for c in mc.candidates):
         print(
             "no case was scored in the baseline and any candidate: nothing to compare",

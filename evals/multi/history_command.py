@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from evals.cli import EXIT_ERROR, EXIT_OK, settings
 from evals.compare.baseline import POINTER
@@ -12,7 +10,7 @@ from evals.compare.command import guard_internal
 from evals.errors import InputError
 from evals.multi.history import FORMATS, releases, render_table, to_data
 from evals.multi.history_page import render_history_page
-from evals.run.files import OutputError, write_whole
+from evals.multi.output import emit
 
 
 def cmd_history(fmt: str = "text", html: str | None = None, out: str | None = None) -> int:
@@ -33,16 +31,6 @@ def _history(fmt: str, html: str | None, out: str | None) -> int:
     text = (
         json.dumps(to_data(items), indent=2) + "\n" if fmt == "json" else render_table(items, fmt)
     )
-    try:
-        if html:
-            write_whole(Path(html), render_history_page(items))
-            print(f"wrote {html}", file=sys.stderr)
-        if out:
-            write_whole(Path(out), text)
-            print(f"wrote {out}", file=sys.stderr)
-    except OutputError as exc:
-        print(exc, file=sys.stderr)
+    if not emit(text, out, html, lambda: render_history_page(items)):
         return EXIT_ERROR
-    if not out:
-        sys.stdout.write(text)
     return EXIT_OK
