@@ -227,3 +227,19 @@ def test_a_price_list_written_one_plan_a_line_binds_each_price_to_its_line() -> 
     )
     right = "On Premium you pay 49 € [doc:plans#prices], on Basic 29 € [doc:plans#prices]."
     assert run("figures_supported", right, case).status == "pass"
+
+
+def test_a_unit_symbol_is_no_name_a_figure_is_about() -> None:
+    rates = (
+        "Rates from 1 November: Variable 0,27 € per kWh, Fixed 1 year 0,29 € per kWh, "
+        "Fixed 3 years 0,31 € per kWh. Standing charge: 6,50 € per month."
+    )
+    case = plans_case(rates)
+    right = (
+        "Electricity on Variable now costs 0,27 € per kWh [doc:plans#prices], plus 6,50 € "
+        "standing charge per month [doc:plans#prices]."
+    )
+    r = run("figures_supported", right, case)
+    assert r.status == "pass", r.detail
+    wrong = "On Variable you pay 0,29 € per kWh [doc:plans#prices]."
+    assert run("figures_supported", wrong, case).status == "fail"

@@ -22,6 +22,9 @@ from evals.checks.values import Figure, parse_figures
 
 # A capitalised word, or one with capitals inside ("DATEV", "eBay"); digits may follow.
 _NAME = regex.compile(r"(?<![\p{L}\p{N}])\p{L}*\p{Lu}[\p{L}\p{N}]*(?:[-’'][\p{L}\p{N}]+)*")
+# A unit symbol is written with capitals but names nothing a figure is about: in
+# "Variabel 0,27 € per kWh, Vast 1 jaar 0,29 € per kWh" every price is per kWh.
+_UNIT_SYMBOL = regex.compile(r"[kMGT]?W[hp]?|[kMGT]i?B|[kMG]?Hz|mAh|kVA|MB|GB|TB")
 
 
 @lru_cache(maxsize=4096)
@@ -31,6 +34,8 @@ def _names(sentence: str, lang: str | None) -> tuple[tuple[int, str], ...]:
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
     out = []
     for m in _NAME.finditer(plain):
+        if _UNIT_SYMBOL.fullmatch(m.group(0)):
+            continue
         stems = content(tokens(m.group(0), lang), lang)
         # A glue word that opens a sentence ("The", "After", "Wenn") is no name.
         out.extend((m.start(), s) for s in sorted(stems) if not s.isdigit())
