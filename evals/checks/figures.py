@@ -145,16 +145,29 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             n,
             f"{n} figures, no inline markers: sourced by the {len(reported)} reported citation(s)",
         )
+    window = inp.settings.figure_window
+    cited = [f for f in found if sentence_citations(inp.answer, f, cite, window)]
     unsourced = []
     for fig in found:
         if from_ticket(fig, inp.case):
             continue
-        if not sentence_citations(inp.answer, fig, cite, inp.settings.figure_window):
+        if not sentence_citations(inp.answer, fig, cite, window) and not _cited_before(
+            fig, cited
+        ):
             unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
     return ratio(n, n, f"{n} figures, each sourced or from the question")
+
+
+def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
+    """Whether the answer cited the same value before: a figure restated ("the minimum is
+    30 € [doc:a]. To lower it to 30 €, open ...", "about 675 € [doc:a] ... = 675 €") has its
+    source where it was first given. A citation only after it does not count: the prompt
+    asks for the source right after a figure, and "421,20 € in total. ... = 421,20 € [doc:a]"
+    gives the total first without one."""
+    return any(c.start < fig.start and c.same(fig) for c in cited)
 
 
 _INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")

@@ -1,0 +1,36 @@
+"""Which figures of an answer need a citation of their own: a restated one does not, one
+given first without its source does."""
+
+from __future__ import annotations
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+
+def run(name: str, answer: str) -> CheckResult:
+    inp = CheckInput(Case(good_case()), Reply(answer=answer), SuiteSettings())
+    return REGISTRY[name].fn(inp)
+
+
+def test_a_figure_restated_after_its_cited_statement_needs_no_second_citation() -> None:
+    answer = (
+        "The minimum is 30 € [doc:pricing#plans]. To lower it to 30 €, open Settings. "
+        "About 675 € a year [doc:pricing#plans]: 2,500 × 0.27 € [doc:pricing#plans] = 675 €."
+    )
+    r = run("no_unsourced_number", answer)
+    assert r.status == "pass", r.detail
+
+
+def test_a_figure_given_first_without_its_source_fails_though_cited_later() -> None:
+    answer = "That comes to 421.20 € in total. Times 12 it is 421.20 € [doc:pricing#plans]."
+    r = run("no_unsourced_number", answer)
+    assert r.status == "fail" and "421.20 €" in r.detail
+
+
+def test_a_german_abbreviation_inside_a_sentence_does_not_end_it() -> None:
+    answer = "Strom kostet 0,27 € pro kWh, inklusive MwSt. und Energiesteuer [doc:pricing#plans]."
+    assert run("no_unsourced_number", answer).status == "pass"
