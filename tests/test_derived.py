@@ -145,3 +145,29 @@ def test_a_yearly_figure_is_twelve_of_a_monthly_one_in_the_answers_language() ->
     english = {**FEE, "text": "The standing charge is 6.50 € per month."}
     data = case("What is the standing charge over a year?", english)
     assert run("That is 78 € a year [doc:tarieven#stroom].", data).status == "pass"
+
+
+POWER = {"ref": "rates#power", "text": "Standing charge for electricity: 6,50 € a month."}
+GAS = {"ref": "rates#gas", "text": "Standing charge for gas: 6,50 € a month."}
+
+
+def test_a_sum_of_two_passages_taken_twelve_times_is_a_yearly_total() -> None:
+    data = case("What are my standing charges a year?", POWER, GAS)
+    right = (
+        "Together 13 € a month [doc:rates#power] [doc:rates#gas], times 12 months that is 156 € "
+        "per year [doc:rates#power] [doc:rates#gas]."
+    )
+    r = run(right, data)
+    assert r.status == "pass", r.detail
+    wrong = "That is 166 € per year [doc:rates#power] [doc:rates#gas]."
+    assert run(wrong, data).status == "fail"
+
+
+def test_a_duration_after_a_times_sign_is_a_multiplier_not_a_claim() -> None:
+    data = case("What are my standing charges a year?", POWER)
+    assert run("6,50 € [doc:rates#power] × 12 months = 78 € [doc:rates#power].", data).status == (
+        "pass"
+    )
+    # Not after a times sign, a duration is a claim the passage must state.
+    r = run("The charge is fixed for 12 months [doc:rates#power].", data)
+    assert r.status == "fail"

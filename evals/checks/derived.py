@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
+import regex
+
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.values import Figure
 
 # Amounts are compared to the cent: "45 € less 15 %" is 38.25 €, and 38,25 € is that.
@@ -68,6 +71,8 @@ def computed(
     bases = [*terms, *(t * k for t in terms for k in counts)]
     if any(_near(b, want) for b in bases):
         return True
+    if _sum_times_count(own, second, counts, want):
+        return True
     rates = [p.value for p in (*stated, *given, *beside) if p.kind == "percent"]
     # A percentage from the figure's own passage may be taken of a price cited elsewhere
     # ("10 % off [doc:discounts]" of "59 € [doc:plans]" is "53,10 € [doc:discounts]").
@@ -78,3 +83,28 @@ def computed(
         if any(_near(b * m, want) for m in (1 - share, 1 + share, share)):
             return True
     return False
+
+
+def _sum_times_count(
+    own: Sequence[Decimal], second: Sequence[Decimal], counts: Iterable[int], want: Decimal
+) -> bool:
+    """A sum of two figures taken a number of times: two standing charges of 6,50 € a month
+    are 156 € a year ("(6,50 € + 6,50 €) × 12"); one term from the figure's own passages."""
+    sums = {a + b for i, a in enumerate(own) for b in second[i + 1 :]}
+    return any(_near(s * k, want) for s in sums for k in counts)
+
+
+_TIMES_SIGN = regex.compile(r"(?:[×*]|(?<![\p{L}])x)\s*$")
+
+
+def multiplier(text: str, fig: Figure, lang: str | None) -> bool:
+    """Whether a duration or count stands as a multiplier ("× 12 months", "keer 12 maanden",
+    "3 × 24 €" is the product's count): it takes a figure so many times and claims nothing."""
+    if fig.kind not in ("duration", "count"):
+        return False
+    before = text[max(0, fig.start - 24) : fig.start]
+    if _TIMES_SIGN.search(before):
+        return True
+    last = before.split()[-1:] if before.strip() else []
+    times = lexicon(lang or FALLBACK).counts.get("time", ())
+    return bool(last) and last[0].casefold() in times

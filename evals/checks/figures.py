@@ -10,7 +10,7 @@ import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
-from evals.checks.derived import clock_span, computed
+from evals.checks.derived import clock_span, computed, multiplier
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.text import SENTENCE_END, quote
@@ -151,9 +151,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     for fig in found:
         if from_ticket(fig, inp.case):
             continue
-        if not sentence_citations(inp.answer, fig, cite, window) and not _cited_before(
-            fig, cited
-        ):
+        if not sentence_citations(inp.answer, fig, cite, window) and not _cited_before(fig, cited):
             unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
@@ -225,6 +223,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     judged = unsupported = 0
     bad: list[str] = []
     for fig in found:
+        if multiplier(inp.answer, fig, inp.lang):
+            continue  # "× 12 months" multiplies a figure: it states nothing of its own
         refs = own_citations(inp.answer, fig, cite, inp.settings.figure_window)
         if not refs and reported:
             # A system that reports its citations without inline markers: any cited passage.
