@@ -34,6 +34,7 @@ from evals.checks.matching import (
     surface_words,
     tokens,
 )
+from evals.checks.passage_units import as_passages_state
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
 from evals.suite import patterns
@@ -176,11 +177,13 @@ def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
     result when an expected figure is not one the parser reads."""
     wanted = items(inp.case.expect.get("figures"))
     abouts = [it.about for it in wanted if it.about]
+    passages = [str(r.get("text") or "") for r in inp.case.retrieved]
     out: list[ItemState] = []
     for it in wanted:
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
         if not figs:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
+        figs = [g for f in figs for g in as_passages_state(f, passages)]
         # Asked, put under "it is not true that" or supposed: not stated (same offsets).
         said = stated_text(inp.answer, inp.lang)
         stated = [s for f in figs for s in _stated_values(said, f, inp.lang)]
