@@ -243,3 +243,21 @@ def test_a_unit_symbol_is_no_name_a_figure_is_about() -> None:
     assert r.status == "pass", r.detail
     wrong = "On Variable you pay 0,29 € per kWh [doc:plans#prices]."
     assert run("figures_supported", wrong, case).status == "fail"
+
+
+def test_a_figure_under_a_heading_of_its_line_is_about_the_heading() -> None:
+    case = retention_case(figures=[{"value": "30 days", "about": "data kept"}])
+    headed = "- Data kept: after the subscription ends, 30 days [doc:data#retention]"
+    r = run("figures_expected", headed, case)
+    assert r.status == "pass", r.detail
+    # A heading that names a rival subject says nothing for this one.
+    case = retention_case(
+        figures=[
+            {"value": "30 days", "about": "data kept"},
+            {"value": "14 days", "about": "backups"},
+        ]
+    )
+    r = run("figures_expected", "- Backups: 14 days, data kept: 30 days.", case)
+    assert r.status in ("pass", "review")
+    r = run("figures_expected", "- Backups: overwritten, then 30 days. Also 14 days.", case)
+    assert r.status != "pass"

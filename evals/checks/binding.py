@@ -182,4 +182,28 @@ def about_state(
     sentence = next((p for s, p in clauses(answer) if s <= fig.start < s + len(p)), "")
     if want & content(tokens(sentence, lang, synonyms), lang):
         return "bound"
-    return "unknown"
+    return _headed(answer, fig, want, rivals, lang, synonyms)
+
+
+def _headed(
+    answer: str,
+    fig: Figure,
+    want: set[str],
+    rivals: list[str],
+    lang: str | None,
+    synonyms: Synonyms,
+) -> str:
+    """`bound` when the figure's whole sentence (or list line) names the subject, as a head
+    before a colon ("Deposit: 250 € a bike, so 750 € in all", "Monthly cost: €19"), and
+    names no rival subject; else `unknown`."""
+    words = content(tokens(sentence_at(answer, fig.start), lang, synonyms), lang)
+    rival = set().union(*(content(tokens(r, lang, synonyms), lang) for r in rivals)) - want
+    if any(_akin(w, r) for w in words for r in rival):
+        return "unknown"
+    return "bound" if any(_akin(w, t) for w in words for t in want) else "unknown"
+
+
+def _akin(a: str, b: str) -> bool:
+    """The same stem, or one a longer form of the other ("month", "monthli")."""
+    short, long = sorted((a, b), key=len)
+    return a == b or (len(short) >= 5 and long.startswith(short))
