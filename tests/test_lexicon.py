@@ -466,3 +466,15 @@ def test_an_ordinal_in_words_is_no_duration() -> None:
     assert parse_figures("La disdetta ha effetto alla fine del terzo mese.", "it") == []
     (three,) = parse_figures("La durata minima è di tre mesi.", "it")
     assert (three.kind, three.value) == ("duration", Decimal(3))
+
+
+def test_a_sentence_that_only_supposes_after_the_answer_is_not_stated() -> None:
+    text = (
+        "Die Restlaufzeit beträgt mehr als 1,5 Jahre, deshalb zahlen Sie 100 €. "
+        "Erst bei einer Restlaufzeit bis 1,5 Jahre wären es 50 €."
+    )
+    kept = stated_text(text, "de")
+    assert "100 €" in kept and "50 €" not in kept
+    # Said first, a supposing sentence is the answer itself: it stays.
+    alone = "Erst bei einer Restlaufzeit bis 1,5 Jahre wären es 50 €."
+    assert stated_text(alone, "de") == alone

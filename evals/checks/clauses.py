@@ -111,13 +111,22 @@ def stated_text(text: str, lang: str | None = None) -> str:
             words = expand(piece).split()
             # The supposing clause goes, what follows it stays ("..., but it lasts 7"); a
             # last clause that supposes is blanked whole after what the sentence states:
-            # "...; only with under 1.5 years left would it be 50 €".
+            # "...; only with under 1.5 years left would it be 50 €"; and so is a sentence
+            # that only supposes, after the answer has said what applies ("... zahlen Sie
+            # 100 €. Erst bei einer Restlaufzeit bis 1,5 Jahre wären es 50 €.").
             follows = i + 1 < len(pieces) and expand(pieces[i + 1][1]).split()[:1] != []
             if (
                 words
                 and words[0].strip(",") in lex.conditional
                 and any(w.strip(",.") in lex.would for w in words)
-                and (follows or i > 0)
+                and (follows or i > 0 or _after_a_statement(text, start))
             ):
                 blank(offset, offset + len(piece))
     return "".join(out)
+
+
+def _after_a_statement(text: str, start: int) -> bool:
+    """Whether a sentence at `start` follows one that is no question: a supposing sentence
+    there sets a case beside what was said, rather than answering by itself."""
+    before = [sentence for s, sentence in sentences(text) if s < start]
+    return any(not b.rstrip().endswith("?") for b in before)
