@@ -34,3 +34,43 @@ def test_a_figure_given_first_without_its_source_fails_though_cited_later() -> N
 def test_a_german_abbreviation_inside_a_sentence_does_not_end_it() -> None:
     answer = "Strom kostet 0,27 € pro kWh, inklusive MwSt. und Energiesteuer [doc:pricing#plans]."
     assert run("no_unsourced_number", answer).status == "pass"
+
+
+def _conversation(**expect: object) -> Case:
+    data = good_case(
+        "fee",
+        question="Sorry, it is Fixed 1 year with 8 months left.",
+        expect={"sources": ["pricing#plans"], **expect},
+    )
+    data["messages"] = [
+        {"role": "user", "content": "What does cancelling my Fixed 3 years cost?"},
+        {
+            "role": "assistant",
+            "content": "With over 1.5 years left it is 100 € [doc:pricing#plans].",
+        },
+    ]
+    return Case(data)
+
+
+def test_a_figure_an_earlier_turn_gave_taken_back_needs_no_citation() -> None:
+    case = _conversation()
+    answer = "Then you pay 50 € [doc:pricing#plans] instead of 100 €."
+    r = REGISTRY["no_unsourced_number"].fn(CheckInput(case, Reply(answer=answer), SuiteSettings()))
+    assert r.status == "pass", r.detail
+    # Stated as what applies, the earlier turn's figure needs its source again.
+    answer = "Then you pay 50 € [doc:pricing#plans], and 100 € on top."
+    r = REGISTRY["no_unsourced_number"].fn(CheckInput(case, Reply(answer=answer), SuiteSettings()))
+    assert r.status == "fail"
+
+
+def test_a_forbidden_figure_stated_as_the_rule_for_another_condition_is_no_claim() -> None:
+    case = _conversation(forbidden_figures=["100 €"], language="nl")
+    answer = (
+        "Dan betaal je 50 € [doc:pricing#plans]. Die 100 € geldt alleen bij een resterende "
+        "looptijd van meer dan 1,5 jaar [doc:pricing#plans]."
+    )
+    r = REGISTRY["no_forbidden"].fn(CheckInput(case, Reply(answer=answer), SuiteSettings()))
+    assert r.status == "pass", r.detail
+    answer = "Dan betaal je 100 € opzegvergoeding [doc:pricing#plans]."
+    r = REGISTRY["no_forbidden"].fn(CheckInput(case, Reply(answer=answer), SuiteSettings()))
+    assert r.status == "fail"
