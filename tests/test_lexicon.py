@@ -478,3 +478,20 @@ def test_a_sentence_that_only_supposes_after_the_answer_is_not_stated() -> None:
     # Said first, a supposing sentence is the answer itself: it stays.
     alone = "Erst bei einer Restlaufzeit bis 1,5 Jahre wären es 50 €."
     assert stated_text(alone, "de") == alone
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "phrase"),
+    [
+        ("nl", "Of je meterstand klopt, kan ik niet zien.", "je meterstand klopt"),
+        ("nl", "Ik kan niet zien of je meterstand klopt.", "je meterstand klopt"),
+        ("it", "Non posso verificare se la lettura è corretta.", "la lettura è corretta"),
+        ("en", "I cannot check if the reading is correct.", "the reading is correct"),
+    ],
+)
+def test_what_the_answer_says_it_cannot_tell_is_no_claim(lang: str, text: str, phrase: str) -> None:
+    assert not claims(text, phrase, lang=lang)
+
+
+def test_a_dutch_or_inside_a_sentence_still_claims() -> None:
+    assert claims("Stroom of gas: je meterstand klopt.", "je meterstand klopt", lang="nl")
