@@ -20,6 +20,7 @@ from evals.checks.base import (
 from evals.checks.binding import about_state
 from evals.checks.clauses import claims, clause_at, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
+from evals.checks.retired import retired_by_its_source
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
     BOUNDARY,
@@ -319,6 +320,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 fig.same(want)
                 and not _named_to_correct(inp.answer, fig.start, inp.lang)
                 and not _denied(inp.answer, fig, inp.lang)
+                and not retired_by_its_source(inp, fig)
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break

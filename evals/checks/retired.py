@@ -1,0 +1,70 @@
+"""A figure named as retired: cited to a passage marked ARCHIVED in a sentence that says the
+thing no longer applies ("De warmtepomp voor 39 € per maand boden we aan tot 1 september
+[doc:warmtepomp#archief]; dat product is stopgezet")."""
+
+from __future__ import annotations
+
+import regex
+
+from evals.checks.base import CheckInput
+from evals.checks.clauses import corrects
+from evals.checks.figures import own_citations
+from evals.checks.matching import MARKER
+from evals.checks.text import sentences
+from evals.checks.things import archived
+from evals.checks.values import Figure
+from evals.suite import patterns
+
+_JOIN = regex.compile(r";|(?<!\d):(?!\d)")
+# A contrast parts what is retired from what is not: "The free plan was discontinued, but
+# Starter is 25 €" says nothing retired about the 25 €.
+_CONTRAST = regex.compile(
+    r"\b(?:but|however|aber|sondern|jedoch|mais|pero|sino|ma|però|maar|echter|mas|men)\b",
+    regex.IGNORECASE,
+)
+
+
+def retired_by_its_source(inp: CheckInput, fig: Figure) -> bool:
+    """Whether the figure's own citation is an ARCHIVED passage and its clause, or the part
+    of its sentence a ';' or ':' joins to it (up to a 'but'), marks it retired. Both are
+    needed: '; the old price is no longer valid' beside a current figure excuses nothing,
+    and an archived figure cited as current stays a claim."""
+    cite = patterns.compile_pattern(inp.settings.citation_pattern)
+    refs = own_citations(inp.answer, fig, cite, inp.settings.figure_window)
+    passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
+    if not refs or not all(archived(passages.get(r, "")) for r in refs):
+        return False
+    return any(corrects(part, inp.lang) for part in _joined_parts(inp.answer, fig.start))
+
+
+def _joined_parts(text: str, pos: int) -> list[str]:
+    """The stretch of its sentence holding `pos`, and those a ';' or ':' joins to it, each
+    cut at a contrast on the side away from `pos`."""
+    for start, sentence in sentences(text):
+        if start <= pos < start + len(sentence):
+            break
+    else:
+        return []
+    plain = MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
+    cuts = [0, *(m.end() for m in _JOIN.finditer(plain)), len(plain) + 1]
+    parts = [(a, plain[a : b - 1 if b <= len(plain) else b]) for a, b in zip(cuts, cuts[1:])]
+    at = next(i for i, (a, p) in enumerate(parts) if a <= pos - start <= a + len(p))
+    out = []
+    for i in (at - 1, at, at + 1):
+        if not 0 <= i < len(parts):
+            continue
+        a, part = parts[i]
+        pieces = _CONTRAST.split(part)
+        if i < at:
+            out.append(pieces[-1])
+        elif i > at:
+            out.append(pieces[0])
+        else:
+            offset = pos - start - a
+            lo = max((m.end() for m in _CONTRAST.finditer(part) if m.end() <= offset), default=0)
+            hi = min(
+                (m.start() for m in _CONTRAST.finditer(part) if m.start() >= offset),
+                default=len(part),
+            )
+            out.append(part[lo:hi])
+    return out

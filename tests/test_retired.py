@@ -1,0 +1,69 @@
+"""A forbidden figure named as retired: cited to an ARCHIVED passage in a sentence that says
+it no longer applies passes; a retirement on the other side of a 'but' excuses nothing."""
+
+from __future__ import annotations
+
+import pytest
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+ARCHIVE = {
+    "ref": "heatpump#archive",
+    "text": "ARCHIVED. Hybrid heat pump: 39 € a month, offered until 1 September 2026.",
+}
+PRODUCTS = {"ref": "products#overview", "text": "We supply electricity and gas."}
+
+
+def run(answer: str, lang: str) -> CheckResult:
+    data = good_case(
+        "heatpump",
+        question="Can I still get the heat pump?",
+        retrieved=[ARCHIVE, PRODUCTS],
+        expect={"forbidden_figures": ["39 €"], "language": lang, "sources": ["products#overview"]},
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["no_forbidden"].fn(inp)
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        (
+            "nl",
+            "De warmtepomp voor 39 € per maand boden we aan tot 1 september 2026 "
+            "[doc:heatpump#archive]; dat product is stopgezet.",
+        ),
+        (
+            "en",
+            "The heat pump at 39 € a month was offered until September [doc:heatpump#archive]; "
+            "it has been discontinued.",
+        ),
+    ],
+)
+def test_an_archived_figure_in_a_sentence_that_retires_it_is_no_claim(
+    lang: str, answer: str
+) -> None:
+    assert run(answer, lang).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        (
+            "nl",
+            "Nieuwe klanten kunnen hem niet meer krijgen, maar jij kunt hem nog aanvragen voor "
+            "39 € per maand [doc:heatpump#archive].",
+        ),
+        ("en", "The heat pump costs 39 € a month [doc:heatpump#archive]."),
+        # Retired words beside it, but the figure cited to a current passage.
+        ("en", "The heat pump costs 39 € a month [doc:products#overview]; it was discontinued."),
+    ],
+)
+def test_an_archived_figure_beyond_a_but_or_cited_as_current_is_a_claim(
+    lang: str, answer: str
+) -> None:
+    assert run(answer, lang).status == "fail"
