@@ -20,7 +20,6 @@ from evals.checks.base import (
 from evals.checks.binding import about_state
 from evals.checks.clauses import claims, clause_at, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
-from evals.checks.retired import retired_by_its_source
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
     BOUNDARY,
@@ -36,6 +35,7 @@ from evals.checks.matching import (
     tokens,
 )
 from evals.checks.passage_units import as_passages_state
+from evals.checks.retired import retired_by_its_source
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
 from evals.suite import patterns

@@ -47,7 +47,10 @@ def _joined_parts(text: str, pos: int) -> list[str]:
         return []
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
     cuts = [0, *(m.end() for m in _JOIN.finditer(plain)), len(plain) + 1]
-    parts = [(a, plain[a : b - 1 if b <= len(plain) else b]) for a, b in zip(cuts, cuts[1:])]
+    parts = [
+        (a, plain[a : b - 1 if b <= len(plain) else b])
+        for a, b in zip(cuts, cuts[1:], strict=False)
+    ]
     at = next(i for i, (a, p) in enumerate(parts) if a <= pos - start <= a + len(p))
     out = []
     for i in (at - 1, at, at + 1):
