@@ -11,6 +11,7 @@ import regex
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
 from evals.checks.clauses import clause_at, corrects
+from evals.checks.dates import date_from_given
 from evals.checks.derived import clock_span, computed, multiplier
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
@@ -149,8 +150,9 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     window = inp.settings.figure_window
     cited = [f for f in found if sentence_citations(inp.answer, f, cite, window)]
     unsourced = []
+    given = given_figures(inp.case)
     for fig in found:
-        if from_ticket(fig, inp.case):
+        if from_ticket(fig, inp.case) or date_from_given(fig, given):
             continue
         if (
             not sentence_citations(inp.answer, fig, cite, window)

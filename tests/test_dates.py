@@ -1,0 +1,38 @@
+"""A date computed from the customer's start date and term needs no citation."""
+
+from __future__ import annotations
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.checks.dates import date_from_given
+from evals.checks.values import parse_figures
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+
+def run(answer: str) -> CheckResult:
+    data = good_case(
+        "contract-end",
+        question="I have a Fixed 3 years contract. What does cancelling cost?",
+        context={"start": "2026-01-01"},
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["no_unsourced_number"].fn(inp)
+
+
+def test_the_end_of_the_customers_own_term_needs_no_citation() -> None:
+    r = run("Your contract runs from 1 January 2026 until 1 January 2029.")
+    assert r.status == "pass", r.detail
+
+
+def test_a_date_the_customers_figures_do_not_give_still_needs_one() -> None:
+    r = run("Your contract runs until 1 March 2029.")
+    assert r.status == "fail" and "1 March 2029" in r.detail
+
+
+def test_months_are_added_to_the_calendar_not_as_thirty_days() -> None:
+    given = parse_figures("from 31 January 2026, a 1 month term")
+    assert date_from_given(parse_figures("28 February 2026")[0], given)
+    assert not date_from_given(parse_figures("2 March 2026")[0], given)
