@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evals.checks.akin import akin_found
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -163,13 +164,16 @@ def _key_terms_present(
         words = content(tokens(alt, lang, syn), lang)
         if not words:
             continue
-        found = near(answer, alt, lang=lang, synonyms=syn)
+        # Inflected or inside a compound counts too ("sospensione" for "sospendere").
+        hits = akin_found(answer, alt, lang=lang, synonyms=syn)
+        found = near(answer, alt, lang=lang, synonyms=syn) | set(hits)
         # A number is the point of a fact that has one: "114 days" is not "14 days" reworded.
         numbers_there = all(w in found for w in words if w.isdigit())
         enough = found and numbers_there and len(found) / len(words) > REVIEW_SHARE
         if enough and (best is None or len(found) > len(best)):
             # Quoted in the answer's own words, never as stems or a synonym group's head.
-            best = surface_words(answer, found, lang=lang, synonyms=syn) or sorted(found)
+            theirs = {hits.get(w, w) for w in found}
+            best = surface_words(answer, theirs, lang=lang, synonyms=syn) or sorted(found)
     return best
 
 
