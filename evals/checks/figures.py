@@ -10,7 +10,6 @@ import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
-from evals.checks.clauses import clause_at, corrects
 from evals.checks.dates import date_from_given
 from evals.checks.derived import clock_span, computed, multiplier
 from evals.checks.language import detect
@@ -154,11 +153,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     for fig in found:
         if from_ticket(fig, inp.case) or date_from_given(fig, given):
             continue
-        if (
-            not sentence_citations(inp.answer, fig, cite, window)
-            and not _cited_before(fig, cited)
-            and not _retracted(inp.answer, fig, inp.case, inp.lang)
-        ):
+        if not sentence_citations(inp.answer, fig, cite, window) and not _cited_before(fig, cited):
             unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
@@ -173,16 +168,6 @@ def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
     asks for the source right after a figure, and "421,20 € in total. ... = 421,20 € [doc:a]"
     gives the total first without one."""
     return any(c.start < fig.start and c.same(fig) for c in cited)
-
-
-def _retracted(answer: str, fig: Figure, case: Case, lang: str | None) -> bool:
-    """Whether the answer takes back a figure an earlier turn gave, in a clause that corrects
-    it ("dus betaal je 50 € [doc:a] in plaats van 100 €"): it names it to withdraw it, it
-    claims nothing that needs a source."""
-    if not case.messages or not corrects(clause_at(answer, fig.start), lang):
-        return False
-    earlier = [f for m in case.messages for f in parse_figures(str(m.get("content") or ""))]
-    return any(fig.same(f) for f in earlier)
 
 
 _INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
