@@ -67,3 +67,23 @@ def test_an_archived_figure_beyond_a_but_or_cited_as_current_is_a_claim(
     lang: str, answer: str
 ) -> None:
     assert run(answer, lang).status == "fail"
+
+
+def _fact(answer: str, fact: str, lang: str = "en") -> CheckResult:
+    data = good_case(expect={"facts": [fact], "language": lang})
+    return REGISTRY["facts_present"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+def test_a_retirement_fact_said_in_other_retiring_words_is_undecided() -> None:
+    r = _fact("The 39 € came from the 2025 list, valid until 28 February 2026.", "no longer valid")
+    assert r.status == "review" and "valid until 28 February 2026" in r.detail
+    r = _fact("La pausa era un'offerta ormai archiviata.", "non più disponibile", "it")
+    assert r.status == "review"
+
+
+def test_a_retirement_fact_with_nothing_retired_in_the_answer_fails() -> None:
+    assert _fact("The 39 € price applies to your new seats.", "no longer valid").status == "fail"
+    # A fact that retires nothing is not helped by a retiring clause elsewhere.
+    assert _fact("The old list expired. Seats cost 45 €.", "billed pro rata").status == "fail"

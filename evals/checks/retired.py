@@ -7,7 +7,7 @@ from __future__ import annotations
 import regex
 
 from evals.checks.base import CheckInput
-from evals.checks.clauses import corrects
+from evals.checks.clauses import clauses, corrects
 from evals.checks.figures import own_citations
 from evals.checks.matching import MARKER
 from evals.checks.text import sentences
@@ -71,3 +71,16 @@ def _joined_parts(text: str, pos: int) -> list[str]:
             )
             out.append(part[lo:hi])
     return out
+
+
+def retirement_said(answer: str, phrasings: tuple[str, ...], lang: str | None) -> str | None:
+    """For a fact that itself says something no longer applies ("discontinued", "no longer
+    valid", "non è più possibile"), the answer's clause that says so in its own words ("ended
+    on 1 June", "valid until 28 February", "non è più prevista"), if any: the fact may be
+    stated in other words. Only ever a reason to review, never to pass."""
+    if not any(corrects(p, lang) for p in phrasings):
+        return None
+    for _, piece in clauses(answer):
+        if corrects(piece, lang):
+            return " ".join(piece.split())
+    return None
