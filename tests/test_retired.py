@@ -87,3 +87,18 @@ def test_a_retirement_fact_with_nothing_retired_in_the_answer_fails() -> None:
     assert _fact("The 39 € price applies to your new seats.", "no longer valid").status == "fail"
     # A fact that retires nothing is not helped by a retiring clause elsewhere.
     assert _fact("The old list expired. Seats cost 45 €.", "billed pro rata").status == "fail"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "SMS reminders ended on 1 June 2026 for every plan."),
+        ("de", "Die SMS-Erinnerungen endeten am 1. Juni 2026."),
+        ("nl", "De sms-herinneringen zijn per 1 juni 2026 beëindigd."),
+        ("it", "I promemoria via SMS sono cessati il 1° giugno 2026."),
+    ],
+)
+def test_something_that_ended_on_a_date_is_said_to_be_retired(lang: str, answer: str) -> None:
+    from evals.checks.clauses import corrects
+
+    assert corrects(answer, lang)
