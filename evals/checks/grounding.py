@@ -229,9 +229,15 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
         if said:
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
     days = dropped_days(inp.answer, now, lang)
+    done = acts(inp.answer, inp.lang)
+    # A case may make either a fail (expect.dropped_condition, expect.own_action): where the
+    # assistant cannot act, a promise to is wrong, not for a person to weigh.
+    if days and inp.case.expect.get("dropped_condition") == "fail":
+        return failed(f"drops the days the passage gives: {_shown(days)}")
+    if done and inp.case.expect.get("own_action") == "fail":
+        return failed(f"the assistant says it acted or promises an outcome: {_shown(done)}")
     if days:
         return undecided(f"drops the days the passage gives: {_shown(days)}")
-    done = acts(inp.answer, inp.lang)
     if done:
         return undecided(f"the assistant says it acted or promises an outcome: {_shown(done)}")
     if unknown:

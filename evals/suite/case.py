@@ -45,6 +45,8 @@ EXPECT_ORDER = [
     "language",
     "rubric",
     "max_words",
+    "dropped_condition",
+    "own_action",
 ]
 
 
