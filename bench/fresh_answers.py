@@ -11,7 +11,10 @@ languages, with answers written blind from the prompt and the tickets; polder wa
 sight until the checks were done and measured once (see the README).
 
 Prints one line of counts; -v also prints every disagreement and review with the checks'
-details. Exit 0 always: this measures, the floors are `invoke calibrate --checks`'s.
+details; --by-check prints, for each check and reason, how many correct answers it failed or
+sent to review and how many wrong answers it failed (caught) or sent to review: a signal's
+precision beside its recall. Exit 0 always: this measures, the floors are
+`invoke calibrate --checks`'s.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -42,12 +46,36 @@ def first_phrasings(facts: list) -> list:
     return out
 
 
+def reason(check: str, status: str, detail: str) -> str:
+    """A check's verdict and the kind of reason it gave, without the quoted words: what one
+    signal of that check did."""
+    head = detail.split(":")[0].split('"')[0].split("(")[0].strip()
+    if check == "facts_present" and status == "review":
+        head = "retired in other words" if "no longer applies" in detail else "its words there"
+    return f"{check} {status}: {head[:60]}"
+
+
+def print_by_check(by_check: dict[str, Counter[str]]) -> None:
+    """One row per check and reason: correct answers it failed or sent to review (its cost)
+    beside wrong answers it failed or sent to review (what it catches). An answer another
+    check also flags counts for each."""
+    print("| check, verdict: reason | correct answers | wrong answers |")
+    print("|---|---:|---:|")
+    for key in sorted(by_check):
+        c = by_check[key]
+        status = key.split(":")[0].rsplit(" ", 1)[1]
+        print(f"| {key} | {c[f'pass {status}']} | {c[f'fail {status}']} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("suite")
     ap.add_argument("files", nargs="+")
     ap.add_argument("--first", action="store_true", help="cut every fact to its first phrasing")
     ap.add_argument("-v", action="store_true", help="print each disagreement and review")
+    ap.add_argument(
+        "--by-check", action="store_true", help="per check and reason: correct vs wrong answers"
+    )
     args = ap.parse_args()
     suite = open_suite(Path(args.suite))
     cases = {c.id: c for c in load_cases(suite)[0]}
@@ -56,6 +84,7 @@ def main() -> int:
             if c.expect.get("facts"):
                 c.expect["facts"] = first_phrasings(c.expect["facts"])
     counts = {"n": 0, "false_alarms": 0, "misses": 0, "review": 0, "errors": 0}
+    by_check: dict[str, Counter[str]] = defaultdict(Counter)
     for name in args.files:
         for line in Path(name).read_text("utf-8").split("\n"):
             if not line.strip():
@@ -64,6 +93,9 @@ def main() -> int:
             results = grade(cases[rec["case"]], Reply(answer=rec["answer"]), suite.settings)
             status = outcome(results).status
             counts["n"] += 1
+            for check, r in results.items():
+                if r.status in ("fail", "review"):
+                    by_check[reason(check, r.status, r.detail)][f"{rec['label']} {r.status}"] += 1
             kind = {
                 ("review", "pass"): "review",
                 ("review", "fail"): "review",
@@ -82,6 +114,8 @@ def main() -> int:
                     if r.status in ("fail", "review", "error"):
                         print(f"    {check}: {r.status}: {r.detail}")
     print(" ".join(f"{k}={v}" for k, v in counts.items()), f"(first phrasing only: {args.first})")
+    if args.by_check:
+        print_by_check(by_check)
     return 0
 
 
