@@ -23,6 +23,7 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.conditions import day_drops, dropped_days
+from evals.checks.inverted import inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
 from evals.checks.polarity import priced_as_free
@@ -240,6 +241,11 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
         return undecided(f"drops the days the passage gives: {_shown(days)}")
     if done:
         return undecided(f"the assistant says it acted or promises an outcome: {_shown(done)}")
+    flipped = inverted(inp.answer, now, lang)
+    if flipped:
+        return undecided(
+            f"says the opposite of a passage about what the price covers: {_shown(flipped)}"
+        )
     if unknown:
         return undecided(f"names what no passage or ticket names: {_shown(unknown)}")
     return passed("no invented menu path or name, no promise made for someone else")

@@ -74,6 +74,10 @@ class Lexicon:
     conditional: frozenset[str] = frozenset()
     would: frozenset[str] = frozenset()
     handover: tuple[str, ...] = ()
+    #: a price that covers a thing ("included", "free of charge") and its opposite
+    #: ("charged separately"): a policy the answer may invert
+    included: tuple[str, ...] = ()
+    charged: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -114,6 +118,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         conditional=frozenset(_words(claims.get("conditional"))),
         would=frozenset(_words(claims.get("would"))),
         handover=_words_phrases(claims.get("handover")),
+        included=_words_phrases(claims.get("included")),
+        charged=_words_phrases(claims.get("charged")),
     )
 
 

@@ -1,0 +1,87 @@
+"""A policy the answer inverts: "la manutenzione ordinaria non è inclusa e si paga a parte"
+where the passage says "La manutenzione ordinaria è inclusa in tutti i piani".
+
+Each clause that says a thing is covered by the price ("included", "free of charge") or not
+("not included", "charged separately"), in each language file's `included` and `charged`,
+has a polarity; an answer clause whose polarity is the opposite of a current passage clause
+about the same thing (two content words shared, and no name the passage clause does not
+name: "not included in Starter" against "included in Pro" is about another plan) is one to
+review. Never a fail: a person or the judge decides.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from evals.checks.clauses import clauses
+from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.matching import NEG, content, tokens
+from evals.checks.text import normalise
+
+_NAME = regex.compile(r"(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*")
+#: Words before a covering word within which a negation denies it ("non è inclusa").
+REACH = 3
+#: Content words an answer clause must share with the passage clause it inverts.
+MIN_SHARED = 2
+
+
+@lru_cache(maxsize=16)
+def _pattern(lang: str) -> tuple[regex.Pattern[str], regex.Pattern[str]]:
+    lex = lexicon(lang)
+
+    def alt(words: tuple[str, ...]) -> regex.Pattern[str]:
+        body = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+        return regex.compile(rf"(?<![\p{{L}}])(?:{body})(?![\p{{L}}])" if body else r"(?!)")
+
+    return alt(lex.included), alt(lex.charged)
+
+
+def _polarity(clause: str, lang: str) -> tuple[bool, str] | None:
+    """True when the clause says its thing is covered, False when not; with the clause's
+    words that say so removed (its subject). None when it says neither."""
+    inc, chg = _pattern(lang)
+    text = normalise(clause)
+    m_chg = chg.search(text)
+    m_inc = inc.search(text)
+    if m_chg is not None:
+        return False, text[: m_chg.start()] + " " + text[m_chg.end() :]
+    if m_inc is None:
+        return None
+    before = tokens(text[: m_inc.start()], lang)[-REACH:]
+    covered = NEG not in before
+    return covered, text[: m_inc.start()] + " " + text[m_inc.end() :]
+
+
+def _names(clause: str) -> set[str]:
+    return {m.group(0).casefold() for m in _NAME.finditer(clause)}
+
+
+def _said(text: str, lang: str) -> list[tuple[bool, set[str], set[str], str]]:
+    out = []
+    for _, piece in clauses(text):
+        got = _polarity(piece, lang)
+        if got is None:
+            continue
+        covered, rest = got
+        words = {w for w in content(tokens(rest, lang), lang) if not w.isdigit()}
+        out.append((covered, words, _names(piece.split(" ", 1)[-1]), piece.strip()))
+    return out
+
+
+def inverted(answer: str, passages: tuple[str, ...], lang: str | None) -> list[str]:
+    """The answer's clauses that invert a current passage's covered-or-charged claim about
+    the same thing, each with the passage clause."""
+    lang = lang or FALLBACK
+    theirs = [c for p in passages for c in _said(p, lang)]
+    out = []
+    for covered, words, names, piece in _said(answer, lang):
+        for p_covered, p_words, p_names, p_piece in theirs:
+            if covered == p_covered or len(words & p_words) < MIN_SHARED:
+                continue
+            if names - p_names:
+                continue  # about a plan or thing the passage clause does not name
+            out.append(f'{piece} (the passage: "{p_piece}")')
+            break
+    return out

@@ -1,0 +1,52 @@
+"""A policy the answer inverts (included vs charged) is undecided; the same policy, or one
+about another plan, passes."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.checks.inverted import inverted
+
+MAINTENANCE = {
+    "it": "Con Plus ripariamo entro 48 ore. La manutenzione ordinaria è inclusa in tutti i piani.",
+    "en": "Plus repairs within 48 hours. Routine maintenance is included in every plan.",
+    "de": "Die regelmäßige Wartung ist in allen Tarifen inklusive.",
+    "nl": "Het gewone onderhoud is bij alle abonnementen inbegrepen.",
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        (
+            "it",
+            "I freni rientrano nella manutenzione ordinaria, che non è inclusa e si paga a parte.",
+        ),
+        ("en", "Routine maintenance is charged separately on your plan."),
+        ("de", "Die regelmäßige Wartung wird extra berechnet."),
+        ("nl", "Het gewone onderhoud is niet inbegrepen."),
+    ],
+)
+def test_an_inverted_policy_is_found_with_its_passage(lang: str, answer: str) -> None:
+    found = inverted(answer, (MAINTENANCE[lang],), lang)
+    assert found and "the passage" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("it", "La manutenzione ordinaria è inclusa, anche i freni."),
+        ("en", "Routine maintenance is included, brakes too."),
+        ("nl", "Het gewone onderhoud is inbegrepen."),
+        # About something the passage does not cover.
+        ("en", "Delivery is charged separately."),
+    ],
+)
+def test_the_same_policy_or_another_thing_is_no_inversion(lang: str, answer: str) -> None:
+    assert inverted(answer, (MAINTENANCE[lang],), lang) == []
+
+
+def test_a_plan_the_passage_clause_does_not_name_is_another_claim() -> None:
+    passage = "Payroll export is included in Pro and Enterprise."
+    assert inverted("Payroll export is not included in Starter.", (passage,), "en") == []
+    assert inverted("Payroll export is not included in Pro.", (passage,), "en")
