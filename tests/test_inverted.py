@@ -50,3 +50,24 @@ def test_a_plan_the_passage_clause_does_not_name_is_another_claim() -> None:
     passage = "Payroll export is included in Pro and Enterprise."
     assert inverted("Payroll export is not included in Starter.", (passage,), "en") == []
     assert inverted("Payroll export is not included in Pro.", (passage,), "en")
+
+
+def test_an_inverted_policy_is_a_claim_put_to_the_judge() -> None:
+    from casekit import good_case
+
+    from evals.checks import CheckInput
+    from evals.checks.grounding import review_claims
+    from evals.reply import Reply
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    data = good_case(
+        "maintenance",
+        question="Is routine maintenance extra?",
+        retrieved=[{"ref": "plans#maintenance", "text": MAINTENANCE["en"]}],
+        expect={"sources": ["plans#maintenance"]},
+    )
+    answer = "Routine maintenance is charged separately on your plan [doc:plans#maintenance]."
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    asked = review_claims(inp)
+    assert len(asked) == 1 and asked[0].startswith("Routine maintenance is charged separately")

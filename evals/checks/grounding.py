@@ -23,7 +23,7 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.conditions import day_drops, dropped_days
-from evals.checks.inverted import inverted
+from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
 from evals.checks.polarity import priced_as_free
@@ -183,12 +183,16 @@ def _unsupported(inp: CheckInput) -> tuple[list[str], list[str]]:
 def review_claims(inp: CheckInput) -> list[str]:
     """The sentences (citations cut) that `claims_grounded` leaves in review for what they
     claim: opening times without their days, the assistant's own action or promise, a
-    thing no passage names; each once, in the answer's order. A hand-over's promises for
+    policy a passage states the other way, a thing no passage names; each once, in the answer's order. A hand-over's promises for
     someone else are `promises`. Meaningful only when the check's status is review."""
     lang, now = _reading(inp)
     plain = MARKER.sub(" ", inp.answer)
     found = [s for s, _ in day_drops(inp.answer, now, lang)]
     found += acts(inp.answer, inp.lang)
+    found += [
+        next((s.strip() for _, s in sentences(plain) if piece in s), piece)
+        for piece, _ in inversions(inp.answer, now, lang)
+    ]
     unknown, _ = _unsupported(inp)
     for thing in unknown:
         # A thing is asked in its sentence; one not found there (it never should be) is

@@ -70,9 +70,9 @@ def _said(text: str, lang: str) -> list[tuple[bool, set[str], set[str], str]]:
     return out
 
 
-def inverted(answer: str, passages: tuple[str, ...], lang: str | None) -> list[str]:
+def inversions(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
     """The answer's clauses that invert a current passage's covered-or-charged claim about
-    the same thing, each with the passage clause."""
+    the same thing, each with that passage clause."""
     lang = lang or FALLBACK
     theirs = [c for p in passages for c in _said(p, lang)]
     out = []
@@ -82,6 +82,13 @@ def inverted(answer: str, passages: tuple[str, ...], lang: str | None) -> list[s
                 continue
             if names - p_names:
                 continue  # about a plan or thing the passage clause does not name
-            out.append(f'{piece} (the passage: "{p_piece}")')
+            out.append((piece, p_piece))
             break
     return out
+
+
+def inverted(answer: str, passages: tuple[str, ...], lang: str | None) -> list[str]:
+    """`inversions` as a detail quotes them."""
+    return [
+        f'{piece} (the passage: "{theirs}")' for piece, theirs in inversions(answer, passages, lang)
+    ]
