@@ -171,3 +171,21 @@ def test_a_duration_after_a_times_sign_is_a_multiplier_not_a_claim() -> None:
     # Not after a times sign, a duration is a claim the passage must state.
     r = run("The charge is fixed for 12 months [doc:rates#power].", data)
     assert r.status == "fail"
+
+
+SOLAR = {"ref": "solar#lease", "text": "Solar lease: 19 € per month per set of 6 panels, 10 years."}
+
+
+def test_a_count_the_passage_prices_in_is_no_factor() -> None:
+    data = case("What does the solar lease cost?", SOLAR)
+    wrong = "That is 19 € per panel, so a set of 6 comes to 114 € per month [doc:solar#lease]."
+    assert run(wrong, data).status == "fail"
+    # A count of the customer's own is a factor still: two sets are 38 €.
+    data = case("What do 2 sets cost a month?", SOLAR)
+    assert run("Two sets cost 38 € per month [doc:solar#lease].", data).status == "pass"
+
+
+def test_a_limit_beside_a_price_is_no_group_it_prices() -> None:
+    seats = {"ref": "plans#seats", "text": "Pro costs 45 € per seat, at least 5 seats."}
+    data = case("What do 5 seats cost?", seats)
+    assert run("Five seats cost 225 € [doc:plans#seats].", data).status == "pass"

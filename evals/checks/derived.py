@@ -13,7 +13,7 @@ from decimal import Decimal
 import regex
 
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.values import Figure
+from evals.checks.values import Figure, parse_figures
 
 # Amounts are compared to the cent: "45 € less 15 %" is 38.25 €, and 38,25 € is that.
 _CENT = Decimal("0.01")
@@ -108,3 +108,30 @@ def multiplier(text: str, fig: Figure, lang: str | None) -> bool:
     last = before.split()[-1:] if before.strip() else []
     times = lexicon(lang or FALLBACK).counts.get("time", ())
     return bool(last) and last[0].casefold() in times
+
+
+_WHOLE = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
+
+
+def priced_in(passage: str, fig: Figure, k: int) -> bool:
+    """Whether the passage states a figure of `fig`'s kind for a group of `k` in its own
+    clause ("19 € per maand per set van 6 panelen"): that figure already covers the `k`,
+    and multiplying it by `k` counts them twice. Clauses are cut at sentence ends, ';', ':'
+    and commas, so a limit beside a price ("45 € per seat, at least 5 seats") is no group."""
+    for start, end in _clause_spans(passage):
+        piece = passage[start:end]
+        if not any(m.group(0) == str(k) for m in _WHOLE.finditer(piece)):
+            continue
+        alike = [
+            p
+            for p in parse_figures(piece)
+            if (p.kind, p.unit) == (fig.kind, fig.unit) and str(k) not in p.text
+        ]
+        if alike:
+            return True
+    return False
+
+
+def _clause_spans(text: str) -> list[tuple[int, int]]:
+    cuts = [0, *(m.end() for m in regex.finditer(r"[.;:,](?!\d)|\n", text)), len(text)]
+    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]

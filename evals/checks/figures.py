@@ -11,7 +11,7 @@ import regex
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
 from evals.checks.dates import date_from_given
-from evals.checks.derived import clock_span, computed, multiplier
+from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.text import SENTENCE_END, quote
@@ -236,6 +236,13 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         judged += 1
         factors, given = _factors(inp.answer, fig, inp.case), _given(inp.case)[1]
         times = tuple(f for f in given if f.kind == "time")
+        # A count the passage already prices in ("19 € per set of 6 panels") is no factor.
+        factors = tuple(
+            k
+            for k in factors
+            if not any(priced_in(passages.get(r, ""), fig, k) for r in refs)
+            or str(k) in _given(inp.case)[0]
+        )
         backing = [r for r in refs if passage_states(passages.get(r, ""), fig, factors, times)]
         # Refs side by side count together: a discount in one, the price it is taken off in
         # the other ("36 € [doc:plans][doc:discounts]"); the customer's figures are inputs too.
