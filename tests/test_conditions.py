@@ -61,3 +61,32 @@ def test_times_with_their_days_pass_in_any_language() -> None:
     ):
         r = run(right, passage)
         assert r.status == "pass", (right, r.detail)
+
+
+FRIENDS = {
+    "ref": "discount#friends",
+    "text": "For each friend who becomes a customer and stays 3 months, you both get 25 € off "
+    "your annual bill.",
+}
+
+
+def test_an_amount_given_as_automatic_where_the_passage_attaches_a_condition_is_undecided() -> None:
+    wrong = (
+        "As a new customer you automatically get 25 € off your annual bill [doc:discount#friends]."
+    )
+    r = run(wrong, FRIENDS)
+    assert r.status == "review" and "unconditional" in r.detail
+    nl = {
+        "ref": "discount#friends",
+        "text": "Voor elke vriend die klant wordt, krijgen jullie 25 € korting.",
+    }
+    r = run("Je krijgt automatisch 25 € korting [doc:discount#friends].", nl)
+    assert r.status == "review"
+
+
+def test_an_amount_given_with_its_condition_or_nothing_automatic_passes() -> None:
+    right = "For each friend who becomes a customer you both get 25 € off [doc:discount#friends]."
+    assert run(right, FRIENDS).status == "pass"
+    # An amount the passage grants without condition may be automatic.
+    plain = {"ref": "discount#friends", "text": "Every customer gets 25 € off the first bill."}
+    assert run("You get 25 € off automatically [doc:discount#friends].", plain).status == "pass"

@@ -15,7 +15,8 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.language import DEFAULT_LANGUAGES
+from evals.checks.language import DEFAULT_LANGUAGES, detect
+from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, content, tokens
 from evals.checks.text import sentences
 from evals.checks.values import parse_figures
@@ -88,4 +89,45 @@ def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[
             else:
                 continue
             break
+    return out
+
+
+@lru_cache(maxsize=64)
+def _cues(words: tuple[str, ...]) -> regex.Pattern[str]:
+    body = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+    return regex.compile(rf"(?<![\p{{L}}])(?:{body})(?![\p{{L}}])" if body else r"(?!)", regex.I)
+
+
+def unconditional_amounts(
+    answer: str, passages: tuple[str, ...], lang: str | None
+) -> list[tuple[str, str]]:
+    """The answer's sentences that give an amount as granted without condition
+    ("automatisch 25 € korting", "you always get 25 €") where the passage sentence stating
+    that amount attaches one ("voor elke vriend die klant wordt ..., 25 € korting"): each
+    with that passage sentence. Measured before it was kept: on every labelled answer of
+    the three suites, one wrong answer and no correct one (without the amount, "automatic"
+    beside a passage's "if" flagged as many correct answers as wrong ones)."""
+    # In any language read: a short answer may not tell its language ("Je krijgt automatisch
+    # 25 € korting"), and these words mean the same wherever they stand.
+    free_of = _cues(tuple(w for lex in all_lexicons() for w in lex.unconditional))
+    out = []
+    for _, sentence in sentences(MARKER.sub(" ", answer)):
+        if free_of.search(sentence) is None:
+            continue
+        amounts = [f for f in parse_figures(sentence, lang) if f.kind == "money"]
+        if not amounts:
+            continue
+        for passage in passages:
+            found = next(
+                (
+                    theirs.strip()
+                    for _, theirs in sentences(passage)
+                    if any(a.same(p) for a in amounts for p in parse_figures(theirs))
+                    and _cues(lexicon(detect(theirs) or lang or FALLBACK).provided).search(theirs)
+                ),
+                None,
+            )
+            if found:
+                out.append((sentence.strip(), found))
+                break
     return out

@@ -22,7 +22,7 @@ from evals.checks.base import (
     passed,
     undecided,
 )
-from evals.checks.conditions import day_drops, dropped_days
+from evals.checks.conditions import day_drops, dropped_days, unconditional_amounts
 from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
@@ -188,6 +188,7 @@ def review_claims(inp: CheckInput) -> list[str]:
     lang, now = _reading(inp)
     plain = MARKER.sub(" ", inp.answer)
     found = [s for s, _ in day_drops(inp.answer, now, lang)]
+    found += [s for s, _ in unconditional_amounts(inp.answer, now, lang)]
     found += acts(inp.answer, inp.lang)
     found += [
         next((s.strip() for _, s in sentences(plain) if piece in s), piece)
@@ -233,16 +234,22 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
         said = promises(inp.answer)
         if said:
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
-    days = dropped_days(inp.answer, now, lang)
+    dropped = dropped_days(inp.answer, now, lang)
+    loose = [f'{s} (the passage: "{t}")' for s, t in unconditional_amounts(inp.answer, now, lang)]
+    days = [f"drops the days the passage gives: {_shown(dropped)}"] if dropped else []
+    if loose:
+        days.append(
+            f"gives as unconditional what the passage attaches a condition to: {_shown(loose)}"
+        )
     done = acts(inp.answer, inp.lang)
     # A case may make either a fail (expect.dropped_condition, expect.own_action): where the
     # assistant cannot act, a promise to is wrong, not for a person to weigh.
     if days and inp.case.expect.get("dropped_condition") == "fail":
-        return failed(f"drops the days the passage gives: {_shown(days)}")
+        return failed("; ".join(days))
     if done and inp.case.expect.get("own_action") == "fail":
         return failed(f"the assistant says it acted or promises an outcome: {_shown(done)}")
     if days:
-        return undecided(f"drops the days the passage gives: {_shown(days)}")
+        return undecided("; ".join(days))
     if done:
         return undecided(f"the assistant says it acted or promises an outcome: {_shown(done)}")
     flipped = inverted(inp.answer, now, lang)

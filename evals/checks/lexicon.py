@@ -78,6 +78,10 @@ class Lexicon:
     #: ("charged separately"): a policy the answer may invert
     included: tuple[str, ...] = ()
     charged: tuple[str, ...] = ()
+    #: a claim that nothing is required ("automatically", "always") and the cues of a
+    #: condition a passage attaches ("if", "for each", "provided")
+    unconditional: tuple[str, ...] = ()
+    provided: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -120,6 +124,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         handover=_words_phrases(claims.get("handover")),
         included=_words_phrases(claims.get("included")),
         charged=_words_phrases(claims.get("charged")),
+        unconditional=_words_phrases(claims.get("unconditional")),
+        provided=_words_phrases(claims.get("provided")),
     )
 
 
