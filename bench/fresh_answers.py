@@ -51,7 +51,13 @@ def reason(check: str, status: str, detail: str) -> str:
     signal of that check did."""
     head = detail.split(":")[0].split('"')[0].split("(")[0].strip()
     if check == "facts_present" and status == "review":
-        head = "retired in other words" if "no longer applies" in detail else "its words there"
+        head = (
+            "retired in other words"
+            if "no longer applies" in detail
+            else "a no in other words"
+            if "open with a yes" in detail
+            else "its words there"
+        )
     return f"{check} {status}: {head[:60]}"
 
 

@@ -38,3 +38,16 @@ def test_a_fact_in_other_forms_is_undecided_and_quotes_the_answers_words() -> No
 def test_a_fact_whose_words_are_absent_still_fails() -> None:
     r = run("Puoi cambiare piano quando vuoi.", "non è più possibile sospendere", "it")
     assert r.status == "fail"
+
+
+def test_a_bare_no_said_in_other_words_is_undecided_unless_the_answer_says_yes() -> None:
+    r = run("Sabato pomeriggio è chiusa. Il sabato apre 9:00–13:00.", "no", "it")
+    assert r.status == "review" and "yes" in r.detail
+    assert run("Sì, puoi passare alle 15.", "no", "it").status == "fail"
+    assert run("Ja hoor, je kunt bellen tot 20:00.", "nee", "nl").status == "fail"
+    # Said as a no, it is stated.
+    assert run("No, il sabato pomeriggio è chiusa.", "no", "it").status == "pass"
+
+
+def test_a_fact_with_more_than_a_no_is_not_read_as_a_bare_no() -> None:
+    assert run("Il sabato apre 9:00–13:00.", "non il pomeriggio", "it").status == "fail"

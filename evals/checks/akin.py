@@ -5,9 +5,12 @@ written to review, never to pass one."""
 
 from __future__ import annotations
 
+import regex
+
 from evals.checks.language import detect
-from evals.checks.lexicon import FALLBACK
-from evals.checks.matching import Synonyms, content, tokens
+from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.matching import MARKER, NEG, Synonyms, content, tokens
+from evals.checks.text import normalise
 
 #: The shortest stem read as akin to another, and as a part of a compound.
 MIN_STEM = 5
@@ -53,3 +56,18 @@ def akin_found(
         if hit is not None:
             out[w] = hit
     return out
+
+
+def bare_negation(phrasings: tuple[str, ...], lang: str | None) -> bool:
+    """Whether a fact is only a "no" ("no", "nee", "niet"): every phrasing a negation and
+    nothing else."""
+    return all(tokens(p, lang) and all(w == NEG for w in tokens(p, lang)) for p in phrasings)
+
+
+def opens_with_yes(answer: str, lang: str | None) -> bool:
+    """Whether the answer's first words say yes ("Sì, puoi passare", "Ja hoor", "Of course")."""
+    lang = lang or detect(answer) or FALLBACK
+    head = " ".join(normalise(MARKER.sub(" ", answer)).split()[:4])
+    head = regex.sub(r"[^\p{L}\p{N} ]+", " ", head)
+    words = f" {' '.join(head.split())} "
+    return any(words.startswith(f" {a} ") for a in lexicon(lang).affirmatives)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evals.checks.akin import akin_found
+from evals.checks.akin import akin_found, bare_negation, opens_with_yes
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -107,6 +107,14 @@ def fact_states(inp: CheckInput) -> list[ItemState]:
                 out.append(
                     ItemState(it, "unsure", f'the answer says it no longer applies: "{retired}"')
                 )
+            elif (
+                not it.optional
+                and bare_negation(it.alternatives, lang)
+                and not opens_with_yes(inp.answer, lang)
+            ):
+                # A "no" the answer may give in other words ("Sabato pomeriggio è chiusa");
+                # one that opens with a yes does not.
+                out.append(ItemState(it, "unsure", "the answer does not open with a yes"))
             else:
                 out.append(ItemState(it, "missing"))
     return out

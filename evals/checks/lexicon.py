@@ -82,6 +82,8 @@ class Lexicon:
     #: condition a passage attaches ("if", "for each", "provided")
     unconditional: tuple[str, ...] = ()
     provided: tuple[str, ...] = ()
+    #: words that open a "yes" ("yes", "of course", "sì", "certo")
+    affirmatives: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -126,6 +128,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         charged=_words_phrases(claims.get("charged")),
         unconditional=_words_phrases(claims.get("unconditional")),
         provided=_words_phrases(claims.get("provided")),
+        affirmatives=_words_phrases(claims.get("affirmatives")),
     )
 
 
