@@ -21,6 +21,7 @@ from evals.checks.base import (
 from evals.checks.binding import about_state
 from evals.checks.clauses import claims, clause_at, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
+from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
     BOUNDARY,
@@ -92,6 +93,8 @@ def fact_states(inp: CheckInput) -> list[ItemState]:
             denies_by_polarity(inp.answer, alt, inp.case.question, lang=lang, synonyms=syn)
             for alt in it.alternatives
         )
+        # "collega" where a hand-over is expected: any hand-over states it.
+        ok = ok or stated_by_hand_over(inp, it.alternatives)
         flipped = [] if ok or hits else _flipped(said, it, lang, syn)
         if ok:
             out.append(ItemState(it, "stated"))
