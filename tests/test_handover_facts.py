@@ -47,3 +47,16 @@ def test_a_fact_beyond_the_hand_over_is_not_met_by_one() -> None:
     answer = "Ik zet je vraag door naar de klantenservice."
     r = REGISTRY["facts_present"].fn(CheckInput(Case(data), Reply(answer=answer), SuiteSettings()))
     assert r.status != "pass"
+
+
+def test_hand_overs_in_other_common_words_are_read_in_each_language() -> None:
+    from evals.checks.base import says_refusal
+    from evals.checks.lexicon import lexicon
+
+    for lang, answer in (
+        ("nl", "Ik leg je vraag neer bij de klantenservice."),
+        ("it", "Inoltro la tua domanda all'assistenza."),
+        ("de", "Ich leite Ihre Frage an das Team weiter."),
+        ("en", "I'll pass this to our billing team."),
+    ):
+        assert says_refusal(answer, lexicon(lang).handover, lang), answer
