@@ -56,6 +56,8 @@ def reason(check: str, status: str, detail: str) -> str:
             if "no longer applies" in detail
             else "a no in other words"
             if "open with a yes" in detail
+            else "taken off in other words"
+            if "takes it off" in detail
             else "its words there"
         )
     return f"{check} {status}: {head[:60]}"

@@ -102,3 +102,12 @@ def test_something_that_ended_on_a_date_is_said_to_be_retired(lang: str, answer:
     from evals.checks.clauses import corrects
 
     assert corrects(answer, lang)
+
+
+def test_a_deduction_fact_taken_off_in_other_words_is_undecided() -> None:
+    fact = "al netto di eventuali danni"
+    r = _fact("L'importo può essere ridotto solo se ci sono danni non coperti.", fact, "it")
+    assert r.status == "review" and "ridotto" in r.detail
+    # The deduction of something else, or none, still fails.
+    assert _fact("Il deposito viene ridotto per i ritardi.", fact, "it").status == "fail"
+    assert _fact("Ti restituiamo i 100 € entro 14 giorni.", fact, "it").status == "fail"

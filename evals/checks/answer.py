@@ -37,7 +37,7 @@ from evals.checks.matching import (
     tokens,
 )
 from evals.checks.passage_units import as_passages_state
-from evals.checks.retired import retired_by_its_source, retirement_said
+from evals.checks.retired import deduction_said, retired_by_its_source, retirement_said
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
 from evals.suite import patterns
@@ -104,11 +104,16 @@ def fact_states(inp: CheckInput) -> list[ItemState]:
         else:
             terms = None if it.optional else _key_terms_present(said, it, lang, syn)
             retired = None if it.optional else retirement_said(said, it.alternatives, lang)
+            taken = None if it.optional else deduction_said(said, it.alternatives, lang, syn)
             if terms is not None:
                 out.append(ItemState(it, "unsure", f"its words {', '.join(terms)} are there"))
             elif retired is not None:
                 out.append(
                     ItemState(it, "unsure", f'the answer says it no longer applies: "{retired}"')
+                )
+            elif taken is not None:
+                out.append(
+                    ItemState(it, "unsure", f'the answer takes it off in other words: "{taken}"')
                 )
             elif (
                 not it.optional

@@ -84,6 +84,8 @@ class Lexicon:
     provided: tuple[str, ...] = ()
     #: words that open a "yes" ("yes", "of course", "sì", "certo")
     affirmatives: tuple[str, ...] = ()
+    #: patterns of an amount taken off ("al netto di", "minus", "reduced"): regexes
+    deductions: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -129,6 +131,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         unconditional=_words_phrases(claims.get("unconditional")),
         provided=_words_phrases(claims.get("provided")),
         affirmatives=_words_phrases(claims.get("affirmatives")),
+        deductions=tuple(str(p) for p in claims.get("deductions", ())),
     )
 
 

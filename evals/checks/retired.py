@@ -9,7 +9,7 @@ import regex
 from evals.checks.base import CheckInput
 from evals.checks.clauses import clauses, corrects
 from evals.checks.figures import own_citations
-from evals.checks.matching import MARKER
+from evals.checks.matching import MARKER, Synonyms, content, tokens
 from evals.checks.text import sentences
 from evals.checks.things import archived
 from evals.checks.values import Figure
@@ -82,5 +82,33 @@ def retirement_said(answer: str, phrasings: tuple[str, ...], lang: str | None) -
         return None
     for _, piece in clauses(answer):
         if corrects(piece, lang):
+            return " ".join(piece.split())
+    return None
+
+
+def _deduction(lang: str | None) -> regex.Pattern[str]:
+    from evals.checks.lexicon import FALLBACK, lexicon
+
+    parts = "|".join(f"(?:{p})" for p in lexicon(lang or FALLBACK).deductions) or "(?!)"
+    return regex.compile(rf"(?<![\p{{L}}])(?:{parts})(?![\p{{L}}])", regex.IGNORECASE)
+
+
+def deduction_said(
+    answer: str, phrasings: tuple[str, ...], lang: str | None, synonyms: Synonyms = ()
+) -> str | None:
+    """For a fact that takes something off ("al netto di eventuali danni", "minus the
+    deductible"), the answer's clause that takes the same thing off in its own words
+    ("può essere ridotto solo se ci sono danni"): a deduction marker and a content word
+    of the fact's beside it. Only ever a reason to review, never to pass."""
+    cue = _deduction(lang)
+    wanted: set[str] = set()
+    for p in phrasings:
+        if cue.search(p) is None:
+            continue
+        wanted |= content(tokens(cue.sub(" ", p), lang, synonyms), lang)
+    if not wanted:
+        return None
+    for _, piece in clauses(answer):
+        if cue.search(piece) and wanted & content(tokens(piece, lang, synonyms), lang):
             return " ".join(piece.split())
     return None
