@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evals.checks.akin import akin_found, bare_negation, opens_with_yes
+from evals.checks.akin import akin_found
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -36,8 +36,9 @@ from evals.checks.matching import (
     surface_words,
     tokens,
 )
+from evals.checks.other_words import in_other_words
 from evals.checks.passage_units import as_passages_state
-from evals.checks.retired import deduction_said, retired_by_its_source, retirement_said
+from evals.checks.retired import retired_by_its_source
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
 from evals.suite import patterns
@@ -103,26 +104,15 @@ def fact_states(inp: CheckInput) -> list[ItemState]:
             out.append(ItemState(it, "negated", f'"{shown}"' if shown else it.label))
         else:
             terms = None if it.optional else _key_terms_present(said, it, lang, syn)
-            retired = None if it.optional else retirement_said(said, it.alternatives, lang)
-            taken = None if it.optional else deduction_said(said, it.alternatives, lang, syn)
+            why = (
+                None
+                if it.optional
+                else in_other_words(inp.answer, said, it.alternatives, lang, syn)
+            )
             if terms is not None:
                 out.append(ItemState(it, "unsure", f"its words {', '.join(terms)} are there"))
-            elif retired is not None:
-                out.append(
-                    ItemState(it, "unsure", f'the answer says it no longer applies: "{retired}"')
-                )
-            elif taken is not None:
-                out.append(
-                    ItemState(it, "unsure", f'the answer takes it off in other words: "{taken}"')
-                )
-            elif (
-                not it.optional
-                and bare_negation(it.alternatives, lang)
-                and not opens_with_yes(inp.answer, lang)
-            ):
-                # A "no" the answer may give in other words ("Sabato pomeriggio è chiusa");
-                # one that opens with a yes does not.
-                out.append(ItemState(it, "unsure", "the answer does not open with a yes"))
+            elif why is not None:
+                out.append(ItemState(it, "unsure", why))
             else:
                 out.append(ItemState(it, "missing"))
     return out
