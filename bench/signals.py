@@ -1,4 +1,4 @@
-"""Each review signal of the claim checks, run alone on every labelled answer of a suite:
+"""Each review signal of the claim and fact checks, run alone on every labelled answer of a suite:
 how many correct answers it flags (its cost: each would wait for a person) beside how many
 wrong ones (what it catches), whatever the other checks say. A signal that flags more
 correct answers than wrong ones is not kept.
@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evals.checks.actions import acts  # noqa: E402
+from evals.checks.answer import fact_states  # noqa: E402
 from evals.checks.base import CheckInput, is_refusal  # noqa: E402
 from evals.checks.conditions import day_drops, unconditional_amounts  # noqa: E402
 from evals.checks.grounding import _reading, _unsupported, promises  # noqa: E402
@@ -48,7 +49,18 @@ def _signals() -> dict[str, Callable[[CheckInput], bool]]:
             is_refusal(i) and bool(promises(i.answer))
         ),
         "thing no passage names": lambda i: bool(_unsupported(i)[0]),
+        "fact: its words there (inflected, compounds)": lambda i: _unsure(i, "its words"),
+        "fact: retired in other words": lambda i: _unsure(i, "no longer applies"),
+        "fact: taken off in other words": lambda i: _unsure(i, "takes it off"),
+        "fact: a no without a yes": lambda i: _unsure(i, "open with a yes"),
     }
+
+
+def _unsure(inp: CheckInput, note: str) -> bool:
+    """Whether a fact of the case is left undecided for this reason (facts_present review)."""
+    if not inp.case.expect.get("facts"):
+        return False
+    return any(s.state == "unsure" and note in s.note for s in fact_states(inp))
 
 
 def main() -> int:
