@@ -71,3 +71,10 @@ def test_a_forbidden_figure_stated_as_the_rule_for_another_condition_is_no_claim
     answer = "Dan betaal je 100 € opzegvergoeding [doc:pricing#plans]."
     r = REGISTRY["no_forbidden"].fn(CheckInput(case, Reply(answer=answer), SuiteSettings()))
     assert r.status == "fail"
+
+
+def test_weekdays_cut_short_do_not_end_a_sentence() -> None:
+    answer = "Samstags 9–17 Uhr, Mo. bis Fr. 8–20 Uhr [doc:pricing#plans]."
+    assert run("no_unsourced_number", answer).status == "pass"
+    answer = "Call us Mon. to Fri., 08:00 to 18:00 [doc:pricing#plans]."
+    assert run("no_unsourced_number", answer).status == "pass"
