@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from evals.errors import InputError, Problem, pointer
 from evals.providers.masking import printable
+from evals.run.repeats import repeated_rows
 from evals.run.slim import slimmer
 from evals.suite.compiled_schema import Check, compile_schema
 from evals.suite.jsonl import parse_record
@@ -343,45 +344,9 @@ def _read_run(path: Path, keep: Callable[[dict[str, Any]], Any] | None) -> RunFi
     if problems:
         raise InputError(problems)
     assert header is not None
-    warnings += _repeated_rows(path, seen)
+    warnings += repeated_rows(path, seen)
     warnings.sort(key=lambda w: w[0])  # stable: a line's own warnings keep their order
     return RunFile(path, header, rows, summary, truncated, [w for _, w in warnings], batches)
-
-
-def _repeated_rows(path: Path, seen: array[int]) -> list[tuple[int, str]]:
-    """(line, warning) for each row that repeats an earlier row's case and epoch.
-
-    `seen` holds a hash of every row's (case, epoch) in file order; the file (already found
-    valid) is read again only when two hashes agree, to name the exact pairs."""
-    ordered = sorted(seen)
-    alike = {h for h, nxt in zip(ordered, ordered[1:], strict=False) if h == nxt}
-    del ordered
-    if not alike:
-        return []
-    out: list[tuple[int, str]] = []
-    row_at: dict[tuple[str, int], int] = {}
-    for n, line in iter_lines(path):
-        try:
-            rec = parse_record(line)
-        except ValueError:
-            continue  # a truncated last line: warned of already
-        if not isinstance(rec, dict) or rec.get("kind") != "case":
-            continue
-        pair = (rec["case"], rec.get("epoch", 0))
-        if hash(pair) not in alike:
-            continue
-        if pair in row_at:
-            # Hand-assembled files may repeat a case on purpose; a count must not hide it.
-            out.append(
-                (
-                    n,
-                    f"{path}: line {n}: a second row for case "
-                    f"{printable(str(pair[0]), one_line=True)[:80]!r}, epoch {pair[1]} "
-                    f"(the first is line {row_at[pair]}); both are read",
-                )
-            )
-        row_at[pair] = n
-    return out
 
 
 def run_headers(runs_dir: Path) -> Iterator[tuple[dict[str, Any], Path]]:

@@ -7,6 +7,7 @@ import hashlib
 import importlib.util
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -324,7 +325,13 @@ def select_cases(
 
 def suite_digest(cases: list[Case]) -> str:
     """One hash over every case's id and content hash, order-independent."""
+    return digest_of((c.id, c.sha) for c in sorted(cases, key=lambda c: c.id))
+
+
+def digest_of(pairs: Iterable[tuple[str, str]]) -> str:
+    """`suite_digest` of the cases given as (id, content hash), already in the order of
+    their ids: read as they come, none held."""
     h = hashlib.sha256()
-    for c in sorted(cases, key=lambda c: c.id):
-        h.update(f"{c.id}\0{c.sha}\n".encode())
+    for cid, sha in pairs:
+        h.update(f"{cid}\0{sha}\n".encode())
     return h.hexdigest()
