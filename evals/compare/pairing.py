@@ -261,6 +261,7 @@ def compare_runs(
         raise InputError(f"no case in common between {a.path} and {b.path}: not runs of one suite")
     cases: list[CaseDiff] = []
     shared: dict[tuple[Any, ...], SideCase] = {}
+    shared_flags: dict[tuple[bool, bool, bool, bool], tuple[bool, bool, bool, bool]] = {}
     changed, errored, in_review, pairs = [], [], [], []
     error_flags: list[tuple[bool, bool, bool, bool]] = []
     rates: list[CaseOutcome] = []
@@ -282,7 +283,8 @@ def compare_runs(
         # Keys from the file become dict keys and table cells: plain strings, whatever they were.
         cluster = _text(_first(ra, "cluster") or _first(rb, "cluster"))
         category = _text(_first(rb, "category") or _first(ra, "category"))
-        error_flags.append((sa.n_error > 0, sb.n_error > 0, _may_pass(sa), _may_pass(sb)))
+        flags = (sa.n_error > 0, sb.n_error > 0, _may_pass(sa), _may_pass(sb))
+        error_flags.append(shared_flags.setdefault(flags, flags))  # 16 tuples, not one a case
         outcomes = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
         if outcomes is not None:
             rates.append(outcomes[0])
