@@ -8,7 +8,8 @@ errored attempts out (beside its error-rate test) and reads review rows both way
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,11 +95,17 @@ def row_problems(run: RunFile) -> list[Problem]:
     return out
 
 
-def by_case(run: RunFile) -> dict[str, list[dict[str, Any]]]:
+def by_case(run: RunFile) -> dict[str, Sequence[dict[str, Any]]]:
     """Rows grouped by case id; a repeated (case, epoch) keeps its last row (a resumed run)."""
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    out: dict[str, Sequence[dict[str, Any]]] = {}
     for row in run.rows:
-        out[row["case"]].append(row)
+        held = out.get(row["case"])
+        if held is None:
+            out[row["case"]] = (row,)  # a case of one row: a tuple of one, not a list
+        elif isinstance(held, tuple):
+            out[row["case"]] = [*held, row]
+        else:
+            held.append(row)  # type: ignore[attr-defined]
     # Only a case of several rows can repeat an epoch (no key per row is held for the rest).
     for case_id, rows in out.items():
         if len(rows) > 1:
@@ -111,7 +118,7 @@ def by_case(run: RunFile) -> dict[str, list[dict[str, Any]]]:
 
 
 def side_case(
-    rows: list[dict[str, Any]], shared: dict[tuple[Any, ...], SideCase] | None = None
+    rows: Sequence[dict[str, Any]], shared: dict[tuple[Any, ...], SideCase] | None = None
 ) -> SideCase:
     """One case's rows in one run, over its epochs.
 
