@@ -22,7 +22,7 @@ from evals.errors import Problem
 from evals.seal.budget import ledger_history
 from evals.seal.manifest import pile_problems
 from evals.suite.casefiles import format_cases, placeholders_left, write_new_case
-from evals.suite.caselist import CaseList, LazySet, case_names, file_stems
+from evals.suite.caselist import CaseList, LazySet, count_case_files, file_stems
 from evals.suite.folder import Suite
 from evals.suite.scaffold import create_suite
 
@@ -66,7 +66,7 @@ def cmd_validate(suite_dir: str | None) -> int:
         print(note, file=sys.stderr)
     for p in problems:
         print(p, file=sys.stderr)
-    n = len(case_names(suite.cases_dir))
+    n = count_case_files(suite.cases_dir)
     if problems:
         # A labelled answer's problem names its line (`file.jsonl:12`): count the file once.
         files = len({re.sub(r":\d+$", "", p.path) for p in problems})
