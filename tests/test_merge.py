@@ -177,3 +177,65 @@ def test_merge_with_suite_refuses_a_shard_of_another_suite(tmp_path: Path, monke
     with pytest.raises(InputError) as err:
         cmd_merge([f"{a},{b}"], str(out), "evals")
     assert err.value.lines() == [f"{b}: line 1/suite: a shard of the suite other, not of evals"]
+
+
+OFFLINE = ["local/extractive@2026-11-01"]
+
+
+def _body(path: Path) -> tuple[list[dict], dict]:
+    """A merged file's rows and summary without the merged run's id."""
+    recs = records(path)
+    rows_ = [{k: v for k, v in r.items() if k != "run_id"} for r in recs[1:-1]]
+    return rows_, {k: v for k, v in recs[-1].items() if k != "run_id"}
+
+
+def test_shards_given_in_any_order_with_rows_in_any_order_merge_to_the_same_rows(
+    tmp_path, monkeypatch
+):
+    import evals.run.ordered
+
+    root = make_project(tmp_path, 12)
+    use(monkeypatch, root, None)
+    files = _shards(root, 3, models=OFFLINE, epochs=2)
+    merge_runs(files, root / "in-order.jsonl")
+    expected = _body(root / "in-order.jsonl")
+    assert [(r["epoch"], r["case"]) for r in expected[0]] == sorted(
+        (e, f"case-{i:03d}") for e in (0, 1) for i in range(12)
+    )
+    # A shard whose rows finished in another order, and the shards given backwards, sorted
+    # through chunks of a few rows each: the same rows, in the same order.
+    lines = files[1].read_text("utf-8").splitlines(keepends=True)
+    files[1].write_text("".join([lines[0], *reversed(lines[1:-1]), lines[-1]]), "utf-8")
+    monkeypatch.setattr(evals.run.ordered, "CHUNK_BYTES", 3000)
+    merge_runs(files[::-1], root / "backwards.jsonl")
+    assert _body(root / "backwards.jsonl") == expected
+    assert (
+        records(root / "backwards.jsonl")[0]["suite_digest"]
+        == records(root / "in-order.jsonl")[0]["suite_digest"]
+    )
+    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("evals-merge-*/chunk-*"))
+
+
+def test_clashing_cases_are_named_in_their_file_order_whatever_the_chunks(tmp_path, monkeypatch):
+    import evals.run.ordered
+
+    root = make_project(tmp_path, 14)
+    use(monkeypatch, root, None)
+    run(shard="1/1", label="first", models=OFFLINE)
+    run(shard="1/1", label="again", models=OFFLINE)
+    a, b = run_files(root)
+    lines = b.read_text("utf-8").splitlines(keepends=True)
+    b.write_text("".join([lines[0], *reversed(lines[1:-1]), lines[-1]]), "utf-8")
+    found = []
+    for size in (1 << 20, 2000):
+        monkeypatch.setattr(evals.run.ordered, "CHUNK_BYTES", size)
+        with pytest.raises(InputError) as exc:
+            merge_runs([a, b], root / "m.jsonl")
+        found.append(exc.value.lines())
+    assert found[0] == found[1]
+    named = [x for x in found[0] if ": also in " in x]
+    # The first five of b's rows as b holds them (reversed), each against a.
+    assert [x.split("case ")[1].split(":")[0] for x in named] == [
+        f"case-{i:03d}" for i in range(13, 8, -1)
+    ]
+    assert any("and 9 more case(s) also in" in x for x in found[0])

@@ -9,9 +9,10 @@ from typing import Any
 
 from reportkit import large_run
 
-from evals.report.brief import FULL_ROWS, briefs_for
+from evals.report.brief import FULL_ROWS, Briefs, brief_of, briefs_for
 from evals.report.data import build_report
 from evals.report.html import render_run_html
+from evals.report.page import json_list_script, json_script, script_json
 from evals.run.files import read_run
 from evals.run.summary import summarise
 
@@ -90,4 +91,55 @@ def test_a_pass_the_judge_flagged_is_kept_whole_for_the_review_list(tmp_path: Pa
     assert briefs is not None
     rep = build_report(read_run(path, keep=briefs.keep), briefs)
     assert [r["case"] for r in rep.flagged] == [flagged["case"]]
-    assert len(briefs.passes) == len(rows) - 1
+    assert briefs.n_passes == len(rows) - 1
+
+
+def _pass(case: str, score: Any, category: str = "c") -> dict[str, Any]:
+    return {"kind": "case", "case": case, "status": "pass", "score": score, "category": category}
+
+
+def _old_order(rows: list[dict[str, Any]], epochs: int) -> list[str]:
+    """The briefs as the page listed them when it held each as a list of values."""
+    kept = sorted(
+        (brief_of(r, epochs) for r in rows), key=lambda b: (-1 if b[3] is None else b[3], b[0])
+    )
+    return [script_json(b) for b in kept]
+
+
+def test_passes_kept_as_text_are_listed_as_the_briefs_sorted_by_score_and_label() -> None:
+    ids = [f"case-{i:03d}" for i in (7, 3, 12, 1, 30)] + ["case-1", "case-10", "case-1.x"]
+    rows = [_pass(c, s) for c, s in zip(ids, [1.0, 0.5, 1.0, 1, 0.5, 1.0, 1.0, 1.0], strict=True)]
+    briefs = Briefs(1)
+    for r in rows:
+        assert briefs.keep(r) is None
+    assert briefs.plain and briefs.listed([]) == _old_order(rows, 1)
+
+
+def test_labels_that_do_not_sort_as_their_text_and_repeated_labels_keep_the_old_order() -> None:
+    # A space sorts before the quote that ends a label in its text, '<' is escaped, a
+    # repeated label is ordered by arrival (not by the rest of its text), no score is -1.
+    odd = [
+        _pass("a b", 1.0),
+        _pass("a", 1.0),
+        _pass("a<b", 1.0),
+        _pass("a&", None),
+        _pass("é", 1.0),
+        _pass("dup", 1.0, "z"),
+        _pass("dup", 1.0, "a"),
+    ]
+    briefs = Briefs(1)
+    for r in odd:
+        briefs.keep(r)
+    assert not briefs.plain and briefs.listed([]) == _old_order(odd, 1)
+    repeated = [_pass("dup", 1.0, "z"), _pass("b", 1.0), _pass("dup", 1.0, "a")]
+    briefs = Briefs(1)
+    for r in repeated:
+        briefs.keep(r)
+    assert briefs.plain and briefs.listed([]) == _old_order(repeated, 1)
+
+
+def test_the_brief_rows_script_holds_the_same_bytes_as_the_list_it_stands_for() -> None:
+    items = [["a<b", 1.0, None, "x & y"], ["c", 0.5, 2, ""]]
+    assert json_list_script("brief-rows", [script_json(i) for i in items]) == json_script(
+        "brief-rows", items
+    )

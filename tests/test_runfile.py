@@ -275,3 +275,36 @@ def test_a_row_repeated_for_the_same_case_and_epoch_is_named_in_a_warning(
         f"{path}: line 3: a second row for case {case!r}, epoch 0 (the first is line 2); "
         "both are read"
     ]
+
+
+def test_repeated_rows_are_named_in_line_order_among_the_other_warnings(
+    good_run: Path, tmp_path: Path
+) -> None:
+    # Rows are remembered by a hash of their case and epoch; the warnings still name the
+    # exact lines, the latest earlier one as "the first", in the order of the file.
+    lines = good_run.read_text("utf-8").split("\n")
+    row = json.loads(lines[1])
+    pasted = json.dumps({**row, "run_id": "2026-01-01T00-00-00-000000Z_0000000"})
+    lines[3:3] = [lines[1], pasted, lines[1]]
+    path = tmp_path / "thrice.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    run = read_run(path)
+    case = row["case"]
+    second = "a second row for case"
+    assert run.warnings == [
+        f"{path}: line 4: {second} {case!r}, epoch 0 (the first is line 2); both are read",
+        f"{path}: line 5: a case record of run '2026-01-01T00-00-00-000000Z_0000000', not of "
+        f"this run ({run.run_id!r}); read as this run's",
+        f"{path}: line 5: {second} {case!r}, epoch 0 (the first is line 4); both are read",
+        f"{path}: line 6: {second} {case!r}, epoch 0 (the first is line 5); both are read",
+    ]
+    assert len(run.rows) == len(lines) - 2 - lines.count("")
+
+
+def test_rows_of_one_case_in_different_epochs_are_no_repeat(good_run: Path, tmp_path: Path) -> None:
+    lines = good_run.read_text("utf-8").split("\n")
+    row = json.loads(lines[1])
+    lines.insert(2, json.dumps({**row, "epoch": 1}))
+    path = tmp_path / "epochs.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert read_run(path).warnings == []

@@ -125,7 +125,7 @@ def read_labelled(
         return [], [Problem(str(folder), "", reason)]
     if folder.is_symlink():
         return [], [Problem(str(folder), "", LINK_REFUSED)]
-    known = set(case_ids)
+    known = case_ids  # only looked up: a FileStems lists the folder once, when first asked
     items: list[Labelled] = []
     problems: list[Problem] = []
     seen: dict[tuple[str, str], tuple[str, str]] = {}

@@ -7,6 +7,7 @@ import asyncio
 import gc
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from evals.calibrate.labelled import cut_note, precedents, read_labelled
@@ -22,6 +23,7 @@ from evals.run.prompt_use import run_note
 from evals.run.rows import project_path
 from evals.run.runner import execute
 from evals.suite.case import Case
+from evals.suite.caselist import CaseList, file_stems
 from evals.suite.folder import Suite
 
 
@@ -157,13 +159,13 @@ def worst(codes: list[int]) -> int:
     return EXIT_OK
 
 
-def suite_precedents(suite: Suite, cases: list[Case]) -> Precedents:
+def suite_precedents(suite: Suite, cases: Sequence[Case]) -> Precedents:
     """The suite's labels that decide answers to its cases as they are now.
 
     A line with a problem decides nothing, and the run says so: refusing to run would block
     every run of a suite whose labels name cases since sealed or removed."""
     cut: list[str] = []
-    items, problems = read_labelled(suite, {p.stem for p in suite.case_files()}, cut=cut)
+    items, problems = read_labelled(suite, file_stems(suite.cases_dir), cut=cut)
     if note := cut_note(cut):
         print(f"note: {note}", file=sys.stderr, flush=True)
     if problems:
@@ -177,4 +179,8 @@ def suite_precedents(suite: Suite, cases: list[Case]) -> Precedents:
         for p in problems:
             if "neither decides" in p.message:
                 print(f"warning: {p}", file=sys.stderr, flush=True)
-    return precedents(items, cases)[0]
+    # Only the cases a label names: a CaseList reads those alone.
+    named = {i.case for i in items}
+    if isinstance(cases, CaseList):
+        return precedents(items, list(cases.where_id(named.__contains__)))[0]
+    return precedents(items, [c for c in cases if c.id in named])[0]

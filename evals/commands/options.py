@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import re
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from evals.providers.target import TargetProvider, load_target
 from evals.run.cost import batch_discount, price_for
 from evals.run.plan import MAX_EPOCHS, BatchSettings, Grader
 from evals.suite.case import Case
+from evals.suite.caselist import CaseList
 from evals.suite.folder import Suite, select_cases
 
 
@@ -157,17 +159,22 @@ def grader_for(judge: str | None, suite: Suite, cfg: Settings, use_cache: bool) 
     return make_judge(model=judge, suite=suite, settings=cfg, use_cache=use_cache)
 
 
-def warn_unmatched_answers(provider: Provider, cases: list[Case]) -> None:
+def warn_unmatched_answers(provider: Provider, cases: Sequence[Case]) -> None:
     """Say which saved answers (--answers) name no case of the suite."""
     if isinstance(provider, ReplayProvider):
-        line = provider.unmatched({c.id for c in cases})
+        line = provider.unmatched(set(ids_of(cases)))
         if line:
             print(line, file=sys.stderr, flush=True)
 
 
+def ids_of(cases: Sequence[Case]) -> Iterator[str]:
+    """Every case's id (a CaseList's without reading its files)."""
+    return cases.ids() if isinstance(cases, CaseList) else (c.id for c in cases)
+
+
 def selected_cases(
-    suite: Suite, sel: dict[str, Any], cases: list[Case] | None = None
-) -> list[Case]:
+    suite: Suite, sel: dict[str, Any], cases: Sequence[Case] | None = None
+) -> Sequence[Case]:
     """The cases a selection (--case, --category, --limit, --shard) keeps, in id order."""
     if cases is None:
         cases, _ = load_cases(suite)
@@ -175,17 +182,22 @@ def selected_cases(
         cases, case_glob=sel.get("case"), category=sel.get("category"), limit=sel.get("limit")
     )
     shard = sel.get("shard")
+    if shard and isinstance(chosen, CaseList):
+        return chosen.where_id(lambda cid: in_shard(cid, shard["index"], shard["count"]))
     if shard:
         chosen = [c for c in chosen if in_shard(c.id, shard["index"], shard["count"])]
     return chosen
 
 
-def graded_cases(chosen: list[Case], judged: bool) -> tuple[list[Case], tuple[str, ...]]:
+def graded_cases(chosen: Sequence[Case], judged: bool) -> tuple[Sequence[Case], tuple[str, ...]]:
     """The cases a run can score, and the ids of those it leaves out: without --judge, a
     case that only the judge grades (a rubric and nothing else) would be asked and then
     scored by nothing, so it is not run at all (no request, no cost) and the summary names it."""
     if judged:
         return chosen, ()
+    if isinstance(chosen, CaseList):  # each case read once to decide, none held
+        kept, left = chosen.split(lambda c: not grader_only(c))
+        return kept, tuple(left.ids())
     only = [grader_only(c) for c in chosen]
     left_out = tuple(c.id for c, o in zip(chosen, only, strict=True) if o)
     return [c for c, o in zip(chosen, only, strict=True) if not o], left_out

@@ -6,7 +6,6 @@ the exit code."""
 from __future__ import annotations
 
 from evals.checks.known_valid import KNOWN_VALID, KnownValid
-from evals.checks.loading import load_cases
 from evals.cli import suite_at
 from evals.commands.execution import EXIT_MEANING, run_one, suite_precedents, worst
 from evals.commands.options import (
@@ -23,6 +22,7 @@ from evals.commands.options import (
     warn_unmatched_answers,
 )
 from evals.commands.resume import cmd_resume
+from evals.commands.scan import scan_cases
 from evals.commands.sealed import cmd_run_sealed
 from evals.errors import InputError
 from evals.run.plan import RunPlan
@@ -51,8 +51,9 @@ def cmd_run(opts: RunOptions) -> int:
         "limit": opts.limit,
         "shard": {"index": shard[0], "count": shard[1]} if shard else None,
     }
-    # Unchanged case files already found valid load without validating them again.
-    every_case, _ = load_cases(suite, known=KnownValid(cfg.cache_path.parent / KNOWN_VALID))
+    # Unchanged case files already found valid load without validating them again; the
+    # cases are read again from their files as the run reaches them, not held.
+    every_case, _ = scan_cases(suite, known=KnownValid(cfg.cache_path.parent / KNOWN_VALID))
     chosen = selected_cases(suite, sel, every_case)
     if not chosen:
         raise InputError("no case matches the selection (--case/--category/--limit/--shard)")

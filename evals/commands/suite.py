@@ -16,12 +16,13 @@ from evals.calibrate.labelled import (
     unpinned,
 )
 from evals.checks.lint import brittle
-from evals.checks.loading import load_cases
 from evals.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, suite_at
+from evals.commands.scan import scan_cases
 from evals.errors import Problem
 from evals.seal.budget import ledger_history
 from evals.seal.manifest import pile_problems
 from evals.suite.casefiles import format_cases, placeholders_left, write_new_case
+from evals.suite.caselist import CaseList, LazySet, count_case_files, file_stems
 from evals.suite.folder import Suite
 from evals.suite.scaffold import create_suite
 
@@ -32,11 +33,16 @@ def validate_suite(suite: Suite, notes: list[str] | None = None) -> list[Problem
 
     Notes (what could not be checked, such as a ledger git cannot vouch for) go to `notes`.
     """
-    _, problems = load_cases(suite, strict=False)
+    return _validate(suite, notes)[1]
+
+
+def _validate(suite: Suite, notes: list[str] | None) -> tuple[CaseList, list[Problem]]:
+    """`validate_suite`, with the valid cases (read from their files when used)."""
+    cases, problems = scan_cases(suite, strict=False)
     # Ids of every case file, valid or not: an invalid case is its own problem, not an unknown id.
     skipped: list[str] = []
     cut: list[str] = []
-    problems += read_labelled(suite, {p.stem for p in suite.case_files()}, skipped, cut)[1]
+    problems += read_labelled(suite, file_stems(suite.cases_dir), skipped, cut)[1]
     for note in (sealed_skip_note(skipped), cut_note(cut)):
         if note and notes is not None:
             notes.append(f"note: {note}")
@@ -48,19 +54,19 @@ def validate_suite(suite: Suite, notes: list[str] | None = None) -> list[Problem
     problems += history.problems
     if history.note and notes is not None:
         notes.append(history.note)
-    return problems
+    return cases, problems
 
 
 def cmd_validate(suite_dir: str | None) -> int:
     """Print every problem, one line each; exit 2 when there is any."""
     suite = suite_at(suite_dir)
     notes: list[str] = []
-    problems = validate_suite(suite, notes)
+    cases, problems = _validate(suite, notes)
     for note in notes:
         print(note, file=sys.stderr)
     for p in problems:
         print(p, file=sys.stderr)
-    n = len(suite.case_files())
+    n = count_case_files(suite.cases_dir)
     if problems:
         # A labelled answer's problem names its line (`file.jsonl:12`): count the file once.
         files = len({re.sub(r":\d+$", "", p.path) for p in problems})
@@ -69,11 +75,15 @@ def cmd_validate(suite_dir: str | None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    cases = load_cases(suite, strict=False)[0]
-    warnings = [w for case in cases for w in brittle(case)]
+    # One pass over the case files, in the order of their names.
+    warnings: list[str] = []
+    unfilled = []
+    for case in cases.in_name_order():
+        warnings += brittle(case)
+        if placeholders_left(case.data):
+            unfilled.append(case)
     for w in warnings:
         print(w, file=sys.stderr)
-    unfilled = [c for c in cases if placeholders_left(c.data)]
     for case in unfilled:
         left = placeholders_left(case.data)
         at, text = left[0]
@@ -83,8 +93,9 @@ def cmd_validate(suite_dir: str | None) -> int:
             + "): fill the case in, or remove it; until then it runs and counts like any case",
             file=sys.stderr,
         )
-    labels = read_labelled(suite, {c.id for c in cases})[0]
-    stale = precedents(labels, cases)[1]
+    labels = read_labelled(suite, LazySet(cases.ids))[0]
+    named = {item.case for item in labels}
+    stale = precedents(labels, list(cases.where_id(named.__contains__)))[1]
     loose = unpinned(labels)
     if loose:
         print(

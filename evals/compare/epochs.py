@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from evals.compare.intervals import TIE_TOLERANCE, mean, sample_var
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseOutcome:
     """One case in both runs for one figure: its pass rate (or score) over scored epochs.
 

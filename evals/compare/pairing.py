@@ -42,7 +42,7 @@ RATE, SCORE = "pass rate", "mean score"
 MISSING_WHY = "only in A (missing from B: undecided in B, read both ways by the gate)"
 
 
-@dataclass
+@dataclass(slots=True)
 class CaseDiff:
     """A paired case: same id and same case sha in both runs, scored in both."""
 
@@ -68,7 +68,7 @@ class CaseDiff:
         return (self.b.pass_rate or 0.0) - (self.a.pass_rate or 0.0)
 
 
-@dataclass
+@dataclass(slots=True)
 class Unpaired:
     """A case left out of the paired figures (or, errored on one side, read both ways), and why."""
 
@@ -260,6 +260,8 @@ def compare_runs(
     if rows_a and rows_b and not set(rows_a) & set(rows_b):
         raise InputError(f"no case in common between {a.path} and {b.path}: not runs of one suite")
     cases: list[CaseDiff] = []
+    shared: dict[tuple[Any, ...], SideCase] = {}
+    shared_flags: dict[tuple[bool, bool, bool, bool], tuple[bool, bool, bool, bool]] = {}
     changed, errored, in_review, pairs = [], [], [], []
     error_flags: list[tuple[bool, bool, bool, bool]] = []
     rates: list[CaseOutcome] = []
@@ -277,11 +279,12 @@ def compare_runs(
                 Unpaired(case_id, question, why + "/".join(sorted(s[:12] for s in shas_b)))
             )
             continue
-        sa, sb = side_case(ra), side_case(rb)
+        sa, sb = side_case(ra, shared), side_case(rb, shared)
         # Keys from the file become dict keys and table cells: plain strings, whatever they were.
         cluster = _text(_first(ra, "cluster") or _first(rb, "cluster"))
         category = _text(_first(rb, "category") or _first(ra, "category"))
-        error_flags.append((sa.n_error > 0, sb.n_error > 0, _may_pass(sa), _may_pass(sb)))
+        flags = (sa.n_error > 0, sb.n_error > 0, _may_pass(sa), _may_pass(sb))
+        error_flags.append(shared_flags.setdefault(flags, flags))  # 16 tuples, not one a case
         outcomes = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
         if outcomes is not None:
             rates.append(outcomes[0])

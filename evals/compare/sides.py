@@ -7,7 +7,9 @@ errored attempts out (beside its error-rate test) and reads review rows both way
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+import math
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +26,7 @@ STATUSES = ("pass", "fail", "error", "review")
 UNSCORED = ("error", "review")
 
 
-@dataclass
+@dataclass(slots=True)
 class SideCase:
     """One case in one run, over its epochs: error epochs are counted, never scored."""
 
@@ -93,26 +95,59 @@ def row_problems(run: RunFile) -> list[Problem]:
     return out
 
 
-def by_case(run: RunFile) -> dict[str, list[dict[str, Any]]]:
+def by_case(run: RunFile) -> dict[str, Sequence[dict[str, Any]]]:
     """Rows grouped by case id; a repeated (case, epoch) keeps its last row (a resumed run)."""
-    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    out: dict[str, Sequence[dict[str, Any]]] = {}
     for row in run.rows:
-        latest[(row["case"], int(row.get("epoch") or 0))] = row
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (case_id, _), row in latest.items():
-        out[case_id].append(row)
+        held = out.get(row["case"])
+        if held is None:
+            out[row["case"]] = (row,)  # a case of one row: a tuple of one, not a list
+        elif isinstance(held, tuple):
+            out[row["case"]] = [*held, row]
+        else:
+            held.append(row)  # type: ignore[attr-defined]
+    # Only a case of several rows can repeat an epoch (no key per row is held for the rest).
+    for case_id, rows in out.items():
+        if len(rows) > 1:
+            latest: dict[int, dict[str, Any]] = {}
+            for row in rows:
+                latest[int(row.get("epoch") or 0)] = row
+            if len(latest) < len(rows):
+                out[case_id] = list(latest.values())
     return out
 
 
-def side_case(rows: list[dict[str, Any]]) -> SideCase:
-    """One case's rows in one run, over its epochs."""
+def side_case(
+    rows: Sequence[dict[str, Any]], shared: dict[tuple[Any, ...], SideCase] | None = None
+) -> SideCase:
+    """One case's rows in one run, over its epochs.
+
+    With `shared`, a case of one row gets the same SideCase as every other case of one row
+    with the same outcome (a SideCase is never changed once made): 100,000 cases, most of
+    them alike, held one each."""
     if len(rows) == 1:  # the common case, kept fast for large runs
         r = rows[0]
         if r["status"] in UNSCORED:
-            return SideCase(1, 0, 0, None, [], [_why(r)], [None], [None], [r["status"] == "error"])
-        failed_one = list(r.get("failed_checks") or [])
-        passed, score = float(r["status"] == "pass"), float(r["score"])
-        return SideCase(1, 1, int(passed), score, failed_one, [], [passed], [score])
+            key: tuple[Any, ...] = (r["status"], _why(r))
+        else:
+            score = float(r["score"])  # its sign too: -0.0 is shown as it was written
+            key = (
+                r["status"] == "pass",
+                score,
+                math.copysign(1, score),
+                *(r.get("failed_checks") or []),
+            )
+        if shared is not None and (hit := shared.get(key)) is not None:
+            return hit
+        if r["status"] in UNSCORED:
+            one = SideCase(1, 0, 0, None, [], [_why(r)], [None], [None], [r["status"] == "error"])
+        else:
+            failed_one = list(r.get("failed_checks") or [])
+            passed, score = float(r["status"] == "pass"), float(r["score"])
+            one = SideCase(1, 1, int(passed), score, failed_one, [], [passed], [score])
+        if shared is not None:
+            shared[key] = one
+        return one
     scored = [r for r in rows if r["status"] not in UNSCORED]
     failed: Counter[str] = Counter()
     for r in scored:

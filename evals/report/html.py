@@ -20,7 +20,7 @@ from evals.report.data import (
     weakest_first,
 )
 from evals.report.detail import detail_html
-from evals.report.page import bar_chart, esc, json_script, kv_table, page
+from evals.report.page import bar_chart, esc, json_list_script, json_script, kv_table, page
 from evals.run.precedents import decided_by
 
 # Cases in review sit beside errors: neither is scored, both need a person.
@@ -372,7 +372,7 @@ def cases_section(rep: RunReport) -> str:
         f'<table id="cases"><thead><tr>{head}</tr></thead><tbody>{"".join(trs)}</tbody></table></div>'
         f'<aside id="detail-panel"><p id="detail-empty" class="dim">Click a case to read its question, '
         f"passages, answer, checks and verdict.</p>{''.join(details)}</aside></div></section>"
-        + (json_script("brief-rows", briefs) if briefs else "")
+        + (json_list_script("brief-rows", briefs) if briefs else "")
     )
 
 

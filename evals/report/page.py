@@ -22,11 +22,21 @@ def esc(value: Any) -> str:
     return "" if value is None else escape(str(value), quote=True)
 
 
+def script_json(data: Any) -> str:
+    """`data` as JSON that a script element holds: `<`, `>`, `&` escaped so it cannot break out."""
+    text = json.dumps(data, ensure_ascii=True, sort_keys=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def json_script(element_id: str, data: Any) -> str:
     """JSON inside a non-executing script element; `<`, `>`, `&` escaped so it cannot break out."""
-    text = json.dumps(data, ensure_ascii=True, sort_keys=True)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f'<script type="application/json" id="{esc(element_id)}">{text}</script>'
+    return f'<script type="application/json" id="{esc(element_id)}">{script_json(data)}</script>'
+
+
+def json_list_script(element_id: str, items: list[str]) -> str:
+    """`json_script` of a list whose items are given as their `script_json` texts: the same
+    bytes, without the list of values held beside its text."""
+    return f'<script type="application/json" id="{esc(element_id)}">[{", ".join(items)}]</script>'
 
 
 def asset(name: str) -> str:

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import re
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -15,6 +16,7 @@ from typing import IO, Any
 
 from evals.errors import InputError, Problem, pointer
 from evals.providers.masking import printable
+from evals.run.repeats import repeated_rows
 from evals.run.slim import slimmer
 from evals.suite.compiled_schema import Check, compile_schema
 from evals.suite.jsonl import parse_record
@@ -248,10 +250,12 @@ def _read_run(path: Path, keep: Callable[[dict[str, Any]], Any] | None) -> RunFi
     header: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = []
     batches: list[dict[str, Any]] = []
-    row_at: dict[tuple[str, int], int] = {}
+    # A hash per (case, epoch), not a dict of them: 100,000 rows' keys held as tuples took
+    # 25 MB. Only when two hashes agree is the file read again for the exact pairs.
+    seen = array("q")
     summary = None
     truncated = False
-    warnings = []
+    warnings: list[tuple[int, str]] = []
     problems: list[Problem] = []
     checks = record_checks()
     for n, line in lines:
@@ -267,7 +271,9 @@ def _read_run(path: Path, keep: Callable[[dict[str, Any]], Any] | None) -> RunFi
             # Only the last line of a file can lack its newline.
             if not line.endswith("\n") and not deep:
                 truncated = True
-                warnings.append(f"{path}: line {n}: truncated last line ignored (interrupted run)")
+                warnings.append(
+                    (n, f"{path}: line {n}: truncated last line ignored (interrupted run)")
+                )
                 continue
             if header is None:
                 # Not a run file at all (a README, a CSV): one line says so, not one per line.
@@ -314,19 +320,14 @@ def _read_run(path: Path, keep: Callable[[dict[str, Any]], Any] | None) -> RunFi
             # A line pasted in from another run is counted as this run's: say so.
             other, own = printable(str(rec["run_id"]), one_line=True)[:80], header.get("run_id")
             warnings.append(
-                f"{path}: line {n}: a {kind} record of run {other!r}, not of this run "
-                f"({printable(str(own), one_line=True)[:80]!r}); read as this run's"
+                (
+                    n,
+                    f"{path}: line {n}: a {kind} record of run {other!r}, not of this run "
+                    f"({printable(str(own), one_line=True)[:80]!r}); read as this run's",
+                )
             )
         if kind == "case":
-            pair = (rec["case"], rec.get("epoch", 0))
-            if pair in row_at:
-                # Hand-assembled files may repeat a case on purpose; a count must not hide it.
-                warnings.append(
-                    f"{path}: line {n}: a second row for case "
-                    f"{printable(str(pair[0]), one_line=True)[:80]!r}, epoch {pair[1]} "
-                    f"(the first is line {row_at[pair]}); both are read"
-                )
-            row_at[pair] = n
+            seen.append(hash((rec["case"], rec.get("epoch", 0))))
             kept = keep(rec) if keep is not None else rec
             if kept is not None:
                 rows.append(kept)
@@ -343,7 +344,9 @@ def _read_run(path: Path, keep: Callable[[dict[str, Any]], Any] | None) -> RunFi
     if problems:
         raise InputError(problems)
     assert header is not None
-    return RunFile(path, header, rows, summary, truncated, warnings, batches)
+    warnings += repeated_rows(path, seen)
+    warnings.sort(key=lambda w: w[0])  # stable: a line's own warnings keep their order
+    return RunFile(path, header, rows, summary, truncated, [w for _, w in warnings], batches)
 
 
 def run_headers(runs_dir: Path) -> Iterator[tuple[dict[str, Any], Path]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,11 @@ from evals.errors import InputError, Problem
 from evals.run.console import counts_text
 from evals.run.files import OutputError, RunFile, iso_z, read_run, record_line, unwritable
 from evals.run.latest import run_suite
+from evals.run.ordered import Spill, spill_folder
 from evals.run.rows import project_path
 from evals.run.tally import Tally
 from evals.run.writer import BatchedRunWriter
-from evals.suite.case import Case
-from evals.suite.folder import suite_digest
+from evals.suite.folder import digest_of
 
 #: Header fields that must agree; `settings` is compared without what differs per shard.
 SAME = ("model", "prompt_sha", "provider", "target", "judge", "sealed", "suite")
@@ -44,9 +45,14 @@ def comparable_settings(header: dict[str, Any]) -> dict[str, Any]:
     return s
 
 
-def check_mergeable(runs: list[RunFile]) -> list[Problem]:
-    """Every reason the files cannot be joined, at once."""
-    return _stamp_problems(runs) + _shard_problems(runs) + _incomplete(runs) + _clash_problems(runs)
+def check_mergeable(runs: list[RunFile], spill: Spill) -> list[Problem]:
+    """Every reason the files cannot be joined, at once (`spill`: every row of them)."""
+    return (
+        _stamp_problems(runs)
+        + _shard_problems(runs)
+        + _incomplete(runs)
+        + _clash_problems(runs, spill)
+    )
 
 
 def _stamp_problems(runs: list[RunFile]) -> list[Problem]:
@@ -119,23 +125,33 @@ def _incomplete(runs: list[RunFile]) -> list[Problem]:
     return problems
 
 
-def _clash_problems(runs: list[RunFile]) -> list[Problem]:
+def _clash_problems(runs: list[RunFile], spill: Spill) -> list[Problem]:
     """A file given twice, and cases (per epoch) that more than one shard holds."""
     problems: list[Problem] = []
-    owner: dict[tuple[str, int], Path] = {}
     seen_files: set[Path] = set()
-    for r in runs:
+    twice: set[int] = set()
+    for i, r in enumerate(runs):
         same = r.path.resolve()
         if same in seen_files:
+            twice.add(i)
+        seen_files.add(same)
+    # The rows come by (case, epoch), each key's holders in the order the files were given:
+    # each holder after the first clashes with the one before it.
+    found: dict[int, list[tuple[int, int, str, int]]] = {}
+    prev: tuple[str, int, int] | None = None
+    for row in spill.rows():
+        if row.source in twice:
+            continue
+        if prev is not None and prev[:2] == (row.case, row.epoch):
+            found.setdefault(row.source, []).append((row.seq, prev[2], row.case, row.epoch))
+        prev = (row.case, row.epoch, row.source)
+    for i, r in enumerate(runs):
+        if i in twice:
             problems.append(Problem(str(r.path), "", "the same file is given twice"))
             continue
-        seen_files.add(same)
         clashes: dict[Path, list[tuple[str, int]]] = {}
-        for row in r.rows:
-            key = (row["case"], row.get("epoch", 0))
-            if key in owner:
-                clashes.setdefault(owner[key], []).append(key)
-            owner[key] = r.path
+        for _, owner, cid, epoch in sorted(found.get(i, [])):  # in the file's order
+            clashes.setdefault(runs[owner].path, []).append((cid, epoch))
         for other, keys in clashes.items():
             # A few names say what is wrong; hundreds would bury the other problems.
             for cid, epoch in keys[:_MAX_LISTED]:
@@ -153,14 +169,47 @@ def _clash_problems(runs: list[RunFile]) -> list[Problem]:
     return problems
 
 
-def _compact(row: dict[str, Any]) -> dict[str, Any]:
-    """A shard row as the merge keeps it: its line, and what the checks and the order read."""
-    return {
-        "case": row["case"],
-        "epoch": row.get("epoch", 0),
-        "case_sha": row["case_sha"],
-        "line": record_line(row),
-    }
+def _read_shards(paths: list[Path], spill: Spill) -> tuple[list[RunFile], list[int]]:
+    """Each shard file read (its rows go to `spill`, none kept) and its number of rows."""
+    runs: list[RunFile] = []
+    n_rows: list[int] = []
+    for i, p in enumerate(paths):
+        count = [0]
+
+        def keep(row: dict[str, Any], i: int = i, count: list[int] = count) -> None:
+            line = record_line(row)
+            spill.add(row["case"], row.get("epoch", 0), i, count[0], row["case_sha"], line)
+            count[0] += 1
+
+        runs.append(read_run(p, keep=keep))
+        n_rows.append(count[0])
+    return runs, n_rows
+
+
+def _cases_of(spill: Spill) -> tuple[int, str, list[int]]:
+    """The merged run's number of cases, its suite digest (each case with the sha of its
+    last epoch) and its epochs."""
+    epochs: set[int] = set()
+
+    def last_shas() -> Iterator[tuple[str, str]]:
+        held: tuple[str, str] | None = None
+        for row in spill.rows():
+            epochs.add(row.epoch)
+            if held is not None and held[0] != row.case:
+                yield held
+            held = (row.case, row.case_sha)
+        if held is not None:
+            yield held
+
+    n = [0]
+
+    def counted() -> Iterator[tuple[str, str]]:
+        for pair in last_shas():
+            n[0] += 1
+            yield pair
+
+    digest = digest_of(counted())
+    return n[0], digest, sorted(epochs)
 
 
 def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
@@ -169,15 +218,22 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
         raise InputError("merge needs at least two shard files")
     if out.exists():
         raise InputError(f"{out}: already exists; run files are never overwritten")
-    # Each row is kept as its line, with the few fields the checks below read: a row held as
-    # parsed JSON took five times the memory of its line.
-    runs = [read_run(p, keep=_compact) for p in paths]
-    problems = check_mergeable(runs)
-    if problems:
-        raise InputError(problems)
-    kept = [(r, row) for r in runs for row in r.rows]
-    kept.sort(key=lambda t: (t[1].get("epoch", 0), t[1]["case"]))
-    shas = {row["case"]: row["case_sha"] for _, row in kept}
+    # Each row goes to a temporary file of sorted chunks as its line (with the few fields
+    # the checks below read), read back in case order: no row is held.
+    with spill_folder() as tmp:
+        spill = Spill(Path(tmp))
+        runs, n_rows = _read_shards(paths, spill)
+        problems = check_mergeable(runs, spill)
+        if problems:
+            raise InputError(problems)
+        n_cases, digest, epochs = _cases_of(spill)
+        header = _merged_header(runs, n_rows, out, n_cases, digest)
+        return out, _write_merged(out, header, runs, spill, epochs)
+
+
+def _merged_header(
+    runs: list[RunFile], n_rows: list[int], out: Path, n_cases: int, digest: str
+) -> dict[str, Any]:
     header = dict(runs[0].header)
     settings = dict(header.get("settings") or {})
     settings["shard"] = None
@@ -194,21 +250,29 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
         created=iso_z(),
         label=merged_label([r.header.get("label") for r in runs]),
         settings=settings,
-        n_cases=len(shas),
-        suite_digest=suite_digest([Case({"id": cid}, None, sha) for cid, sha in shas.items()]),
+        n_cases=n_cases,
+        suite_digest=digest,
         merged_from=[
             {
                 "run_id": r.run_id,
                 "shard": r.header["settings"]["shard"],
                 "label": r.header.get("label"),
                 "git": r.header.get("git"),
-                "n_rows": len(r.rows),
+                "n_rows": n,
             }
-            for r in runs
+            for r, n in zip(runs, n_rows, strict=True)
         ],
     )
+    return header
+
+
+def _write_merged(
+    out: Path, header: dict[str, Any], runs: list[RunFile], spill: Spill, epochs: list[int]
+) -> dict[str, Any]:
+    """Write the merged file, epoch by epoch and by case within each; returns its summary."""
+    left_out = (header["settings"] or {}).get("left_out", [])
     elapsed = [r.summary.get("elapsed_s") for r in runs if r.summary]
-    tally = Tally(per_case=any(row.get("epoch", 0) for _, row in kept))
+    tally = Tally(per_case=any(epochs))
     try:
         w = BatchedRunWriter(out)  # "x": never over an existing file
     except OSError as exc:
@@ -216,11 +280,18 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
     try:
         with w:
             w.write(header)
-            for r, small in kept:
-                # Each row names the shard run it came from and joins the merged run's id.
-                row = {**json.loads(small["line"]), "run_id": out.stem, "shard_run_id": r.run_id}
-                tally.add(row)
-                w.write(row)
+            for epoch in epochs:
+                for small in spill.rows():
+                    if small.epoch != epoch:
+                        continue
+                    # Each row names the shard run it came from and joins the merged run's id.
+                    row = {
+                        **json.loads(small.line),
+                        "run_id": out.stem,
+                        "shard_run_id": runs[small.source].run_id,
+                    }
+                    tally.add(row)
+                    w.write(row)
             summary = tally.record(
                 completed=True,
                 run_id=out.stem,
@@ -231,7 +302,7 @@ def merge_runs(paths: list[Path], out: Path) -> tuple[Path, dict[str, Any]]:
     except OSError as exc:
         out.unlink(missing_ok=True)  # half a merged file is no use to anyone
         raise OutputError(f"{unwritable(out, exc)}; nothing was kept") from None
-    return out, summary
+    return summary
 
 
 _SHARD_WORD = re.compile(r"(?:^|[-_.\s])shard[-_.]?\d+(?:[-_/of]+\d+)?(?=$|[-_.\s])", re.I)

@@ -85,7 +85,8 @@ class RunPlan:
     """Everything that shapes a run, fixed before it starts; all of it is stamped in the header."""
 
     suite: Suite
-    cases: list[Case]
+    #: In id order; a `CaseList` reads each case from its file when it is reached.
+    cases: Sequence[Case]
     provider: Provider
     runs_dir: Path
     root: Path

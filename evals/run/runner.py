@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from evals.run.tally import Tally
 from evals.run.work import Work
 from evals.run.writer import BatchedRunWriter
 from evals.suite.case import Case
+from evals.suite.caselist import CaseList
 
 
 def _may_judge(grader: Any, case: Case) -> bool:
@@ -55,10 +56,40 @@ def open_run_file(
     return path, header, _start(path, header), []
 
 
+class Queue:
+    """Every (case, epoch) without a row yet, epoch by epoch, each case read as it is
+    reached (a `CaseList` holds none): 100,000 queued cases held took 200 MB."""
+
+    def __init__(self, plan: RunPlan, rows: list[dict[str, Any]]) -> None:
+        self.cases, self.epochs = plan.cases, plan.epochs
+        self.done = {(r["case"], r.get("epoch", 0)) for r in rows}
+        self._n = sum(
+            1 for e in range(self.epochs) for cid in self._ids() if (cid, e) not in self.done
+        )
+
+    def _ids(self) -> Iterator[str]:
+        cases = self.cases
+        return cases.ids() if isinstance(cases, CaseList) else (c.id for c in cases)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __bool__(self) -> bool:
+        return self._n > 0
+
+    def __iter__(self) -> Iterator[tuple[Case, int]]:
+        for e in range(self.epochs):
+            for i, cid in enumerate(self._ids()):
+                if (cid, e) not in self.done:
+                    yield self.cases[i], e
+
+    def first(self) -> Case | None:
+        return next(iter(self), (None, 0))[0]
+
+
 def to_run(plan: RunPlan, rows: list[dict[str, Any]]) -> list[tuple[Case, int]]:
-    """Every (case, epoch) without a row yet, epoch by epoch."""
-    done = {(r["case"], r.get("epoch", 0)) for r in rows}
-    return [(c, e) for e in range(plan.epochs) for c in plan.cases if (c.id, e) not in done]
+    """Every (case, epoch) without a row yet, epoch by epoch (held: a batch's list)."""
+    return list(Queue(plan, rows))
 
 
 async def execute(
@@ -75,7 +106,7 @@ async def execute(
     run_id = header["run_id"]
     if on_file is not None:
         on_file(path)
-    queue = to_run(plan, rows)
+    queue = Queue(plan, rows)
     # Counts, not rows: the run file holds every row, and 100,000 rows held in memory were
     # 200 MB. The rows of a resumed file are counted first, as summarise read them.
     tally, written_rows = Tally(per_case=plan.epochs > 1), WrittenRows(path)
@@ -87,7 +118,7 @@ async def execute(
     if work.budget is not None and callable(gated := getattr(plan.grader, "use_budget", None)):
         gated(work.judge_gate, work.judge_paid)  # every request to the judge asks first
     work.prefetch(queue)
-    pool = grading_pool(plan, len(queue), work.grades, queue[0][0] if queue else None)
+    pool = grading_pool(plan, len(queue), work.grades, queue.first())
     # With fewer requests to make than the quorum, all of them decide.
     work.refusals.quorum = max(1, min(REFUSAL_QUORUM, len(queue)))
     started = time.perf_counter()

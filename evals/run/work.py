@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from evals.providers.base import (
@@ -150,7 +151,7 @@ class Work:
         request = self.requester.request_for(case, self.prompt)
         return request, cache_key(request, epoch) if self.cache else ""
 
-    def prefetch(self, queue: list[tuple[Case, int]]) -> None:
+    def prefetch(self, queue: Iterable[tuple[Case, int]]) -> None:
         """Build every queued request and read all their cached replies in one query."""
         if self.cache is None or self.requester is None:
             return

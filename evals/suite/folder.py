@@ -7,12 +7,14 @@ import hashlib
 import importlib.util
 import os
 import tomllib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evals.errors import InputError, Problem
 from evals.suite.case import Case
+from evals.suite.caselist import CaseList
 
 DEFAULT_CITATION_PATTERN = r"\[doc:([^\]\s]+)\]"
 DEFAULT_REFUSAL_PHRASES = [
@@ -305,13 +307,15 @@ def load_suite_checks(suite: Suite) -> None:
 
 
 def select_cases(
-    cases: list[Case],
+    cases: Sequence[Case],
     *,
     case_glob: str | None = None,
     category: str | None = None,
     limit: int | None = None,
-) -> list[Case]:
+) -> Sequence[Case]:
     """Filter by id glob and category, then keep the first `limit` in id order."""
+    if isinstance(cases, CaseList):  # already in id order, read only to match a category
+        return cases.select(case_glob=case_glob, category=category, limit=limit)
     out = [c for c in sorted(cases, key=lambda c: c.id)]
     if case_glob:
         out = [c for c in out if fnmatch.fnmatchcase(c.id, case_glob)]
@@ -322,9 +326,17 @@ def select_cases(
     return out
 
 
-def suite_digest(cases: list[Case]) -> str:
+def suite_digest(cases: Sequence[Case]) -> str:
     """One hash over every case's id and content hash, order-independent."""
+    if isinstance(cases, CaseList):
+        return digest_of(cases.id_shas())  # in id order, no file read
+    return digest_of((c.id, c.sha) for c in sorted(cases, key=lambda c: c.id))
+
+
+def digest_of(pairs: Iterable[tuple[str, str]]) -> str:
+    """`suite_digest` of the cases given as (id, content hash), already in the order of
+    their ids: read as they come, none held."""
     h = hashlib.sha256()
-    for c in sorted(cases, key=lambda c: c.id):
-        h.update(f"{c.id}\0{c.sha}\n".encode())
+    for cid, sha in pairs:
+        h.update(f"{cid}\0{sha}\n".encode())
     return h.hexdigest()
