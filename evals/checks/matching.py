@@ -11,7 +11,6 @@ count. A forbidden claim named in order to correct it ("no longer", "archived",
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,54 +19,24 @@ import regex
 
 from evals.checks.language import detect, stem, stop_words
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.text import normalise
 from evals.checks.values import with_digits
+from evals.checks.words import BOUNDARY, DROPPED, NEG, WORDS_KEPT, expand, word_table, word_token
 
 #: A suite's synonym groups: each a tuple of phrasings that mean the same.
 Synonyms = tuple[tuple[str, ...], ...]
 
-NEG = "¬"
-BOUNDARY = "|"
 # Words between a fact's words within one match: "do not need a credit card" for "no credit card".
 MAX_GAP = 3
 # Words before a match, within its clause, that may negate it: "you will not pay the full month".
 NEGATION_REACH = 4
 
-_CONTRACTIONS = [
-    (r"\bcan't\b|\bcannot\b", "can not"),
-    (r"\bwon't\b", "will not"),
-    (r"\bshan't\b", "shall not"),
-    (r"n't\b", " not"),
-    (r"'ll\b", " will"),
-    (r"'re\b", " are"),
-    (r"'ve\b", " have"),
-    (r"'d\b", " would"),
-    (r"\bi'm\b", "i am"),
-    (r"\b(it|that|there|what|here|he|she|who|this)'s\b", r"\1 is"),
-    (r"'s\b", ""),
-    (r"\banymore\b", "any more"),
-    # French elision: "n'est" = "ne est", "l'application" = "le application".
-    (r"\b([nldjcsmt]|qu)'(?=\w)", r"\1e "),
-]
-_CONTRACTION_RE = [(regex.compile(p, regex.IGNORECASE), r) for p, r in _CONTRACTIONS]
-
 # "22:00" is one word, not a clause break.
 _CLOCK = regex.compile(r"(\d):(\d)")
 _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
-_PUNCT = set(".,;:!?()[]–—")
 # Citation markers name documents ("archive-2025"), not what the answer says.
 # A citation in brackets, or a ref in parentheses ("(pricing#plans)", "(doc: pricing#plans)");
 # a parenthesis of prose that holds a bracketed citation is prose, not a marker.
 MARKER = regex.compile(r"\[[^\]]*\]|\((?:\w+:\s?)?[^()\s\[\]]*#[^()\s\[\]]*\)")
-
-
-@lru_cache(maxsize=8192)
-def expand(text: str) -> str:
-    """Normalised text with contractions spelled out: "isn't" -> "is not", "l'app" -> "le app"."""
-    t = unicodedata.normalize("NFC", normalise(text))
-    for pat, rep in _CONTRACTION_RE:
-        t = pat.sub(rep, t)
-    return t
 
 
 @lru_cache(maxsize=16384)
@@ -100,17 +69,22 @@ def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
     t, _ = with_digits(expand(MARKER.sub(" ", text)), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
-    for m in _WORD.finditer(t):
-        w = m.group(0)
-        if w in _PUNCT or w in lex.conjunctions:
+    table = word_table(lex, lang)
+    for w in _WORD.findall(t):
+        tok = table.get(w)
+        if tok is None:
+            tok = word_token(w, lex, lang)
+            if len(table) < WORDS_KEPT:
+                table[w] = tok
+        if tok == BOUNDARY:
             if out and out[-1] != BOUNDARY:
                 out.append(BOUNDARY)
-        elif w in lex.negators:
+        elif tok == NEG:
             # "ne ... pas" is one negation, not two.
             if not (out and out[-1] == NEG):
                 out.append(NEG)
-        elif w not in lex.articles:
-            out.append(stem(lex.same_word.get(w, w), lang))
+        elif tok != DROPPED:
+            out.append(tok)
     return tuple(out)
 
 
@@ -218,27 +192,50 @@ def find(
     if (
         not found
         and (synonyms or general_groups)
-        and (
-            tokens(answer, lang, synonyms) != tokens(answer, lang, general=False)
-            or tokens(phrase, lang, synonyms) != tokens(phrase, lang, general=False)
-        )
+        and (_groups_change(answer, lang, synonyms) or _groups_change(phrase, lang, synonyms))
     ):
         found = _find(answer, phrase, gap, lang, (), general=False)
     return found
+
+
+@lru_cache(maxsize=16384)
+def _groups_change(text: str, lang: str, synonyms: Synonyms) -> bool:
+    """Whether the suite's or the language's groups change how `text` reads (asked of every
+    answer and phrase again)."""
+    return tokens(text, lang, synonyms) != tokens(text, lang, general=False)
+
+
+@lru_cache(maxsize=16384)
+def _token_set(text: str, lang: str | None, synonyms: Synonyms, general: bool) -> frozenset[str]:
+    """The tokens of `text`, as a set: every phrase sought in it asks whether its words are
+    all there first."""
+    return frozenset(tokens(text, lang, synonyms, general))
+
+
+@lru_cache(maxsize=16384)
+def _wanted(
+    phrase: str, lang: str | None, synonyms: Synonyms, general: bool
+) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+    """A phrase's tokens without clause breaks, its words (no negation), and the words an
+    answer needs for the phrase in any order: read once per phrase, not per answer."""
+    want = tuple(w for w in tokens(phrase, lang, synonyms, general) if w != BOUNDARY)
+    need = content(want, lang) | {w for w in want if w.isdigit()}
+    return want, frozenset(want) - {NEG}, frozenset(need)
 
 
 def _find(
     answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms, general: bool = True
 ) -> list[Match]:
     seq = tokens(answer, lang, synonyms, general)
-    want = [w for w in tokens(phrase, lang, synonyms, general) if w != BOUNDARY]
-    if not want:
+    wanted, words, need = _wanted(phrase, lang, synonyms, general)
+    if not wanted:
         return []
-    if not set(want) - {NEG} <= set(seq):
+    want = list(wanted)
+    said = _token_set(answer, lang, synonyms, general)
+    if not words <= said:
         # Some word of the phrase is nowhere in the answer: only its content words, in any
         # order, may still match ("non cumulabile" states "non è cumulabile").
-        need = content(want, lang) | {w for w in want if w.isdigit()}
-        if not gap or len(want) < 2 or not need or not need <= set(seq):
+        if not gap or len(want) < 2 or not need or not need <= said:
             return []
         return _unordered(seq, want, gap, lang)
     phrase_negates = NEG in want
