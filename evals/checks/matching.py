@@ -114,15 +114,21 @@ def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -
         return seq  # most texts hold no phrasing of a group: no walk through them
     out: list[str] = []
     i = 0
-    while i < len(seq):
-        for toks, canonical in table.get(seq[i], ()):
-            if seq[i : i + len(toks)] == toks:
+    # Only where a phrasing can begin is a match tried; the words between are copied whole.
+    for j in [j for j, w in enumerate(seq) if w in table]:
+        if j < i:
+            continue  # inside a phrasing read already
+        out.extend(seq[i:j])
+        i = j
+        for toks, canonical in table[seq[j]]:
+            if seq[j : j + len(toks)] == toks:
                 out.extend(canonical)
-                i += len(toks)
+                i = j + len(toks)
                 break
         else:
-            out.append(seq[i])
-            i += 1
+            out.append(seq[j])
+            i = j + 1
+    out.extend(seq[i:])
     return tuple(out)
 
 
