@@ -212,7 +212,7 @@ def _groups_change(text: str, lang: str, synonyms: Synonyms) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def _token_set(text: str, lang: str | None, synonyms: Synonyms, general: bool) -> frozenset[str]:
+def token_set(text: str, lang: str | None, synonyms: Synonyms, general: bool) -> frozenset[str]:
     """The tokens of `text`, as a set: every phrase sought in it asks whether its words are
     all there first."""
     return frozenset(tokens(text, lang, synonyms, general))
@@ -229,6 +229,14 @@ def _wanted(
     return want, frozenset(want) - {NEG}, frozenset(need)
 
 
+def phrase_words(
+    phrase: str, lang: str | None, synonyms: Synonyms, general: bool
+) -> frozenset[str]:
+    """The words (tokens, no negation or clause break) a text must hold for `phrase` to be
+    found in it in order or not (`find` with no gap)."""
+    return _wanted(phrase, lang, synonyms, general)[1]
+
+
 def _find(
     answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms, general: bool = True
 ) -> list[Match]:
@@ -237,7 +245,7 @@ def _find(
     if not wanted:
         return []
     want = list(wanted)
-    said = _token_set(answer, lang, synonyms, general)
+    said = token_set(answer, lang, synonyms, general)
     if not words <= said:
         # Some word of the phrase is nowhere in the answer: only its content words, in any
         # order, may still match ("non cumulabile" states "non è cumulabile").
