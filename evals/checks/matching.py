@@ -11,8 +11,6 @@ count. A forbidden claim named in order to correct it ("no longer", "archived",
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
@@ -20,15 +18,25 @@ import regex
 from evals.checks.language import detect, stem, stop_words
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.values import with_digits
-from evals.checks.words import BOUNDARY, DROPPED, NEG, WORDS_KEPT, expand, word_table, word_token
+from evals.checks.words import (
+    BOUNDARY,
+    DROPPED,
+    NEG,
+    WORDS_KEPT,
+    Match,
+    clause_negated_before,
+    expand,
+    windows,
+    word_table,
+    word_token,
+)
+from evals.checks.words import NEGATION_REACH as NEGATION_REACH  # read from here too
 
 #: A suite's synonym groups: each a tuple of phrasings that mean the same.
 Synonyms = tuple[tuple[str, ...], ...]
 
 # Words between a fact's words within one match: "do not need a credit card" for "no credit card".
 MAX_GAP = 3
-# Words before a match, within its clause, that may negate it: "you will not pay the full month".
-NEGATION_REACH = 4
 
 # "22:00" is one word, not a clause break.
 _CLOCK = regex.compile(r"(\d):(\d)")
@@ -153,23 +161,6 @@ def content(words: tuple[str, ...] | list[str], lang: str | None) -> set[str]:
     }
 
 
-@dataclass(frozen=True)
-class Match:
-    start: int
-    end: int
-    negated: bool
-
-
-def clause_negated_before(seq: tuple[str, ...], start: int) -> bool:
-    """Whether a negation stands before `start` in its clause, within NEGATION_REACH words."""
-    for i in range(start - 1, max(-1, start - 1 - NEGATION_REACH), -1):
-        if seq[i] == BOUNDARY:
-            return False
-        if seq[i] == NEG:
-            return True
-    return False
-
-
 def find(
     answer: str,
     phrase: str,
@@ -204,6 +195,16 @@ def find(
     return found
 
 
+def _read(text: str, lang: str | None, synonyms: Synonyms, general: bool) -> tuple[str, ...]:
+    """`tokens`, called the way most callers call it: the memo keys a call by how its
+    arguments are given, and a text read twice would be read twice."""
+    if not general:
+        return (
+            tokens(text, lang, synonyms, False) if synonyms else tokens(text, lang, general=False)
+        )
+    return tokens(text, lang, synonyms) if synonyms else tokens(text, lang)
+
+
 @lru_cache(maxsize=16384)
 def _groups_change(text: str, lang: str, synonyms: Synonyms) -> bool:
     """Whether the suite's or the language's groups change how `text` reads (asked of every
@@ -215,7 +216,7 @@ def _groups_change(text: str, lang: str, synonyms: Synonyms) -> bool:
 def token_set(text: str, lang: str | None, synonyms: Synonyms, general: bool) -> frozenset[str]:
     """The tokens of `text`, as a set: every phrase sought in it asks whether its words are
     all there first."""
-    return frozenset(tokens(text, lang, synonyms, general))
+    return frozenset(_read(text, lang, synonyms, general))
 
 
 @lru_cache(maxsize=16384)
@@ -224,7 +225,7 @@ def _wanted(
 ) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
     """A phrase's tokens without clause breaks, its words (no negation), and the words an
     answer needs for the phrase in any order: read once per phrase, not per answer."""
-    want = tuple(w for w in tokens(phrase, lang, synonyms, general) if w != BOUNDARY)
+    want = tuple(w for w in _read(phrase, lang, synonyms, general) if w != BOUNDARY)
     need = content(want, lang) | {w for w in want if w.isdigit()}
     return want, frozenset(want) - {NEG}, frozenset(need)
 
@@ -240,7 +241,7 @@ def phrase_words(
 def _find(
     answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms, general: bool = True
 ) -> list[Match]:
-    seq = tokens(answer, lang, synonyms, general)
+    seq = _read(answer, lang, synonyms, general)
     wanted, words, need = _wanted(phrase, lang, synonyms, general)
     if not wanted:
         return []
@@ -276,29 +277,13 @@ def _find(
     return found
 
 
-def _windows(seq: tuple[str, ...], need: list[str], width: int) -> Iterator[tuple[int, int]]:
-    """Each stretch of one clause, at most `width` words from a needed word on, that holds
-    every needed word (as often as it is needed)."""
-    wanted = set(need)
-    for i, w in enumerate(seq):
-        if w not in wanted:
-            continue
-        window = []
-        for j in range(i, min(len(seq), i + width)):
-            if seq[j] == BOUNDARY:
-                break
-            window.append(seq[j])
-        if all(window.count(x) >= need.count(x) for x in wanted):
-            yield i, i + len(window)
-
-
 def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None) -> list[Match]:
     """The phrase's content words in any order within one clause, spanning at most `gap` more
     words than the phrase has ("30 days of keeping your data" for "data kept for 30 days")."""
     phrase_negates = NEG in want
     keep = content(want, lang) | {w for w in want if w.isdigit()}
     need = [w for w in want if w in keep]
-    for start, end in _windows(seq, need, len(want) + 2 * gap) if need else ():
+    for start, end in windows(seq, need, len(want) + 2 * gap) if need else ():
         has_neg = NEG in seq[start:end] or clause_negated_before(seq, start)
         if phrase_negates and not has_neg:
             continue
@@ -393,6 +378,8 @@ _COMMA_BETWEEN = regex.compile(r"([\p{L}\p{N}]+)(\s*,)(?=\s*([\p{L}\p{N}]+))")
 def joined_lists(text: str, lang: str, wanted: frozenset[str]) -> str:
     """`text` with a comma as a space (same length) where the words on both sides are words
     of the phrase sought."""
+    if not any(left in wanted and right in wanted for left, right in _comma_sites(text, lang)):
+        return text  # no comma stands between two of its words: nothing to join
 
     def join(m: regex.Match[str]) -> str:
         left, right = tokens(m.group(1), lang), tokens(m.group(3), lang)
@@ -403,14 +390,26 @@ def joined_lists(text: str, lang: str, wanted: frozenset[str]) -> str:
     return _COMMA_BETWEEN.sub(join, text)
 
 
+@lru_cache(maxsize=4096)
+def _comma_sites(text: str, lang: str) -> tuple[tuple[str, str], ...]:
+    """The tokens on both sides of each comma `joined_lists` may join (asked per fact)."""
+    out = []
+    for m in _COMMA_BETWEEN.finditer(text):
+        left, right = tokens(m.group(1), lang), tokens(m.group(3), lang)
+        if left and right:
+            out.append((left[-1], right[0]))
+    return tuple(out)
+
+
 def says(answer: str, phrase: str, *, lang: str | None = None) -> bool:
     """Whether every word of `phrase` stands in one clause of the answer, in order or close
     together in any order ("leite ich Ihre Anfrage weiter" says "ich leite Ihre Anfrage")."""
-    seq = tokens(answer, lang)
-    want = [w for w in tokens(phrase, lang) if w != BOUNDARY]
-    if not want or not set(want) <= set(seq):
+    wanted, words, _ = _wanted(phrase, lang, (), True)
+    said = token_set(answer, lang, (), True)
+    if not wanted or not words <= said or (NEG in wanted and NEG not in said):
         return False
-    return next(_windows(seq, want, len(want) + 2 * MAX_GAP), None) is not None
+    seq, want = tokens(answer, lang), list(wanted)
+    return next(windows(seq, want, len(want) + 2 * MAX_GAP), None) is not None
 
 
 def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:

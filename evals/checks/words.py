@@ -1,10 +1,13 @@
 """A word as the matching reads it: contractions spelled out ("isn't" = "is not"), and each
 word's token (a clause break, a negation, an article left out, or its stem), kept per
-language once read."""
+language once read; and where in a text's tokens a negation reaches and a phrase's words
+stand close together."""
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
@@ -15,6 +18,8 @@ from evals.checks.text import normalise
 
 NEG = "¬"
 BOUNDARY = "|"
+# Words before a match, within its clause, that may negate it: "you will not pay the full month".
+NEGATION_REACH = 4
 _PUNCT = set(".,;:!?()[]–—")
 
 _CONTRACTIONS = [
@@ -78,3 +83,36 @@ def word_token(w: str, lex: Lexicon, lang: str) -> str:
     if w in lex.articles:
         return DROPPED
     return stem(lex.same_word.get(w, w), lang)
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    negated: bool
+
+
+def clause_negated_before(seq: tuple[str, ...], start: int) -> bool:
+    """Whether a negation stands before `start` in its clause, within NEGATION_REACH words."""
+    for i in range(start - 1, max(-1, start - 1 - NEGATION_REACH), -1):
+        if seq[i] == BOUNDARY:
+            return False
+        if seq[i] == NEG:
+            return True
+    return False
+
+
+def windows(seq: tuple[str, ...], need: list[str], width: int) -> Iterator[tuple[int, int]]:
+    """Each stretch of one clause, at most `width` words from a needed word on, that holds
+    every needed word (as often as it is needed)."""
+    wanted = set(need)
+    for i, w in enumerate(seq):
+        if w not in wanted:
+            continue
+        window = []
+        for j in range(i, min(len(seq), i + width)):
+            if seq[j] == BOUNDARY:
+                break
+            window.append(seq[j])
+        if all(window.count(x) >= need.count(x) for x in wanted):
+            yield i, i + len(window)
