@@ -6,7 +6,9 @@ bench/calibrate_speed.py, in this one process:
 
 - the median, mean and 95th percentile of the CPU time of one `grade()` call (after one
   warm-up pass over the same answers, which a long run's memos have made as well, and on
-  the first pass, as a single `invoke calibrate --checks` meets them);
+  the first pass, as a single `invoke calibrate --checks` meets them), graded as calibrate
+  grades them (in a `GradePool` of one, which freezes the loaded heap out of the
+  collector's full scans);
 - the functions of the package that take the most CPU inside `grade()` (cProfile,
   cumulative), by module, so the slow checks are named.
 
@@ -34,6 +36,7 @@ from mutate_speed import build  # noqa: E402
 
 from evals.calibrate.grading import labelled_answers  # noqa: E402
 from evals.checks.grading import grade  # noqa: E402
+from evals.run.pool import GradePool  # noqa: E402
 from evals.suite.folder import load_suite_checks, open_suite  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,8 +109,11 @@ def main() -> int:
             (f"{args.cases} generated", generated),
         ):
             jobs, settings = jobs_of(path)
-            first = per_answer_ms(jobs, settings)
-            warm = per_answer_ms(jobs, settings)
+            # Graded as `invoke calibrate --checks` grades them: in a pool (here of one, this
+            # process), which keeps what is loaded out of the collector's full scans.
+            with GradePool(1, settings):
+                first = per_answer_ms(jobs, settings)
+                warm = per_answer_ms(jobs, settings)
             print(f"{name}: grading CPU per labelled answer")
             print(figures("first pass", first))
             print(figures("warm", warm))

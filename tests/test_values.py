@@ -64,3 +64,27 @@ def test_articles_are_not_numbers_and_bare_years_are_not_figures() -> None:
 def test_an_ambiguous_hour_is_kept_in_both_readings() -> None:
     kinds = {f.kind for f in parse_figures("11 h")}
     assert kinds == {"time", "duration"}
+
+
+def test_the_prefix_tree_of_words_matches_what_the_words_longest_first_match() -> None:
+    # The month names are one prefix tree: it must match where, and as much as, the plain
+    # alternation of the words, longest first, does, backtracking to a shorter word too.
+    import regex
+
+    from evals.checks.values import _alt
+
+    words = ["mar", "march", "mars", "marzo", "may", "mai", "maart", "m", "sept", "september"]
+    plain = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+    texts = ["Marchx", "mars 3", "marz", "MAY", "m", "sept. 5", "September 5", "maarten", "xm"]
+    for word_end in ("", r"\b", r"\s\d"):
+        tree = regex.compile(rf"(?:{_alt(words)}){word_end}", regex.IGNORECASE)
+        flat = regex.compile(rf"(?:{plain}){word_end}", regex.IGNORECASE)
+        for text in texts:
+            assert [m.span() for m in tree.finditer(text)] == [
+                m.span() for m in flat.finditer(text)
+            ], (text, word_end)
+
+
+def test_a_text_without_a_digit_holds_no_figure_and_one_with_words_for_numbers_does() -> None:
+    assert parse_figures("the first of each month, a fortnight later") != []
+    assert parse_figures("no figure here, only words [doc:billing#plans]", "en") == []

@@ -10,7 +10,6 @@ from evals.calibrate.floors import FloorCheck, rate_floor
 from evals.calibrate.labelled import Labelled
 from evals.calibrate.stats import cohen_kappa, share
 from evals.checks import CheckResult
-from evals.checks.grading import grade
 from evals.cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK
 from evals.run.pool import GradePool
 from evals.suite.case import Case
@@ -73,8 +72,6 @@ def grade_answers(
     """Grade every answer with its case's deterministic checks, on `workers` processes (the
     results are one process's, in the same order)."""
     items = list(items)
-    if workers <= 1:
-        return [Graded(i, grade(cases[i.case], i.reply(), settings)) for i in items]
     jobs = [(cases[i.case], i.reply()) for i in items]
     with GradePool(workers, settings, jobs[0] if jobs else None) as pool:
         results = pool.grade_all(jobs)

@@ -10,7 +10,7 @@ import regex
 
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.matching import MARKER, Synonyms, expand, find
+from evals.checks.matching import MARKER, Synonyms, expand, find, phrase_words, token_set
 from evals.checks.text import sentences
 
 
@@ -70,6 +70,14 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
     """Whether the answer claims `phrase`: stated in some clause that neither negates it nor
     names it to correct it."""
     lang = lang or detect(answer)
+    if lang is not None:
+        # A phrase with a word no clause holds (read with the groups, and without them, as
+        # `find` reads it) is claimed by none: most forbidden claims of most answers.
+        grouped, plain = _said(answer, lang, synonyms)
+        if not phrase_words(phrase, lang, synonyms, True) <= grouped and not (
+            phrase_words(phrase, lang, (), False) <= plain
+        ):
+            return False
     for _, piece in clauses(answer):
         # Commas inside a clause do not part a claim ("our smallest plan, Pro, costs 29 €"),
         # but they do bound a negation ("don't worry, they will honour it").
@@ -79,6 +87,19 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
         if any(not x.negated for x in found) and not corrects(piece, lang):
             return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _said(answer: str, lang: str, synonyms: Synonyms) -> tuple[frozenset[str], frozenset[str]]:
+    """Every token of every clause `claims` reads (each with its commas, and without), with
+    the groups and without them: asked once per answer, not once per forbidden claim."""
+    grouped: set[str] = set()
+    plain: set[str] = set()
+    for _, piece in clauses(answer):
+        for text in (piece, piece.replace(",", " ")) if "," in piece else (piece,):
+            grouped |= token_set(text, lang, synonyms, True)
+            plain |= token_set(text, lang, (), False)
+    return frozenset(grouped), frozenset(plain)
 
 
 @lru_cache(maxsize=4096)

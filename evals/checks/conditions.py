@@ -19,7 +19,7 @@ from evals.checks.language import DEFAULT_LANGUAGES, detect
 from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, content, tokens
 from evals.checks.text import sentences
-from evals.checks.values import parse_figures
+from evals.checks.values import _alt, parse_figures
 
 # "Any day", "every day", "daily", "7 days a week" in the languages read: a claim that no
 # day is excluded.
@@ -50,8 +50,9 @@ def _day_names() -> regex.Pattern[str]:
                 name = name.casefold().rstrip(".")
                 if len(name) >= 3:
                     names.add(name)
-    alt = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
-    return regex.compile(rf"(?<!\p{{L}})(?:{alt})(?!\p{{L}})", regex.IGNORECASE)
+    # A prefix tree of the names (values._alt): it matches as their alternation, longest
+    # first, would, and is tried at every character of every answer and passage sentence.
+    return regex.compile(rf"(?<!\p{{L}})(?:{_alt(sorted(names))})(?!\p{{L}})", regex.IGNORECASE)
 
 
 def _names_days(text: str) -> bool:

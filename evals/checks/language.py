@@ -110,16 +110,25 @@ def vocabulary(lang: str) -> frozenset[str]:
 def language_scores(text: str, candidates: tuple[str, ...] = DEFAULT_LANGUAGES) -> dict[str, float]:
     """Each candidate's share of the text's marking words: a word that marks k of the
     candidates counts 1/k for each ("il" is French and Italian, "mese" only Italian)."""
+    index = _marking(candidates)
+    scores = dict.fromkeys(candidates, 0.0)
+    for w in _WORD.findall(text):
+        marks = index.get(w.casefold())
+        if marks:
+            for lang in marks:
+                scores[lang] += 1 / len(marks)
+    return scores
+
+
+@lru_cache(maxsize=16)
+def _marking(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each marking word of the candidates -> the candidates it marks, in their order: one
+    look-up per word of a text instead of one per word and candidate."""
     vocab = {
         lang: vocabulary(lang) if lang in SUPPORTED else stop_words(lang) for lang in candidates
     }
-    scores = dict.fromkeys(candidates, 0.0)
-    for w in _WORD.findall(text):
-        w = w.casefold()
-        marks = [lang for lang in candidates if w in vocab[lang]]
-        for lang in marks:
-            scores[lang] += 1 / len(marks)
-    return scores
+    words = set().union(*vocab.values())
+    return {w: tuple(lang for lang in candidates if w in vocab[lang]) for w in words}
 
 
 @lru_cache(maxsize=4096)

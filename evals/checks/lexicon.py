@@ -17,6 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from evals.suite.groups import Groups
+
 #: Where the language files live: `<code>.toml`, one per supported language.
 LANGUAGE_DIR = Path(__file__).with_name("languages")
 
@@ -111,7 +113,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         politeness=frozenset(_words(data.get("politeness"))),
         list_joiners=frozenset(_words(data.get("list_joiners"))),
         same_word={str(k).casefold(): str(v) for k, v in data.get("same_word", {}).items()},
-        equivalences=tuple(_words(g) for g in data.get("equivalences", ())),
+        # Hashed once: the matching's memos take them as an argument (suite/groups.py).
+        equivalences=Groups(_words(g) for g in data.get("equivalences", ())),
         more=_words(figures.get("more")),
         percent=_words(figures.get("percent")),
         units={k: _words(v) for k, v in units.items() if k in DURATION_KINDS},

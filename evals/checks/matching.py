@@ -11,63 +11,40 @@ count. A forbidden claim named in order to correct it ("no longer", "archived",
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
 
 from evals.checks.language import detect, stem, stop_words
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.text import normalise
 from evals.checks.values import with_digits
+from evals.checks.words import (
+    BOUNDARY,
+    DROPPED,
+    NEG,
+    WORDS_KEPT,
+    Match,
+    clause_negated_before,
+    expand,
+    windows,
+    word_table,
+    word_token,
+)
+from evals.checks.words import NEGATION_REACH as NEGATION_REACH  # read from here too
 
 #: A suite's synonym groups: each a tuple of phrasings that mean the same.
 Synonyms = tuple[tuple[str, ...], ...]
 
-NEG = "¬"
-BOUNDARY = "|"
 # Words between a fact's words within one match: "do not need a credit card" for "no credit card".
 MAX_GAP = 3
-# Words before a match, within its clause, that may negate it: "you will not pay the full month".
-NEGATION_REACH = 4
-
-_CONTRACTIONS = [
-    (r"\bcan't\b|\bcannot\b", "can not"),
-    (r"\bwon't\b", "will not"),
-    (r"\bshan't\b", "shall not"),
-    (r"n't\b", " not"),
-    (r"'ll\b", " will"),
-    (r"'re\b", " are"),
-    (r"'ve\b", " have"),
-    (r"'d\b", " would"),
-    (r"\bi'm\b", "i am"),
-    (r"\b(it|that|there|what|here|he|she|who|this)'s\b", r"\1 is"),
-    (r"'s\b", ""),
-    (r"\banymore\b", "any more"),
-    # French elision: "n'est" = "ne est", "l'application" = "le application".
-    (r"\b([nldjcsmt]|qu)'(?=\w)", r"\1e "),
-]
-_CONTRACTION_RE = [(regex.compile(p, regex.IGNORECASE), r) for p, r in _CONTRACTIONS]
 
 # "22:00" is one word, not a clause break.
 _CLOCK = regex.compile(r"(\d):(\d)")
 _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
-_PUNCT = set(".,;:!?()[]–—")
 # Citation markers name documents ("archive-2025"), not what the answer says.
 # A citation in brackets, or a ref in parentheses ("(pricing#plans)", "(doc: pricing#plans)");
 # a parenthesis of prose that holds a bracketed citation is prose, not a marker.
 MARKER = regex.compile(r"\[[^\]]*\]|\((?:\w+:\s?)?[^()\s\[\]]*#[^()\s\[\]]*\)")
-
-
-@lru_cache(maxsize=8192)
-def expand(text: str) -> str:
-    """Normalised text with contractions spelled out: "isn't" -> "is not", "l'app" -> "le app"."""
-    t = unicodedata.normalize("NFC", normalise(text))
-    for pat, rep in _CONTRACTION_RE:
-        t = pat.sub(rep, t)
-    return t
 
 
 @lru_cache(maxsize=16384)
@@ -100,17 +77,22 @@ def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
     t, _ = with_digits(expand(MARKER.sub(" ", text)), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
-    for m in _WORD.finditer(t):
-        w = m.group(0)
-        if w in _PUNCT or w in lex.conjunctions:
+    table = word_table(lex, lang)
+    for w in _WORD.findall(t):
+        tok = table.get(w)
+        if tok is None:
+            tok = word_token(w, lex, lang)
+            if len(table) < WORDS_KEPT:
+                table[w] = tok
+        if tok == BOUNDARY:
             if out and out[-1] != BOUNDARY:
                 out.append(BOUNDARY)
-        elif w in lex.negators:
+        elif tok == NEG:
             # "ne ... pas" is one negation, not two.
             if not (out and out[-1] == NEG):
                 out.append(NEG)
-        elif w not in lex.articles:
-            out.append(stem(lex.same_word.get(w, w), lang))
+        elif tok != DROPPED:
+            out.append(tok)
     return tuple(out)
 
 
@@ -140,15 +122,21 @@ def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -
         return seq  # most texts hold no phrasing of a group: no walk through them
     out: list[str] = []
     i = 0
-    while i < len(seq):
-        for toks, canonical in table.get(seq[i], ()):
-            if seq[i : i + len(toks)] == toks:
+    # Only where a phrasing can begin is a match tried; the words between are copied whole.
+    for j in [j for j, w in enumerate(seq) if w in table]:
+        if j < i:
+            continue  # inside a phrasing read already
+        out.extend(seq[i:j])
+        i = j
+        for toks, canonical in table[seq[j]]:
+            if seq[j : j + len(toks)] == toks:
                 out.extend(canonical)
-                i += len(toks)
+                i = j + len(toks)
                 break
         else:
-            out.append(seq[i])
-            i += 1
+            out.append(seq[j])
+            i = j + 1
+    out.extend(seq[i:])
     return tuple(out)
 
 
@@ -171,23 +159,6 @@ def content(words: tuple[str, ...] | list[str], lang: str | None) -> set[str]:
         for w in words
         if w not in (NEG, BOUNDARY) and (len(w) > 1 or w.isdigit()) and w not in stops
     }
-
-
-@dataclass(frozen=True)
-class Match:
-    start: int
-    end: int
-    negated: bool
-
-
-def clause_negated_before(seq: tuple[str, ...], start: int) -> bool:
-    """Whether a negation stands before `start` in its clause, within NEGATION_REACH words."""
-    for i in range(start - 1, max(-1, start - 1 - NEGATION_REACH), -1):
-        if seq[i] == BOUNDARY:
-            return False
-        if seq[i] == NEG:
-            return True
-    return False
 
 
 def find(
@@ -218,27 +189,68 @@ def find(
     if (
         not found
         and (synonyms or general_groups)
-        and (
-            tokens(answer, lang, synonyms) != tokens(answer, lang, general=False)
-            or tokens(phrase, lang, synonyms) != tokens(phrase, lang, general=False)
-        )
+        and (_groups_change(answer, lang, synonyms) or _groups_change(phrase, lang, synonyms))
     ):
         found = _find(answer, phrase, gap, lang, (), general=False)
     return found
 
 
+def _read(text: str, lang: str | None, synonyms: Synonyms, general: bool) -> tuple[str, ...]:
+    """`tokens`, called the way most callers call it: the memo keys a call by how its
+    arguments are given, and a text read twice would be read twice."""
+    if not general:
+        return (
+            tokens(text, lang, synonyms, False) if synonyms else tokens(text, lang, general=False)
+        )
+    return tokens(text, lang, synonyms) if synonyms else tokens(text, lang)
+
+
+@lru_cache(maxsize=16384)
+def _groups_change(text: str, lang: str, synonyms: Synonyms) -> bool:
+    """Whether the suite's or the language's groups change how `text` reads (asked of every
+    answer and phrase again)."""
+    return tokens(text, lang, synonyms) != tokens(text, lang, general=False)
+
+
+@lru_cache(maxsize=16384)
+def token_set(text: str, lang: str | None, synonyms: Synonyms, general: bool) -> frozenset[str]:
+    """The tokens of `text`, as a set: every phrase sought in it asks whether its words are
+    all there first."""
+    return frozenset(_read(text, lang, synonyms, general))
+
+
+@lru_cache(maxsize=16384)
+def _wanted(
+    phrase: str, lang: str | None, synonyms: Synonyms, general: bool
+) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+    """A phrase's tokens without clause breaks, its words (no negation), and the words an
+    answer needs for the phrase in any order: read once per phrase, not per answer."""
+    want = tuple(w for w in _read(phrase, lang, synonyms, general) if w != BOUNDARY)
+    need = content(want, lang) | {w for w in want if w.isdigit()}
+    return want, frozenset(want) - {NEG}, frozenset(need)
+
+
+def phrase_words(
+    phrase: str, lang: str | None, synonyms: Synonyms, general: bool
+) -> frozenset[str]:
+    """The words (tokens, no negation or clause break) a text must hold for `phrase` to be
+    found in it in order or not (`find` with no gap)."""
+    return _wanted(phrase, lang, synonyms, general)[1]
+
+
 def _find(
     answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms, general: bool = True
 ) -> list[Match]:
-    seq = tokens(answer, lang, synonyms, general)
-    want = [w for w in tokens(phrase, lang, synonyms, general) if w != BOUNDARY]
-    if not want:
+    seq = _read(answer, lang, synonyms, general)
+    wanted, words, need = _wanted(phrase, lang, synonyms, general)
+    if not wanted:
         return []
-    if not set(want) - {NEG} <= set(seq):
+    want = list(wanted)
+    said = token_set(answer, lang, synonyms, general)
+    if not words <= said:
         # Some word of the phrase is nowhere in the answer: only its content words, in any
         # order, may still match ("non cumulabile" states "non è cumulabile").
-        need = content(want, lang) | {w for w in want if w.isdigit()}
-        if not gap or len(want) < 2 or not need or not need <= set(seq):
+        if not gap or len(want) < 2 or not need or not need <= said:
             return []
         return _unordered(seq, want, gap, lang)
     phrase_negates = NEG in want
@@ -265,29 +277,13 @@ def _find(
     return found
 
 
-def _windows(seq: tuple[str, ...], need: list[str], width: int) -> Iterator[tuple[int, int]]:
-    """Each stretch of one clause, at most `width` words from a needed word on, that holds
-    every needed word (as often as it is needed)."""
-    wanted = set(need)
-    for i, w in enumerate(seq):
-        if w not in wanted:
-            continue
-        window = []
-        for j in range(i, min(len(seq), i + width)):
-            if seq[j] == BOUNDARY:
-                break
-            window.append(seq[j])
-        if all(window.count(x) >= need.count(x) for x in wanted):
-            yield i, i + len(window)
-
-
 def _unordered(seq: tuple[str, ...], want: list[str], gap: int, lang: str | None) -> list[Match]:
     """The phrase's content words in any order within one clause, spanning at most `gap` more
     words than the phrase has ("30 days of keeping your data" for "data kept for 30 days")."""
     phrase_negates = NEG in want
     keep = content(want, lang) | {w for w in want if w.isdigit()}
     need = [w for w in want if w in keep]
-    for start, end in _windows(seq, need, len(want) + 2 * gap) if need else ():
+    for start, end in windows(seq, need, len(want) + 2 * gap) if need else ():
         has_neg = NEG in seq[start:end] or clause_negated_before(seq, start)
         if phrase_negates and not has_neg:
             continue
@@ -382,6 +378,8 @@ _COMMA_BETWEEN = regex.compile(r"([\p{L}\p{N}]+)(\s*,)(?=\s*([\p{L}\p{N}]+))")
 def joined_lists(text: str, lang: str, wanted: frozenset[str]) -> str:
     """`text` with a comma as a space (same length) where the words on both sides are words
     of the phrase sought."""
+    if not any(left in wanted and right in wanted for left, right in _comma_sites(text, lang)):
+        return text  # no comma stands between two of its words: nothing to join
 
     def join(m: regex.Match[str]) -> str:
         left, right = tokens(m.group(1), lang), tokens(m.group(3), lang)
@@ -392,14 +390,26 @@ def joined_lists(text: str, lang: str, wanted: frozenset[str]) -> str:
     return _COMMA_BETWEEN.sub(join, text)
 
 
+@lru_cache(maxsize=4096)
+def _comma_sites(text: str, lang: str) -> tuple[tuple[str, str], ...]:
+    """The tokens on both sides of each comma `joined_lists` may join (asked per fact)."""
+    out = []
+    for m in _COMMA_BETWEEN.finditer(text):
+        left, right = tokens(m.group(1), lang), tokens(m.group(3), lang)
+        if left and right:
+            out.append((left[-1], right[0]))
+    return tuple(out)
+
+
 def says(answer: str, phrase: str, *, lang: str | None = None) -> bool:
     """Whether every word of `phrase` stands in one clause of the answer, in order or close
     together in any order ("leite ich Ihre Anfrage weiter" says "ich leite Ihre Anfrage")."""
-    seq = tokens(answer, lang)
-    want = [w for w in tokens(phrase, lang) if w != BOUNDARY]
-    if not want or not set(want) <= set(seq):
+    wanted, words, _ = _wanted(phrase, lang, (), True)
+    said = token_set(answer, lang, (), True)
+    if not wanted or not words <= said or (NEG in wanted and NEG not in said):
         return False
-    return next(_windows(seq, want, len(want) + 2 * MAX_GAP), None) is not None
+    seq, want = tokens(answer, lang), list(wanted)
+    return next(windows(seq, want, len(want) + 2 * MAX_GAP), None) is not None
 
 
 def states(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:

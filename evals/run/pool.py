@@ -15,6 +15,7 @@ start processes afresh) or one worker is asked for, grading stays in this proces
 from __future__ import annotations
 
 import asyncio
+import gc
 import multiprocessing
 import os
 import signal
@@ -99,6 +100,12 @@ class GradePool:
         and tables the checks load on first use are loaded once, before the fork, and shared
         by every worker instead of loaded by each."""
         self.settings = settings
+        # What is loaded by now (the suite, its cases, the language tables) lives to the end:
+        # kept out of the collector's full scans, which went over all of it again and again
+        # (a tenth of grading's CPU), and, in forked workers, out of the pages the collector
+        # would otherwise write to and so copy.
+        gc.freeze()
+        self._frozen = True
         forkable = "fork" in multiprocessing.get_all_start_methods()
         self.workers = workers if forkable else 1
         self._pool: ProcessPoolExecutor | None = None
@@ -154,6 +161,9 @@ class GradePool:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
             _SETTINGS.remove(self.settings)
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
 
     def __enter__(self) -> GradePool:
         return self

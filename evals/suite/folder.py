@@ -15,6 +15,7 @@ from typing import Any
 from evals.errors import InputError, Problem
 from evals.suite.case import Case
 from evals.suite.caselist import CaseList
+from evals.suite.groups import Groups
 
 DEFAULT_CITATION_PATTERN = r"\[doc:([^\]\s]+)\]"
 DEFAULT_REFUSAL_PHRASES = [
@@ -57,6 +58,11 @@ class SuiteSettings:
     # all its cases: "credit card" ~ "payment card".
     synonyms: tuple[tuple[str, ...], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Hashed once: every memo of the matching takes the synonyms as an argument.
+        if not isinstance(self.synonyms, Groups):
+            object.__setattr__(self, "synonyms", Groups(self.synonyms))
 
 
 @dataclass
