@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.halves import halves
 from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals, unit_names
 from evals.checks.lexicon import DURATION_KINDS, all_lexicons
 
@@ -175,7 +176,10 @@ class Figure:
     text: str = ""
 
     def same(self, other: Figure) -> bool:
-        """Equal as values: the same kind, unit and amount (a date without a year matches)."""
+        """Equal as values: the same kind, unit and amount (a date without a year matches;
+        a year is twelve months: "18 maanden" is "1,5 jaar")."""
+        if self.kind == other.kind == "duration" and {self.unit, other.unit} == {"month", "year"}:
+            return _in_months(self) == _in_months(other)
         if (self.kind, self.unit) != (other.kind, other.unit):
             return False
         if self.kind == "date":
@@ -186,6 +190,11 @@ class Figure:
 
     def label(self) -> str:
         return self.text or f"{self.value} {self.unit}"
+
+
+def _in_months(fig: Figure) -> Decimal:
+    value = fig.value if isinstance(fig.value, Decimal) else Decimal(str(fig.value))
+    return value * 12 if fig.unit == "year" else value
 
 
 def number(text: str) -> Decimal | None:
@@ -278,6 +287,10 @@ def with_digits(text: str, lang: str | None) -> tuple[str, list[tuple[int, int]]
     spans replaced: "twenty-nine euros" -> "         29 euros"."""
     # Hyphens as spaces (same length): text2num reads "twelve month" but not "twelve-month".
     spans: list[tuple[int, int, str]] = list(numerals(text.replace("-", " "), lang))
+    # "anderhalf jaar", "un anno e mezzo": one and a half wins over the "un" inside it.
+    half = halves(text, lang)
+    if half:
+        spans = [s for s in spans if not any(a < s[1] and s[0] < b for a, b, _ in half)] + half
     if lang in (None, "en"):
         spans += [(m.start(), m.end(), "14 days") for m in _FORTNIGHT.finditer(text)]
     if not spans:

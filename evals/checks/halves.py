@@ -1,0 +1,50 @@
+""" "One and a half" in words: "anderhalf jaar", "eineinhalb Jahre", "un anno e mezzo", "a
+year and a half". text2num reads none of them (and reads the "un" of "un anno e mezzo" as a
+year alone), so each language's forms are written here, as the digits that replace them."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+# (pattern, replacement): the replacement may name the unit again, in the plural the
+# duration words of the language read ("1,5 anni").
+_HALVES: dict[str, tuple[tuple[str, str], ...]] = {
+    "nl": ((r"anderhalf|anderhalve", "1,5"),),
+    "de": ((r"(?:anderthalb|eineinhalb)e?", "1,5"),),
+    "da": ((r"halvanden|halvandet", "1,5"),),
+    "en": (
+        (r"one\s+and\s+a\s+half", "1.5"),
+        (r"an?\s+(year|month|week|day|hour)\s+and\s+a\s+half", r"1.5 \1s"),
+    ),
+    "it": (
+        (r"un\s+anno\s+e\s+mezzo", "1,5 anni"),
+        (r"un\s+mese\s+e\s+mezzo", "1,5 mesi"),
+        (r"un(?:'|\s+)ora\s+e\s+mezz[ao]", "1,5 ore"),
+        (r"un\s+giorno\s+e\s+mezzo", "1,5 giorni"),
+    ),
+    "fr": ((r"un\s+an\s+et\s+demi", "1,5 ans"), (r"une\s+heure\s+et\s+demie", "1,5 heures")),
+    "es": ((r"un\s+año\s+y\s+medio", "1,5 años"), (r"una\s+hora\s+y\s+media", "1,5 horas")),
+    "pt": ((r"um\s+ano\s+e\s+meio", "1,5 anos"), (r"uma\s+hora\s+e\s+meia", "1,5 horas")),
+}
+
+
+@lru_cache(maxsize=16)
+def _compiled(lang: str) -> tuple[tuple[regex.Pattern[str], str], ...]:
+    return tuple(
+        (regex.compile(rf"(?<![\p{{L}}])(?:{p})(?![\p{{L}}])", regex.IGNORECASE), r)
+        for p, r in _HALVES.get(lang, ())
+    )
+
+
+def halves(text: str, lang: str | None) -> list[tuple[int, int, str]]:
+    """The spans of `text` that say one and a half, each with its digits (no longer than
+    the span)."""
+    out = []
+    for pattern, replacement in _compiled(lang or "en"):
+        for m in pattern.finditer(text):
+            digits = m.expand(replacement)
+            if len(digits) <= m.end() - m.start():
+                out.append((m.start(), m.end(), digits))
+    return out
