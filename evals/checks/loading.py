@@ -162,7 +162,9 @@ def load_cases(
         same = (
             known is not None and isinstance(raw, bytes) and file_key(rules, path.name, raw) == key
         )
-        parsed.append(_parse(path, raw, known.sha(key) if same and known else None, known_checks))
+        parsed.append(
+            parse_case_file(path, raw, known.sha(key) if same and known else None, known_checks)
+        )
     # A duplicated id belongs to the file named after it; every other holder is the duplicate.
     ids = [data.get("id") if isinstance(data, dict) else None for data, _, _ in parsed]
     holders: dict[str, list[Path]] = {}
@@ -186,19 +188,26 @@ def load_cases(
     return cases, problems
 
 
-def _parse(
-    path: Path, raw: bytes | Problem, sha: str | None, known_checks: set[str]
+def parse_case_file(
+    path: Path,
+    raw: bytes | Problem,
+    sha: str | None,
+    known_checks: set[str],
+    share: bool = True,
 ) -> tuple[Any, Case | None, list[Problem]]:
     """One case file's data, its Case when valid, and its problems (apart from duplicate ids).
 
-    `sha` is the content sha of exactly these bytes when they passed every check before."""
+    `sha` is the content sha of exactly these bytes when they passed every check before.
+    `share=False` leaves its strings uninterned, for a caller that lets each case go once
+    checked (interned strings stay in the interpreter's table for the whole process)."""
+    keep = _shared if share else _as_is
     if not isinstance(raw, bytes):
         return None, None, [raw]
     if sha is not None:
-        data = _shared(json.loads(raw))  # the strict parse accepted these bytes: plain will do
+        data = keep(json.loads(raw))  # the strict parse accepted these bytes: plain will do
         return data, Case(data, path, sha), []
     try:
-        data = _shared(parse_json_text(raw))
+        data = keep(parse_json_text(raw))
     except ValueError as exc:
         return None, None, [Problem(str(path), "", str(exc))]
     found = schema_problems(data, "case.schema.json", str(path))
@@ -208,6 +217,10 @@ def _parse(
         case = Case(data, path) if not found else None
         found += case_problems(data, path, known_checks, case)
     return data, case, found
+
+
+def _as_is(value: Any) -> Any:
+    return value
 
 
 def _shared(value: Any) -> Any:

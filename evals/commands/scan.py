@@ -9,20 +9,17 @@ after each block.
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 from pathlib import Path
-from typing import Any
 
 from evals.checks.base import REGISTRY
 from evals.checks.grading import EXTERNAL_CHECKS
 from evals.checks.known_valid import KnownValid, file_key, rules_digest
-from evals.checks.loading import _each, added_check_problems, case_problems
+from evals.checks.loading import _each, added_check_problems, parse_case_file
 from evals.errors import InputError, Problem
-from evals.suite.case import Case, parse_json_text
+from evals.suite.case import parse_json_text
 from evals.suite.caselist import CaseList, CaseListBuilder, case_names
 from evals.suite.folder import Suite, load_suite_checks
-from evals.suite.schemas import schema_problems
 
 #: Case files read, looked up and parsed together.
 BLOCK = 1000
@@ -60,7 +57,7 @@ def scan_cases(
             known.read([k for k in keys if k])
         for path, raw, key in zip(paths, raws, keys, strict=True):
             sha = known.sha(key) if known is not None and key else None
-            data, case, errs = _parse(path, raw, sha, known_checks)
+            data, case, errs = parse_case_file(path, raw, sha, known_checks, share=False)
             cid = data.get("id") if isinstance(data, dict) else None
             if isinstance(cid, str) and cid != path.stem:
                 others.append((path.name, cid))
@@ -102,29 +99,6 @@ def _duplicates(
                     str(folder / name), "/id", f"duplicate id {cid!r} (also in {folder / other})"
                 )
             )
-
-
-def _parse(
-    path: Path, raw: bytes | Problem, sha: str | None, known_checks: set[str]
-) -> tuple[Any, Case | None, list[Problem]]:
-    """`load_cases`'s parse of one file, without keeping its strings once per process: the
-    case is let go once checked, and every interned string stays in the interpreter's
-    table (100,000 cases' ids and questions took 10 MB there)."""
-    if not isinstance(raw, bytes):
-        return None, None, [raw]
-    if sha is not None:
-        data = json.loads(raw)  # the strict parse accepted these bytes: plain will do
-        return data, Case(data, path, sha), []
-    try:
-        data = parse_json_text(raw)
-    except ValueError as exc:
-        return None, None, [Problem(str(path), "", str(exc))]
-    found = schema_problems(data, "case.schema.json", str(path))
-    case = None
-    if isinstance(data, dict):
-        case = Case(data, path) if not found else None
-        found += case_problems(data, path, known_checks, case)
-    return data, case, found
 
 
 def _id_of(path: Path) -> object:
