@@ -249,6 +249,34 @@ def babel_unit_names(lang: str) -> dict[str, tuple[str, ...]]:
     return out
 
 
+@cache
+def day_names(lang: str) -> tuple[str, ...]:
+    """CLDR's weekday names of `lang`, wide and abbreviated, case-folded, without a final full
+    stop, of three letters or more, in order."""
+    shipped = _shipped().get(lang)
+    if shipped is not None and "days" in shipped:
+        return tuple(shipped["days"])
+    return babel_day_names(lang)
+
+
+def babel_day_names(lang: str) -> tuple[str, ...]:
+    """`day_names` as Babel's CLDR data gives them (what cldr.json holds)."""
+    from babel import Locale, UnknownLocaleError
+    from babel.dates import get_day_names
+
+    try:
+        Locale.parse(lang)
+    except (ValueError, UnknownLocaleError):
+        return ()
+    names: dict[str, None] = {}
+    for width in ("wide", "abbreviated"):
+        for name in get_day_names(width, locale=lang).values():
+            name = name.casefold().rstrip(".")
+            if len(name) >= 3:
+                names.setdefault(name)
+    return tuple(names)
+
+
 def babel_month_names(lang: str) -> dict[str, int]:
     """`month_names` as Babel's CLDR data gives them (what cldr.json holds)."""
     from babel import Locale, UnknownLocaleError
@@ -275,7 +303,8 @@ def _plain(word: str) -> str:
 
 
 def cldr_table(langs: tuple[str, ...] = DEFAULT_LANGUAGES) -> dict[str, Any]:
-    """What cldr.json holds, read from Babel: each language's English name and months."""
+    """What cldr.json holds, read from Babel: each language's English name, months, duration
+    units and weekdays."""
     import babel
     from babel import Locale
 
@@ -286,6 +315,7 @@ def cldr_table(langs: tuple[str, ...] = DEFAULT_LANGUAGES) -> dict[str, Any]:
                 "name": Locale.parse(lang).english_name.casefold(),
                 "months": babel_month_names(lang),
                 "units": {k: list(v) for k, v in babel_unit_names(lang).items()},
+                "days": list(babel_day_names(lang)),
             }
             for lang in langs
         },
