@@ -97,3 +97,60 @@ def test_mutating_on_two_workers_gives_one_workers_report() -> None:
         assert a == b  # every good answer, variant, draft and each check's result
         n += len(a.variants)
     assert n > 50
+
+
+def test_a_batch_is_cut_into_shrinking_chunks_that_cover_it() -> None:
+    from evals.run.pool import CHUNK, chunk_sizes
+
+    sizes = chunk_sizes(861, 2)
+    assert sum(sizes) == 861
+    assert sizes == sorted(sizes, reverse=True)  # large first, so the workers end together
+    assert sizes[0] > 4 * CHUNK and all(s >= CHUNK for s in sizes[:-1])
+    assert chunk_sizes(5, 4) == [5]
+    assert chunk_sizes(0, 2) == []
+
+
+def _answers(n: int) -> list[tuple[Any, Any]]:
+    suite = open_suite(ROOT / "evals")
+    cases, items = labelled_answers(suite, [])
+    by_id = {c.id: c for c in cases}
+    return [(by_id[i.case], i.reply()) for i in items[:n]], suite.settings
+
+
+def test_answers_graded_in_a_running_event_loop_come_back_to_their_own_caller() -> None:
+    import asyncio
+
+    from evals.checks.grading import grade
+    from evals.run.pool import GradePool
+
+    jobs, settings = _answers(60)
+    want = [grade(c, r, settings) for c, r in jobs]
+
+    async def main() -> list[Any]:
+        with GradePool(2, settings, jobs[0], warm_in_workers=True) as pool:
+            # Some at once (one turn of the loop), some one by one while the workers are busy.
+            first = await asyncio.gather(*(pool.grade(c, r) for c, r in jobs[:40]))
+            rest = [await pool.grade(c, r) for c, r in jobs[40:]]
+            return [*first, *rest]
+
+    got = asyncio.run(main())
+    assert [list(g.items()) for g in got] == [list(w.items()) for w in want]
+
+
+def test_a_worker_that_dies_fails_the_batch_instead_of_hanging() -> None:
+    import os
+    import signal
+
+    from evals.run.pool import GradePool, WorkerStopped
+
+    jobs, settings = _answers(40)
+    pool = GradePool(2, settings)
+    try:
+        os.kill(pool._pool[0].process.pid, signal.SIGKILL)
+        pool._pool[0].process.join()
+        with pytest.raises(WorkerStopped, match="stopped"):
+            pool.grade_all(jobs)
+        with pytest.raises(WorkerStopped):  # and every later call: the pool is broken
+            pool.grade_all(jobs)
+    finally:
+        pool.close()

@@ -242,8 +242,10 @@ def grading_pool(
     if plan.workers <= 1 or n_queued - stored < POOL_MIN:
         return None
     # Forked before the first request: an HTTP client's threads are not copied into them.
+    # Each worker loads the checks' tables itself, while this process sends the first
+    # requests: loading them here first held every request back by a tenth of a second.
     warm = (first, Reply(answer=first.question)) if first is not None else None
-    return GradePool(plan.workers, plan.suite.settings, warm)
+    return GradePool(plan.workers, plan.suite.settings, warm, warm_in_workers=True)
 
 
 def _start(path: Path, header: dict[str, Any]) -> BatchedRunWriter:
