@@ -154,3 +154,25 @@ def test_a_worker_that_dies_fails_the_batch_instead_of_hanging() -> None:
             pool.grade_all(jobs)
     finally:
         pool.close()
+
+
+def test_a_worker_that_dies_fails_the_answers_a_run_awaits() -> None:
+    import asyncio
+    import os
+    import signal
+
+    from evals.run.pool import GradePool, WorkerStopped
+
+    jobs, settings = _answers(20)
+
+    async def main() -> list[Any]:
+        with GradePool(2, settings) as pool:
+            for w in pool._pool:
+                os.kill(w.process.pid, signal.SIGKILL)
+                w.process.join()
+            return await asyncio.gather(
+                *(pool.grade(c, r) for c, r in jobs), return_exceptions=True
+            )
+
+    got = asyncio.run(asyncio.wait_for(main(), timeout=60))
+    assert len(got) == 20 and all(isinstance(g, WorkerStopped) for g in got)

@@ -219,6 +219,15 @@ class GradePool:
             cuts.append(order[at : at + size])
             at += size
         cuts.reverse()  # popped from the end: the largest first
+        try:
+            return self._gather(jobs, cuts)
+        except BaseException as exc:
+            # Chunks may still be out (an interrupt, a worker gone): their results must not
+            # be read as a later batch's.
+            self._break(exc)
+            raise
+
+    def _gather(self, jobs: Sequence[_Job], cuts: list[list[int]]) -> list[_Results]:
         results: list[_Results | None] = [None] * len(jobs)
         for w in self._pool:
             if cuts:
@@ -259,19 +268,21 @@ class GradePool:
     def _dispatch(self) -> None:
         self._waiting = [x for x in self._waiting if not x[2].done()]  # cancelled meanwhile
         free = [w for w in self._pool if w.busy is None and not w.dead]
-        try:
-            for k, w in enumerate(free):
-                if not self._waiting:
-                    return
-                size = -(-len(self._waiting) // (len(free) - k))
-                part, self._waiting = self._waiting[:size], self._waiting[size:]
+        for k, w in enumerate(free):
+            if not self._waiting:
+                return
+            size = -(-len(self._waiting) // (len(free) - k))
+            part, self._waiting = self._waiting[:size], self._waiting[size:]
+            try:
                 self._send(w, [(c, r) for c, r, _ in part], [f for _, _, f in part])
-                if not w.reading:
-                    assert self._loop is not None
-                    self._loop.add_reader(w.conn.fileno(), self._collect, w)
-                    w.reading = True
-        except WorkerStopped as exc:
-            self._fail_all(exc)
+            except WorkerStopped as exc:
+                self._waiting = part + self._waiting  # failed below, with every other one
+                self._fail_all(exc)
+                return
+            if not w.reading:
+                assert self._loop is not None
+                self._loop.add_reader(w.conn.fileno(), self._collect, w)
+                w.reading = True
 
     def _collect(self, w: _Worker) -> None:
         """A worker's results are ready: hand them out, and give it what waits."""
