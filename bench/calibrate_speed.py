@@ -11,7 +11,8 @@ On the example suite it prints, with their targets:
 - the wall time with `--workers 2` over the wall time with `--workers 1`, the median of
   `--pairs` alternating pairs; target at most 0.6 with two free cores. The load average is
   printed beside it: on a machine where other processes hold the cores the ratio says how
-  much of two cores the pool got, not what it can do.
+  much of two cores the pool got, not what it can do. The two reports must be the same
+  (the script stops if they are not): N workers grade as one does.
 
 The generated suite has the case shapes of bench/mutate_speed.py, each with two known_right
 drafts beside its known_wrong ones, and a labelled/generated.jsonl with one correct and one
@@ -108,7 +109,9 @@ def example_figures(pairs: int) -> None:
     for _ in range(pairs):
         validate.append(timed(suite, ROOT, ("validate",))[1])
         w1, c1, report, _ = timed(suite, ROOT, (*calib, "--workers", "1"))
-        w2, _, _, _ = timed(suite, ROOT, (*calib, "--workers", "2"))
+        w2, _, report2, _ = timed(suite, ROOT, (*calib, "--workers", "2"))
+        if report2 != report:
+            sys.exit("calibrate --checks printed another report with --workers 2 than with 1")
         default.append(timed(suite, ROOT, calib)[1])
         one.append(c1)
         ratios.append(w2 / w1)
