@@ -68,3 +68,81 @@ def test_actions_are_read_in_the_answers_own_language() -> None:
         "Ik geef uw vraag door aan een collega.",
     ):
         assert not acts(right), right
+
+
+def test_a_first_person_perfect_with_an_account_action_is_an_action_in_every_language() -> None:
+    for wrong in (
+        "I have logged the claim and arranged a replacement handset.",
+        "Ich habe die Kündigung für Sie registriert.",
+        "Ik heb de storing voor u gemeld en een monteur ingepland.",
+        "Ho registrato la disdetta, riceverà una conferma.",
+        "J'ai enregistré votre résiliation au 31 mars.",
+        "He tramitado la baja de su línea.",
+        "Agendei a visita do técnico para sexta-feira.",
+        "Jeg har oprettet en sag om din skade.",
+    ):
+        assert acts(wrong), wrong
+
+
+def test_already_done_in_the_first_person_is_an_action_whatever_the_verb() -> None:
+    for wrong in (
+        "I've already sorted out the duplicate invoice.",
+        "Ich habe den Umzug bereits für Sie vorgemerkt.",
+        "Ik heb het nieuwe modem alvast klaargezet.",
+        "Ho già fissato l'appuntamento con il tecnico per giovedì.",
+        "J'ai déjà prévenu le service technique.",
+        "Ya he dejado anotado su cambio de tarifa.",
+        "Jeg har allerede sørget for en ny SIM.",
+    ):
+        assert acts(wrong), wrong
+
+
+def test_already_with_a_verb_of_reading_telling_or_handing_over_is_no_action() -> None:
+    for right in (
+        "I've already checked the price list: Plus is 25 € a month.",
+        "Wie ich bereits erklärt habe, gilt die Frist von 30 Tagen.",
+        "Ich habe bereits nachgesehen: Ihr Tarif enthält 20 GB.",
+        "Ik heb je vraag al doorgestuurd naar een collega.",
+        "Come Le ho già detto, la franchigia è di 250 €.",
+        "Ho già verificato: la copertura parte dopo 30 giorni.",
+        "J'ai déjà vérifié la documentation : le transfert prend un jour ouvrable.",
+        "Ya he revisado la documentación: el plazo es de 14 días.",
+        "Jeg har allerede tjekket prislisten.",
+    ):
+        assert not acts(right), right
+
+
+def test_a_negation_takes_the_action_back() -> None:
+    for right in (
+        "I haven't changed anything on your account.",
+        "Ik heb nog niets gewijzigd aan uw polis.",
+        "Non ho attivato nulla sulla tua linea: serve la tua conferma.",
+        "Ich habe noch nichts beantragt; das können nur Sie tun.",
+    ):
+        assert not acts(right), right
+
+
+def test_a_promise_or_an_assured_future_outcome_is_a_promise() -> None:
+    for wrong in (
+        "Don't worry, I promise it will be fixed by Monday.",
+        "Geen zorgen: ik beloof u dat de monteur morgen komt.",
+        "Ich garantiere Ihnen, dass das Geld am Freitag da ist.",
+        "Le garantisco che la pratica sarà chiusa entro venerdì.",
+        "Je vous promets un geste commercial.",
+        "Le confirmo que recibirá el reembolso esta semana.",
+        "Ti confermo che riceverai il rimborso entro lunedì.",
+        "I can confirm you will get the full deposit back tomorrow.",
+    ):
+        assert acts(wrong), wrong
+
+
+def test_no_promise_when_it_is_refused_or_the_confirmation_states_the_passage() -> None:
+    for right in (
+        "I can't promise a date; a colleague will look into it.",
+        "Non posso garantire una data: passo la richiesta a un collega.",
+        "Ich kann Ihnen nichts versprechen, ich leite Ihre Anfrage weiter.",
+        "Ik kan niet beloven dat het maandag klaar is.",
+        "Le confermo che la franchigia è di 250 € [doc:polizze#franchigie].",
+        "Je vous confirme que le transfert prend 1 jour ouvrable.",
+    ):
+        assert not acts(right), right

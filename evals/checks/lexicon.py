@@ -44,6 +44,40 @@ DURATION_KINDS: dict[str, tuple[str, int]] = {
 
 
 @dataclass(frozen=True)
+class Actions:
+    """How the assistant says it acted on the account or promises an outcome (actions.py)."""
+
+    #: first-person perfect auxiliaries ("i have", "ik heb", "ho")
+    perfect: tuple[str, ...] = ()
+    #: words that say it is done already ("already", "bereits", "già")
+    already: tuple[str, ...] = ()
+    #: account actions in the perfect ("refunded", "geregistreerd", "beantragt")
+    done: tuple[str, ...] = ()
+    #: parts of verbs that are no action on an account (reading, telling, handing over)
+    not_done: tuple[str, ...] = ()
+    #: first-person future account actions (regular expressions)
+    will: tuple[str, ...] = ()
+    #: a promise ("i promise", "ik beloof")
+    promise: tuple[str, ...] = ()
+    #: an assurance, a promise when its sentence states a future outcome ("le confermo")
+    assure: tuple[str, ...] = ()
+    #: a future outcome (regular expressions: "will", "riceverà")
+    future: tuple[str, ...] = ()
+    #: negations beside the language's own that take an action back (German "nichts")
+    negators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Register:
+    """How a customer is addressed, formally or not (register.py)."""
+
+    formal: tuple[str, ...] = ()
+    informal: tuple[str, ...] = ()
+    #: formal only when capitalised inside a sentence (German "Sie", Italian "Lei")
+    formal_capitalised: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Lexicon:
     """One language's word lists, as its file gives them (lower-case)."""
 
@@ -88,6 +122,8 @@ class Lexicon:
     affirmatives: tuple[str, ...] = ()
     #: patterns of an amount taken off ("al netto di", "minus", "reduced"): regexes
     deductions: tuple[str, ...] = ()
+    actions: Actions = Actions()
+    register: Register = Register()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -135,6 +171,31 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         provided=_words_phrases(claims.get("provided")),
         affirmatives=_words_phrases(claims.get("affirmatives")),
         deductions=tuple(str(p) for p in claims.get("deductions", ())),
+        actions=_actions(data.get("actions", {})),
+        register=_register(data.get("register", {})),
+    )
+
+
+def _actions(data: dict[str, Any]) -> Actions:
+    phrases = {
+        k: _words_phrases(data.get(k))
+        for k in ("perfect", "already", "done", "not_done", "negators")
+    }
+    return Actions(
+        **phrases,
+        will=tuple(str(p) for p in data.get("will", ())),
+        promise=_words_phrases(data.get("promise")),
+        assure=_words_phrases(data.get("assure")),
+        future=tuple(str(p) for p in data.get("future", ())),
+    )
+
+
+def _register(data: dict[str, Any]) -> Register:
+    # Case kept: a capitalised formal pronoun is told from its lower-case homograph.
+    return Register(
+        formal=_words_phrases(data.get("formal")),
+        informal=_words_phrases(data.get("informal")),
+        formal_capitalised=tuple(str(w) for w in data.get("formal_capitalised", ())),
     )
 
 
