@@ -90,3 +90,62 @@ def test_an_amount_given_with_its_condition_or_nothing_automatic_passes() -> Non
     # An amount the passage grants without condition may be automatic.
     plain = {"ref": "discount#friends", "text": "Every customer gets 25 € off the first bill."}
     assert run("You get 25 € off automatically [doc:discount#friends].", plain).status == "pass"
+
+
+def run_with(answer: str, *passages: dict[str, str]) -> CheckResult:
+    data = good_case(
+        "hotline-hours",
+        question="Can I still call?",
+        retrieved=list(passages),
+        expect={"sources": [passages[0]["ref"]]},
+        reference="Every day from 7:00 to 23:00 [doc:service#line].",
+    )
+    return REGISTRY["claims_grounded"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+LINE = {
+    "ref": "service#line",
+    "text": "The emergency line 0800 1234 is open every day from 7:00 to 23:00. Outside "
+    "those hours leave a message.",
+}
+CLAIMS = {
+    "ref": "claims#report",
+    "text": "Report damage within 5 working days, in the app or on 0800 1234.",
+}
+LIJN = {
+    "ref": "service#lijn",
+    "text": "De hulplijn 0800 1234 is elke dag bereikbaar van 7:00 tot 23:00.",
+}
+MELDEN = {"ref": "schade#melden", "text": "Meld schade binnen 5 werkdagen via 0800 1234."}
+
+
+def test_every_day_as_the_passage_says_it_is_no_dropped_condition() -> None:
+    # Another passage sentence shares the phone number and names working days: the times
+    # are those of the sentence that says every day.
+    for right, passages in (
+        (
+            "The line 0800 1234 is open every day from 7:00 to 23:00 [doc:service#line].",
+            (LINE, CLAIMS),
+        ),
+        ("Call 0800 1234 any day between 7:00 and 23:00 [doc:service#line].", (LINE, CLAIMS)),
+        (
+            "De hulplijn 0800 1234 is elke dag bereikbaar van 7:00 tot 23:00 [doc:service#lijn].",
+            (LIJN, MELDEN),
+        ),
+        ("De lijn is dagelijks open van 7:00 tot 23:00 [doc:service#lijn].", (LIJN, MELDEN)),
+    ):
+        r = run_with(right, *passages)
+        assert "drops the days" not in r.detail, (right, r.detail)
+
+
+def test_every_day_where_the_passage_with_those_times_names_days_is_still_a_drop() -> None:
+    shop = {
+        "ref": "shop#hours",
+        "text": "Le magasin est ouvert du lundi au samedi de 9:30 à 19:30.",
+    }
+    r = run_with(
+        "Le magasin est ouvert tous les jours de 9:30 à 19:30 [doc:shop#hours].", shop, CLAIMS
+    )
+    assert r.status == "review" and "drops the days" in r.detail

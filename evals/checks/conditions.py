@@ -77,19 +77,22 @@ def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[
         if not (times or every) or _names_days(sentence):
             continue
         words = content(tokens(sentence, lang), lang)
+        by_times: list[str] = []
+        by_words: list[str] = []
         for passage in passages:
             for _, theirs in sentences(passage):
                 stated = [p for p in parse_figures(theirs) if p.kind == "time"]
-                same_times = not days_said and any(t.same(p) for p in stated for t in times)
-                same_words = every and len(words & content(tokens(theirs, lang), lang)) >= 2
-                if not (same_times or same_words):
-                    continue
-                if _names_days(theirs):
-                    out.append((sentence.strip(), theirs.strip()))
-                    break
-            else:
-                continue
-            break
+                if not days_said and any(t.same(p) for p in stated for t in times):
+                    by_times.append(theirs.strip())
+                elif every and len(words & content(tokens(theirs, lang), lang)) >= 2:
+                    by_words.append(theirs.strip())
+        # The passage sentences that state the answer's times, else those it shares its
+        # words with: a drop only when each of them holds its times for certain days.
+        # "elke dag van 7:00 tot 23:00" against a passage that says so is no drop, even
+        # if another passage sentence (about reporting a claim) names working days.
+        found = by_times or by_words
+        if found and all(_names_days(t) and not _EVERY_DAY.search(t) for t in found):
+            out.append((sentence.strip(), found[0]))
     return out
 
 
