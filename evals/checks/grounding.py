@@ -26,7 +26,7 @@ from evals.checks.conditions import day_drops, dropped_days, unconditional_amoun
 from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
-from evals.checks.polarity import priced_as_free
+from evals.checks.polarity import always_free, priced_as_free
 from evals.checks.text import contains_phrase, quote, sentences
 from evals.checks.things import archived, unsupported
 
@@ -189,6 +189,7 @@ def review_claims(inp: CheckInput) -> list[str]:
     plain = MARKER.sub(" ", inp.answer)
     found = [s for s, _ in day_drops(inp.answer, now, lang)]
     found += [s for s, _ in unconditional_amounts(inp.answer, now, lang)]
+    found += [s for s, _ in always_free(inp.answer, now, lang)]
     found += acts(inp.answer, inp.lang)
     found += [
         next((s.strip() for _, s in sentences(plain) if piece in s), piece)
@@ -236,6 +237,8 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
     dropped = dropped_days(inp.answer, now, lang)
     loose = [f'{s} (the passage: "{t}")' for s, t in unconditional_amounts(inp.answer, now, lang)]
+    # "always free" where a passage prices the thing in some case drops that case.
+    loose += [f'{s} (the passage: "{t}")' for s, t in always_free(inp.answer, now, lang)]
     days = [f"drops the days the passage gives: {_shown(dropped)}"] if dropped else []
     if loose:
         days.append(
