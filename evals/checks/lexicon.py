@@ -124,6 +124,12 @@ class Lexicon:
     deductions: tuple[str, ...] = ()
     actions: Actions = Actions()
     register: Register = Register()
+    #: words that add to what a sentence covers ("also", "ook", "anche"): scope.py
+    also: tuple[str, ...] = ()
+    #: words before a place a passage limits its claim to ("in", "binnen", "entro")
+    within: tuple[str, ...] = ()
+    #: words after a widening word that make it a concession ("al" in "ook al")
+    concessive: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -173,6 +179,9 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         deductions=tuple(str(p) for p in claims.get("deductions", ())),
         actions=_actions(data.get("actions", {})),
         register=_register(data.get("register", {})),
+        also=_words_phrases(data.get("scope", {}).get("also")),
+        within=_words_phrases(data.get("scope", {}).get("within")),
+        concessive=_words_phrases(data.get("scope", {}).get("concessive")),
     )
 
 
