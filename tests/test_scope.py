@@ -67,3 +67,48 @@ def test_a_passage_that_sets_no_limit_gives_no_widening() -> None:
         passage,
         "en",
     )
+
+
+PLANS = {
+    "en": (
+        "Pro and Enterprise export approved timesheets to the payroll software.",
+        "Payroll export of timesheets is reserved for Enterprise.",
+        "Payroll export of timesheets is only on Pro and Enterprise, not on Starter.",
+    ),
+    "it": (
+        "Con Plus e Cargo la manutenzione ordinaria della bici è inclusa nel canone.",
+        "La manutenzione ordinaria della bici è inclusa solo con Cargo.",
+        "La manutenzione ordinaria della bici è inclusa solo con Plus e Cargo.",
+    ),
+    "nl": (
+        "Bij Tegola Comfort en Tegola Totale is glasschade verzekerd zonder eigen risico.",
+        "Glasschade is alleen bij Tegola Totale verzekerd zonder eigen risico.",
+        "Glasschade is alleen bij Tegola Comfort en Tegola Totale verzekerd zonder eigen risico.",
+    ),
+    "de": (
+        "Tegola Comfort und Tegola Totale versichern Glasbruch ohne Selbstbehalt.",
+        "Glasbruch ohne Selbstbehalt versichert nur Tegola Totale.",
+        "Glasbruch ohne Selbstbehalt versichern nur Tegola Comfort und Tegola Totale.",
+    ),
+}
+
+
+def test_a_claim_limited_to_one_of_the_names_the_passage_lists_for_it_is_found() -> None:
+    from evals.checks.scope import narrowed
+
+    for lang, (passage, wrong, right) in PLANS.items():
+        assert narrowed(wrong, (passage,), lang), (lang, wrong)
+        assert not narrowed(right, (passage,), lang), (lang, right)
+
+
+def test_a_limit_about_another_thing_than_the_passages_list_is_no_narrowing() -> None:
+    from evals.checks.scope import narrowed
+
+    passage = "Voor glasschade geldt bij Tegola Comfort en Tegola Totale geen eigen risico."
+    assert not narrowed(
+        "Alleen Tegola Totale dekt fietsdiefstal, tot 1.500 € per fiets.", (passage,), "nl"
+    )
+    # A brand shared by the listed names is no name of its own.
+    prices = "Lumo Mini costa 8 € al mese, Lumo Plus costa 12 € al mese e Lumo Max 20 €."
+    answer = "La rateizzazione è disponibile solo per chi ha un'offerta mobile Lumo attiva."
+    assert not narrowed(answer, (prices,), "it")

@@ -27,7 +27,7 @@ from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
 from evals.checks.polarity import always_free, priced_as_free
-from evals.checks.scope import widened
+from evals.checks.scope import narrowed, widened
 from evals.checks.text import contains_phrase, quote, sentences
 from evals.checks.things import archived, unsupported
 
@@ -197,6 +197,7 @@ def review_claims(inp: CheckInput) -> list[str]:
         for piece, _ in inversions(inp.answer, now, lang)
     ]
     found += [s for s, _ in widened(inp.answer, now, known_text(inp), lang)]
+    found += [s for s, _ in narrowed(inp.answer, now, lang)]
     unknown, _ = _unsupported(inp)
     for thing in unknown:
         # A thing is asked in its sentence; one not found there (it never should be) is
@@ -263,8 +264,9 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
             f"says the opposite of a passage about what the price covers: {_shown(flipped)}"
         )
     wider = [f'{s} (the passage: "{t}")' for s, t in widened(inp.answer, now, known, lang)]
+    wider += [f'{s} (the passage lists more: "{t}")' for s, t in narrowed(inp.answer, now, lang)]
     if wider:
-        return undecided(f"widens what the passage limits: {_shown(wider)}")
+        return undecided(f"widens or narrows the scope the passage gives: {_shown(wider)}")
     if unknown:
         return undecided(f"names what no passage or ticket names: {_shown(unknown)}")
     return passed("no invented menu path or name, no promise made for someone else")

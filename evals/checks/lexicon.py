@@ -130,6 +130,8 @@ class Lexicon:
     within: tuple[str, ...] = ()
     #: words after a widening word that make it a concession ("al" in "ook al")
     concessive: tuple[str, ...] = ()
+    #: words beside `restrictive` that limit a claim to what follows ("reserved for")
+    only: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -182,6 +184,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         also=_words_phrases(data.get("scope", {}).get("also")),
         within=_words_phrases(data.get("scope", {}).get("within")),
         concessive=_words_phrases(data.get("scope", {}).get("concessive")),
+        only=_words_phrases(data.get("scope", {}).get("only")),
     )
 
 

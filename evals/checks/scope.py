@@ -110,3 +110,84 @@ def widened(
         if theirs is not None:
             out.append((sentence.strip(), theirs))
     return out
+
+
+@cache
+def _only(lang: str | None) -> regex.Pattern[str]:
+    """The language's words that limit a claim to what follows ("only", "reserved for")."""
+    lex = lexicon(lang)
+    words = (*lex.restrictive, *lex.only)
+    body = "|".join(
+        r"\s+".join(map(regex.escape, w.split())) for w in sorted(words, key=len, reverse=True)
+    )
+    return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}})" if body else r"(?!)", regex.I)
+
+
+_NAME = r"\p{Lu}[\p{L}\p{N}]*"
+# A name of several capitalised words is one item: "Tegola Comfort", "Lumo Plus".
+_ITEM = rf"{_NAME}(?:\s+{_NAME})*"
+
+
+def _items(text: str, lang: str | None) -> set[str]:
+    """The names in the text, each without the function words a capital may open ("On Pro
+    and Enterprise": "Pro")."""
+    out = set()
+    for m in regex.findall(_ITEM, text):
+        words = m.split()
+        while words and not content(tokens(words[0], lang), lang):
+            words = words[1:]
+        if words:
+            out.add(" ".join(words).casefold())
+    return out
+
+
+@cache
+def _name_list(lang: str | None) -> regex.Pattern[str]:
+    """Names listed together: "Pro and Enterprise", "Basic, Plus e Cargo"."""
+    joiners = "|".join(map(regex.escape, lexicon(lang).list_joiners)) or "(?!)"
+    return regex.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})*\s*(?:,\s*)?(?:{joiners})\s+{_ITEM}")
+
+
+@lru_cache(maxsize=1024)
+def _listed(
+    passage: str, lang: str | None
+) -> tuple[tuple[frozenset[str], frozenset[str], str], ...]:
+    """Each passage sentence's lists of names, with the sentence's other words and text."""
+    out = []
+    for _, s in sentences(passage):
+        for m in _name_list(lang).finditer(s):
+            names = frozenset(_items(m.group(0), lang))
+            if len(names) > 1:
+                out.append((names, _words(s, lang) - _words(" ".join(names), lang), s.strip()))
+    return tuple(out)
+
+
+def narrowed(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
+    """The answer's sentences that limit a claim to a name ("DATEV export is reserved for
+    Enterprise") where the passage sentence it restates lists that name with others for
+    it ("Pro and Enterprise export ... to DATEV"), and the sentence names none of them."""
+    only = _only(lang)
+    lists = [i for p in passages for i in _listed(p, lang)]
+    if not lists:
+        return []
+    out = []
+    for _, sentence in sentences(MARKER.sub(" ", answer)):
+        m = only.search(sentence)
+        if m is None:
+            continue
+        rest = sentence[m.end() :]
+        cut = _CLAUSE_END.search(rest)
+        limited = _items(rest[: cut.start()] if cut else rest, lang)
+        named = _items(sentence, lang)
+        said = _words(sentence, lang)
+        for names, words, text in lists:
+            others = names - limited
+            if (
+                limited & names
+                and others
+                and not others & named
+                and len(said & words) >= MIN_SHARED
+            ):
+                out.append((sentence.strip(), text))
+                break
+    return out
