@@ -149,3 +149,48 @@ def test_every_day_where_the_passage_with_those_times_names_days_is_still_a_drop
         "Le magasin est ouvert tous les jours de 9:30 à 19:30 [doc:shop#hours].", shop, CLAIMS
     )
     assert r.status == "review" and "drops the days" in r.detail
+
+
+STACKING = {
+    "en": (
+        {
+            "d#student": "Students get 10 % off. The student discount cannot be combined with the loyalty discount.",
+            "d#loyalty": "Customers of more than two years get a 15 % loyalty discount.",
+        },
+        "You get the student discount [doc:d#student] and the loyalty discount on top [doc:d#loyalty].",
+        "You get either the student discount [doc:d#student] or the loyalty discount [doc:d#loyalty], not both.",
+    ),
+    "nl": (
+        {
+            "k#gezin": "Een gezinslijn krijgt 5 € korting. De gezinskorting is niet combineerbaar met de trouwkorting.",
+            "k#trouw": "Na drie jaar krijg je 10 % trouwkorting.",
+        },
+        "Met 10 % trouwkorting [doc:k#trouw] gaat er nog 5 € gezinskorting af [doc:k#gezin].",
+        "De gezinskorting [doc:k#gezin] komt niet bovenop de trouwkorting [doc:k#trouw].",
+    ),
+    "it": (
+        {
+            "s#annuale": "Pagando l'anno in anticipo hai il 10 % di sconto. Il pagamento annuale non è cumulabile con lo sconto fedeltà.",
+            "s#fedelta": "Dopo due anni lo sconto fedeltà è del 15 %.",
+        },
+        "Con lo sconto fedeltà [doc:s#fedelta] hai anche il 10 % in più pagando l'anno in anticipo [doc:s#annuale].",
+        "Lo sconto fedeltà [doc:s#fedelta] conviene: con il pagamento annuale [doc:s#annuale] avresti solo il 10 %.",
+    ),
+    "de": (
+        {
+            "r#alarm": "Für eine Alarmanlage gibt es 7 % Rabatt. Der Alarmrabatt ist nicht mit dem Treuerabatt kombinierbar.",
+            "r#treue": "Nach fünf Jahren gibt es 10 % Treuerabatt.",
+        },
+        "Sie erhalten 10 % Treuerabatt [doc:r#treue] und zusätzlich 7 % Alarmrabatt [doc:r#alarm].",
+        "Sie erhalten entweder 10 % Treuerabatt [doc:r#treue] oder 7 % Alarmrabatt [doc:r#alarm], nicht beide zusammen.",
+    ),
+}
+
+
+def test_two_things_applied_together_that_a_passage_says_cannot_be_combined_are_found() -> None:
+    from evals.checks.conditions import stacked
+
+    pattern = SuiteSettings().citation_pattern
+    for lang, (passages, wrong, right) in STACKING.items():
+        assert stacked(wrong, passages, pattern, lang), (lang, wrong)
+        assert not stacked(right, passages, pattern, lang), (lang, right)

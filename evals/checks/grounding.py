@@ -22,7 +22,7 @@ from evals.checks.base import (
     passed,
     undecided,
 )
-from evals.checks.conditions import day_drops, dropped_days, unconditional_amounts
+from evals.checks.conditions import day_drops, dropped_days, stacked, unconditional_amounts
 from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
@@ -169,6 +169,16 @@ def _reading(inp: CheckInput) -> tuple[str | None, tuple[str, ...]]:
     return _answer_language(inp), current_passages(inp)
 
 
+def _stacked(inp: CheckInput, lang: str | None) -> list[tuple[str, str]]:
+    """`conditions.stacked` on the current passages by ref."""
+    by_ref = {
+        str(r.get("ref")): str(r.get("text") or "")
+        for r in inp.case.retrieved
+        if not archived(str(r.get("text") or ""))
+    }
+    return stacked(inp.answer, by_ref, inp.settings.citation_pattern, lang)
+
+
 def current_passages(inp: CheckInput) -> tuple[str, ...]:
     """The texts of the passages not marked ARCHIVED."""
     texts = (str(r.get("text") or "") for r in inp.case.retrieved)
@@ -191,6 +201,7 @@ def review_claims(inp: CheckInput) -> list[str]:
     found = [s for s, _ in day_drops(inp.answer, now, lang)]
     found += [s for s, _ in unconditional_amounts(inp.answer, now, lang)]
     found += [s for s, _ in always_free(inp.answer, now, lang)]
+    found += [s for s, _ in _stacked(inp, lang)]
     found += acts(inp.answer, inp.lang)
     found += [
         next((s.strip() for _, s in sentences(plain) if piece in s), piece)
@@ -242,11 +253,15 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     loose = [f'{s} (the passage: "{t}")' for s, t in unconditional_amounts(inp.answer, now, lang)]
     # "always free" where a passage prices the thing in some case drops that case.
     loose += [f'{s} (the passage: "{t}")' for s, t in always_free(inp.answer, now, lang)]
+    # Two things applied together that a passage says cannot be combined.
+    both = [f'{s} (the passage: "{t}")' for s, t in _stacked(inp, lang)]
     days = [f"drops the days the passage gives: {_shown(dropped)}"] if dropped else []
     if loose:
         days.append(
             f"gives as unconditional what the passage attaches a condition to: {_shown(loose)}"
         )
+    if both:
+        days.append(f"applies together what the passage says cannot be combined: {_shown(both)}")
     done = acts(inp.answer, inp.lang)
     # A case may make either a fail (expect.dropped_condition, expect.own_action): where the
     # assistant cannot act, a promise to is wrong, not for a person to weigh.

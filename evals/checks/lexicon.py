@@ -132,6 +132,10 @@ class Lexicon:
     concessive: tuple[str, ...] = ()
     #: words beside `restrictive` that limit a claim to what follows ("reserved for")
     only: tuple[str, ...] = ()
+    #: "X cannot be combined with Y" (regular expressions): conditions.py
+    not_combined: tuple[str, ...] = ()
+    #: words that apply one thing on top of another ("on top", "bovenop", "in più")
+    on_top: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -185,6 +189,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         within=_words_phrases(data.get("scope", {}).get("within")),
         concessive=_words_phrases(data.get("scope", {}).get("concessive")),
         only=_words_phrases(data.get("scope", {}).get("only")),
+        not_combined=tuple(str(p) for p in data.get("conditions", {}).get("not_combined", ())),
+        on_top=_words_phrases(data.get("conditions", {}).get("on_top")),
     )
 
 
