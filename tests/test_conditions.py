@@ -194,3 +194,43 @@ def test_two_things_applied_together_that_a_passage_says_cannot_be_combined_are_
     for lang, (passages, wrong, right) in STACKING.items():
         assert stacked(wrong, passages, pattern, lang), (lang, wrong)
         assert not stacked(right, passages, pattern, lang), (lang, right)
+
+
+WHOLE = {
+    "en": (
+        "The deposit of 150 € is refunded within 14 days, minus the cost of any missing accessories.",
+        "You get the full deposit back within 14 days [doc:d].",
+        "You get the deposit back within 14 days, minus any missing accessories [doc:d].",
+    ),
+    "nl": (
+        "De borg wordt binnen 14 dagen terugbetaald, min de kosten van ontbrekende accessoires.",
+        "Je krijgt je volledige borg binnen 14 dagen terug [doc:d].",
+        "Je krijgt je borg terug als alle accessoires er zijn [doc:d].",
+    ),
+    "it": (
+        "La cauzione viene restituita entro 14 giorni, al netto degli accessori mancanti.",
+        "Le restituiamo la cauzione per intero entro 14 giorni [doc:d].",
+        "La cauzione Le viene restituita al netto degli accessori mancanti [doc:d].",
+    ),
+    "de": (
+        "Die Kaution wird innerhalb von 14 Tagen abzüglich fehlender Zubehörteile erstattet.",
+        "Sie erhalten die Kaution vollständig zurück [doc:d].",
+        "Sie erhalten die Kaution abzüglich fehlender Zubehörteile zurück [doc:d].",
+    ),
+}
+
+
+def test_an_amount_given_whole_where_the_passage_takes_something_off_is_found() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    for lang, (passage, wrong, right) in WHOLE.items():
+        assert whole_despite_deduction(wrong, (passage,), lang), (lang, wrong)
+        assert not whole_despite_deduction(right, (passage,), lang), (lang, right)
+
+
+def test_less_than_a_duration_is_no_deduction() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    passage = "Se annulla il sopralluogo meno di 24 ore prima, si pagano 80 €."
+    answer = "Tegola decide entro 20 giorni dal ricevimento della documentazione completa."
+    assert not whole_despite_deduction(answer, (passage,), "it")

@@ -207,3 +207,65 @@ def stacked(
                 out.append((plain.strip(), text))
                 break
     return out
+
+
+@lru_cache(maxsize=16)
+def _compared(lang: str) -> regex.Pattern[str]:
+    """After a deduction word, a comparison: "meno di 24 ore", "less than 3 days"."""
+    words = "|".join(map(regex.escape, lexicon(lang).compared)) or "(?!)"
+    return regex.compile(rf"\s*(?:{words})(?!\p{{L}})", regex.I)
+
+
+@lru_cache(maxsize=16)
+def _whole(lang: str) -> tuple[regex.Pattern[str], regex.Pattern[str], regex.Pattern[str]]:
+    """The language's words that claim an amount whole, its deductions and its conditions."""
+    lex = lexicon(lang)
+
+    def alt(words: tuple[str, ...]) -> str:
+        return "|".join(r"\s+".join(map(regex.escape, w.split())) for w in words) or "(?!)"
+
+    return (
+        regex.compile(rf"(?<!\p{{L}})(?:{alt(lex.whole)})(?!\p{{L}})", regex.I),
+        regex.compile(rf"(?<!\p{{L}})(?:{'|'.join(lex.deductions) or '(?!)'})(?!\p{{L}})", regex.I),
+        regex.compile(rf"(?<!\p{{L}})(?:{alt(lex.provided)})(?!\p{{L}})", regex.I),
+    )
+
+
+_CAPITALISED = regex.compile(r"(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*")
+
+
+def _unnamed(text: str, lang: str) -> str:
+    """The text without its capitalised words: the brand every sentence names ("Tegola",
+    "Lumo") is not what it is about. German capitalises its nouns: kept there."""
+    return text if lang == "de" else _CAPITALISED.sub(" ", text)
+
+
+def whole_despite_deduction(
+    answer: str, passages: tuple[str, ...], lang: str | None
+) -> list[tuple[str, str]]:
+    """The answer's sentences that give an amount whole ("you get the full deposit back")
+    where the passage sentence about it takes something off ("the deposit is refunded
+    minus any missing accessories"): the sentence shares two content words with that
+    passage sentence and states no deduction or condition of its own."""
+    lang = lang or FALLBACK
+    whole, minus, provided = _whole(lang)
+    theirs = [
+        (_stems(_unnamed(t, lang), lang), t.strip())
+        for p in passages
+        for _, t in sentences(p)
+        if any(not _compared(lang).match(t, m.end()) for m in minus.finditer(t))
+    ]
+    if not theirs:
+        return []
+    out = []
+    for _, sentence in sentences(MARKER.sub(" ", answer)):
+        cue = whole.search(sentence)
+        if cue is None or minus.search(sentence) or provided.search(sentence):
+            continue
+        if NEG in tokens(sentence, lang):
+            continue
+        said = _stems(_unnamed(sentence[: cue.start()] + " " + sentence[cue.end() :], lang), lang)
+        hit = next((t for words, t in theirs if said & words), None)
+        if hit is not None:
+            out.append((sentence.strip(), hit))
+    return out

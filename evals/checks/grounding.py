@@ -22,7 +22,13 @@ from evals.checks.base import (
     passed,
     undecided,
 )
-from evals.checks.conditions import day_drops, dropped_days, stacked, unconditional_amounts
+from evals.checks.conditions import (
+    day_drops,
+    dropped_days,
+    stacked,
+    unconditional_amounts,
+    whole_despite_deduction,
+)
 from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
@@ -202,6 +208,7 @@ def review_claims(inp: CheckInput) -> list[str]:
     found += [s for s, _ in unconditional_amounts(inp.answer, now, lang)]
     found += [s for s, _ in always_free(inp.answer, now, lang)]
     found += [s for s, _ in _stacked(inp, lang)]
+    found += [s for s, _ in whole_despite_deduction(inp.answer, now, lang)]
     found += acts(inp.answer, inp.lang)
     found += [
         next((s.strip() for _, s in sentences(plain) if piece in s), piece)
@@ -253,6 +260,10 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     loose = [f'{s} (the passage: "{t}")' for s, t in unconditional_amounts(inp.answer, now, lang)]
     # "always free" where a passage prices the thing in some case drops that case.
     loose += [f'{s} (the passage: "{t}")' for s, t in always_free(inp.answer, now, lang)]
+    # "the full deposit back" where the passage takes something off it.
+    loose += [
+        f'{s} (the passage: "{t}")' for s, t in whole_despite_deduction(inp.answer, now, lang)
+    ]
     # Two things applied together that a passage says cannot be combined.
     both = [f'{s} (the passage: "{t}")' for s, t in _stacked(inp, lang)]
     days = [f"drops the days the passage gives: {_shown(dropped)}"] if dropped else []

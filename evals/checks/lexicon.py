@@ -136,6 +136,10 @@ class Lexicon:
     not_combined: tuple[str, ...] = ()
     #: words that apply one thing on top of another ("on top", "bovenop", "in più")
     on_top: tuple[str, ...] = ()
+    #: words that claim an amount whole ("full deposit", "per intero")
+    whole: tuple[str, ...] = ()
+    #: words after a deduction word that make it a comparison ("than" in "less than")
+    compared: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -191,6 +195,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         only=_words_phrases(data.get("scope", {}).get("only")),
         not_combined=tuple(str(p) for p in data.get("conditions", {}).get("not_combined", ())),
         on_top=_words_phrases(data.get("conditions", {}).get("on_top")),
+        whole=_words_phrases(data.get("conditions", {}).get("whole")),
+        compared=_words_phrases(data.get("conditions", {}).get("compared")),
     )
 
 
