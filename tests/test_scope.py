@@ -112,3 +112,32 @@ def test_a_limit_about_another_thing_than_the_passages_list_is_no_narrowing() ->
     prices = "Lumo Mini costa 8 € al mese, Lumo Plus costa 12 € al mese e Lumo Max 20 €."
     answer = "La rateizzazione è disponibile solo per chi ha un'offerta mobile Lumo attiva."
     assert not narrowed(answer, (prices,), "it")
+
+
+def test_an_outcome_said_to_happen_automatically_that_no_passage_states_is_found() -> None:
+    from evals.checks.scope import automatic_unstated
+
+    trial = "If no plan is chosen when the trial ends, the account becomes read-only."
+    for lang, wrong, known in (
+        ("en", "Afterwards the account switches to Starter automatically.", trial),
+        (
+            "nl",
+            "Het dubbele bedrag wordt automatisch teruggestort.",
+            "Een dubbele betaling wordt onderzocht.",
+        ),
+        (
+            "it",
+            "Il secondo addebito viene stornato automaticamente.",
+            "Un doppio addebito viene verificato.",
+        ),
+        ("fr", "La remise s'applique automatiquement.", "La remise est accordée sur demande."),
+    ):
+        assert automatic_unstated(wrong, known, lang, True), (lang, wrong)
+    # A passage that says something happens automatically, in any language, or an answer
+    # in another language than its passages: not for this signal.
+    auto = "On Pro, Rotaboard calculates the night surcharge automatically."
+    assert not automatic_unstated("The surcharge is calculated automatically.", auto, "en", True)
+    assert not automatic_unstated("Le pointage est transmis automatiquement.", trial, "fr", False)
+    assert not automatic_unstated(
+        "The account becomes read-only after the trial.", trial, "en", True
+    )

@@ -33,7 +33,7 @@ from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
 from evals.checks.polarity import always_free, priced_as_free
-from evals.checks.scope import narrowed, widened
+from evals.checks.scope import automatic_unstated, narrowed, widened
 from evals.checks.text import contains_phrase, quote, sentences
 from evals.checks.things import archived, unsupported
 
@@ -185,6 +185,12 @@ def _stacked(inp: CheckInput, lang: str | None) -> list[tuple[str, str]]:
     return stacked(inp.answer, by_ref, inp.settings.citation_pattern, lang)
 
 
+def _automatic(inp: CheckInput, lang: str | None, now: tuple[str, ...]) -> list[str]:
+    """`scope.automatic_unstated`, when the answer is in its passages' language."""
+    same = detect("\n".join(now)) in (None, lang)
+    return automatic_unstated(inp.answer, known_text(inp), lang, same)
+
+
 def current_passages(inp: CheckInput) -> tuple[str, ...]:
     """The texts of the passages not marked ARCHIVED."""
     texts = (str(r.get("text") or "") for r in inp.case.retrieved)
@@ -216,6 +222,7 @@ def review_claims(inp: CheckInput) -> list[str]:
     ]
     found += [s for s, _ in widened(inp.answer, now, known_text(inp), lang)]
     found += [s for s, _ in narrowed(inp.answer, now, lang)]
+    found += _automatic(inp, lang, now)
     unknown, _ = _unsupported(inp)
     for thing in unknown:
         # A thing is asked in its sentence; one not found there (it never should be) is
@@ -293,6 +300,11 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     wider += [f'{s} (the passage lists more: "{t}")' for s, t in narrowed(inp.answer, now, lang)]
     if wider:
         return undecided(f"widens or narrows the scope the passage gives: {_shown(wider)}")
+    by_itself = _automatic(inp, lang, now)
+    if by_itself:
+        return undecided(
+            f"says it happens automatically, which no passage says: {_shown(by_itself)}"
+        )
     if unknown:
         return undecided(f"names what no passage or ticket names: {_shown(unknown)}")
     return passed("no invented menu path or name, no promise made for someone else")

@@ -126,6 +126,8 @@ class Lexicon:
     register: Register = Register()
     #: words that add to what a sentence covers ("also", "ook", "anche"): scope.py
     also: tuple[str, ...] = ()
+    #: words that say the system does something by itself ("automatically"): scope.py
+    automatic: tuple[str, ...] = ()
     #: words before a place a passage limits its claim to ("in", "binnen", "entro")
     within: tuple[str, ...] = ()
     #: words after a widening word that make it a concession ("al" in "ook al")
@@ -190,6 +192,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         actions=_actions(data.get("actions", {})),
         register=_register(data.get("register", {})),
         also=_words_phrases(data.get("scope", {}).get("also")),
+        automatic=_words_phrases(data.get("scope", {}).get("automatic")),
         within=_words_phrases(data.get("scope", {}).get("within")),
         concessive=_words_phrases(data.get("scope", {}).get("concessive")),
         only=_words_phrases(data.get("scope", {}).get("only")),

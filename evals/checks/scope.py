@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 
 import regex
 
-from evals.checks.lexicon import lexicon
+from evals.checks.lexicon import FALLBACK, SUPPORTED, lexicon
 from evals.checks.matching import MARKER, content, tokens
 from evals.checks.text import sentences
 
@@ -191,3 +191,27 @@ def narrowed(answer: str, passages: tuple[str, ...], lang: str | None) -> list[t
                 out.append((sentence.strip(), text))
                 break
     return out
+
+
+@cache
+def _automatic(langs: tuple[str, ...]) -> regex.Pattern[str]:
+    words = sorted({w for g in langs for w in lexicon(g).automatic}, key=len, reverse=True)
+    body = "|".join(r"\s+".join(map(regex.escape, w.split())) for w in words)
+    return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}})" if body else r"(?!)", regex.I)
+
+
+def automatic_unstated(answer: str, known: str, lang: str | None, same_language: bool) -> list[str]:
+    """The answer's sentences that say something happens by itself ("the account switches
+    to Starter automatically", "Rotaboard verhindert solche Pläne automatisch") when
+    nothing it draws on (`known`: the passages, the ticket, the turns) says anything
+    happens automatically, in any language read: an outcome the answer invents. Only when
+    the answer is in its passages' language (`same_language`): a translation may say
+    "automatically" for what the passage says otherwise. Measured before it was kept: on
+    every labelled answer of the five suites, five wrong answers and no correct one (one
+    correct French answer to English passages before the language condition)."""
+    if not same_language:
+        return []
+    if _automatic(tuple(sorted(SUPPORTED))).search(known):
+        return []
+    own = _automatic((lang or FALLBACK,))
+    return [s.strip() for _, s in sentences(MARKER.sub(" ", answer)) if own.search(s)]
