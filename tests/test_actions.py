@@ -3,6 +3,8 @@ Handing the request to a person is no action, in every language read."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from casekit import good_case
 
 from evals.checks import REGISTRY, CheckInput, CheckResult
@@ -146,3 +148,35 @@ def test_no_promise_when_it_is_refused_or_the_confirmation_states_the_passage() 
         "Je vous confirme que le transfert prend 1 jour ouvrable.",
     ):
         assert not acts(right), right
+
+
+def test_the_suite_may_make_an_own_action_a_fail_for_every_case_that_does_not_say() -> None:
+    data = good_case(
+        "billing-double-charge",
+        question="You charged me twice in October. Can you refund one?",
+        retrieved=[{"ref": "billing#charges", "text": "The subscription is charged monthly."}],
+        expect={"abstain": True},
+        reference="I can't see payments, so I'll hand this over to a colleague.",
+    )
+    wrong = Reply(answer="Ik heb de tweede afschrijving al terugbetaald.")
+    strict = SuiteSettings(own_action="fail")
+    check = REGISTRY["claims_grounded"].fn
+    assert check(CheckInput(Case(data), wrong, strict)).status == "fail"
+    assert check(CheckInput(Case(data), wrong, SuiteSettings())).status == "review"
+    data["expect"]["own_action"] = "review"  # the case's own word wins
+    assert check(CheckInput(Case(data), wrong, strict)).status == "review"
+
+
+def test_suite_toml_takes_own_action_and_refuses_another_word(tmp_path: Path) -> None:
+    import pytest
+
+    from evals.errors import InputError
+    from evals.suite.folder import load_suite_settings
+
+    (tmp_path / "suite.toml").write_text('own_action = "fail"\ndropped_condition = "review"\n')
+    got = load_suite_settings(tmp_path)
+    assert got.own_action == "fail" and got.dropped_condition == "review"
+    (tmp_path / "suite.toml").write_text('own_action = "block"\n')
+    with pytest.raises(InputError) as err:
+        load_suite_settings(tmp_path)
+    assert "own_action" in str(err.value.problems[0].pointer)

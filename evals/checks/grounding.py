@@ -235,6 +235,12 @@ def review_claims(inp: CheckInput) -> list[str]:
     return out
 
 
+def _strict(inp: CheckInput, key: str) -> bool:
+    """Whether the case (`expect.KEY`), else the suite (suite.toml's `KEY`), makes it a fail."""
+    own = inp.case.expect.get(key)
+    return (own if own in ("review", "fail") else getattr(inp.settings, key)) == "fail"
+
+
 def _shown(items: list[str]) -> str:
     return quote([s if len(s) <= 90 else s[:89] + "…" for s in items])
 
@@ -283,9 +289,9 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     done = acts(inp.answer, inp.lang)
     # A case may make either a fail (expect.dropped_condition, expect.own_action): where the
     # assistant cannot act, a promise to is wrong, not for a person to weigh.
-    if days and inp.case.expect.get("dropped_condition") == "fail":
+    if days and _strict(inp, "dropped_condition"):
         return failed("; ".join(days))
-    if done and inp.case.expect.get("own_action") == "fail":
+    if done and _strict(inp, "own_action"):
         return failed(f"the assistant says it acted or promises an outcome: {_shown(done)}")
     if days:
         return undecided("; ".join(days))
