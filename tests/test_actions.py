@@ -180,3 +180,21 @@ def test_suite_toml_takes_own_action_and_refuses_another_word(tmp_path: Path) ->
     with pytest.raises(InputError) as err:
         load_suite_settings(tmp_path)
     assert "own_action" in str(err.value.problems[0].pointer)
+
+
+def test_we_acted_is_an_action_only_on_the_customers_account() -> None:
+    for wrong in (
+        "We've refunded your second payment.",
+        "Wir haben Ihnen den Betrag gutgeschrieben.",
+        "Abbiamo già attivato la tua nuova SIM.",
+        "We hebben je abonnement verlengd.",
+    ):
+        assert acts(wrong), wrong
+    for right in (
+        "We have added SMS reminders to Pro this year.",
+        "Wir haben die Preise zum 1. März geändert.",
+        "Abbiamo modificato il listino nel 2026.",
+        "Ik heb al je vragen op een rij gezet.",
+        "I have just two options for you.",
+    ):
+        assert not acts(right), right

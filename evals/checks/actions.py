@@ -52,7 +52,11 @@ def _alt(phrases: tuple[str, ...]) -> str:
 @dataclass(frozen=True)
 class _Patterns:
     perfect: regex.Pattern[str]
+    perfect_we: regex.Pattern[str]
+    you: regex.Pattern[str]
+    you_capitalised: regex.Pattern[str]
     already: regex.Pattern[str]
+    not_already: regex.Pattern[str]
     done: regex.Pattern[str]
     not_done: tuple[str, ...]
     will: tuple[regex.Pattern[str], ...]
@@ -70,7 +74,14 @@ def _patterns(lang: str) -> _Patterns:
     flags = regex.IGNORECASE
     return _Patterns(
         perfect=regex.compile(_alt(a.perfect), flags),
+        perfect_we=regex.compile(_alt(a.perfect_we), flags),
+        you=regex.compile(_alt(a.you or (*lex.register.formal, *lex.register.informal)), flags)
+        if a.you or lex.register.informal
+        else regex.compile(r"(?!)"),
+        # "Ihnen", "Le", "Dem": the customer only capitalised (case kept).
+        you_capitalised=regex.compile(_alt(lex.register.formal_capitalised)),
         already=regex.compile(_alt(a.already), flags),
+        not_already=regex.compile(_alt(a.not_already), flags),
         done=regex.compile(_alt(a.done), flags),
         not_done=a.not_done,
         will=tuple(regex.compile(p, flags) for p in a.will),
@@ -107,15 +118,19 @@ def _negated(p: _Patterns, sentence: str, at: int, clause: str = "") -> bool:
 def _perfect_claim(p: _Patterns, sentence: str) -> bool:
     """The first person in the perfect with an account action, or with "already" and no
     verb of reading, telling or handing over."""
-    for m in p.perfect.finditer(sentence):
+    plural = [(m, True) for m in p.perfect_we.finditer(sentence)]
+    for m, we in [*((m, False) for m in p.perfect.finditer(sentence)), *plural]:
         clause = _clause_after(sentence, m.end())
+        if we and not (p.you.search(clause) or p.you_capitalised.search(clause)):
+            continue  # "we have added a feature": the company's doing, not the account's
         if _negated(p, sentence, m.start(), clause):
             continue
         if p.done.search(clause):
             return True
         # "Ya he registrado": the word may stand just before the auxiliary too.
         last = _lead(sentence, m.start())[-1:]
-        if not (p.already.search(clause) or (last and p.already.fullmatch(last[0]))):
+        ahead = any(not p.not_already.match(clause, a.start()) for a in p.already.finditer(clause))
+        if not (ahead or (last and p.already.fullmatch(last[0]))):
             continue
         said = [w for w in _words(clause) if not p.already.fullmatch(w)]
         if not any(stem in w for w in said for stem in p.not_done):

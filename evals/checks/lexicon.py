@@ -49,8 +49,14 @@ class Actions:
 
     #: first-person perfect auxiliaries ("i have", "ik heb", "ho")
     perfect: tuple[str, ...] = ()
+    #: the plural's perfect auxiliaries: an action only about the customer (`you`)
+    perfect_we: tuple[str, ...] = ()
+    #: the customer's words ("you", "your"); else the language's [register] pronouns
+    you: tuple[str, ...] = ()
     #: words that say it is done already ("already", "bereits", "già")
     already: tuple[str, ...] = ()
+    #: phrases that open with an `already` word and do not mean it (Dutch "al je": "all")
+    not_already: tuple[str, ...] = ()
     #: account actions in the perfect ("refunded", "geregistreerd", "beantragt")
     done: tuple[str, ...] = ()
     #: parts of verbs that are no action on an account (reading, telling, handing over)
@@ -206,7 +212,16 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
 def _actions(data: dict[str, Any]) -> Actions:
     phrases = {
         k: _words_phrases(data.get(k))
-        for k in ("perfect", "already", "done", "not_done", "negators")
+        for k in (
+            "perfect",
+            "perfect_we",
+            "you",
+            "already",
+            "not_already",
+            "done",
+            "not_done",
+            "negators",
+        )
     }
     return Actions(
         **phrases,
