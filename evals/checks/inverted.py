@@ -4,8 +4,8 @@ where the passage says "La manutenzione ordinaria è inclusa in tutti i piani".
 Each clause that says a thing is covered by the price ("included", "free of charge") or not
 ("not included", "charged separately"), in each language file's `included` and `charged`,
 has a polarity; an answer clause whose polarity is the opposite of a current passage clause
-about the same thing (two content words shared, and no name the passage clause does not
-name: "not included in Starter" against "included in Pro" is about another plan) is one to
+about the same thing (a content word shared, two when the answer says "not covered" and
+the passage clause attaches a condition; and no name the passage clause does not name: "not included in Starter" against "included in Pro" is about another plan) is one to
 review. Never a fail: a person or the judge decides.
 """
 
@@ -23,8 +23,11 @@ from evals.checks.text import normalise
 _NAME = regex.compile(r"(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*")
 #: Words before a covering word within which a negation denies it ("non è inclusa").
 REACH = 3
-#: Content words an answer clause must share with the passage clause it inverts.
-MIN_SHARED = 2
+#: Content words an answer clause must share with the passage clause it inverts ("the
+#: chain is charged separately" against "wear parts such as the chain ... free of
+#: charge"); one more when it says "not covered" and the passage clause attaches a
+#: condition the customer's case may fail.
+MIN_SHARED = 1
 
 
 @lru_cache(maxsize=16)
@@ -52,6 +55,13 @@ def _polarity(clause: str, lang: str) -> tuple[bool, str] | None:
     before = tokens(text[: m_inc.start()], lang)[-REACH:]
     covered = NEG not in before
     return covered, text[: m_inc.start()] + " " + text[m_inc.end() :]
+
+
+def _conditional(clause: str, lang: str) -> bool:
+    """Whether the passage clause attaches a condition ("only if", "solo se", "wenn")."""
+    lex = lexicon(lang)
+    said = f" {normalise(clause)} "
+    return any(f" {w} " in said for w in (*lex.provided, *lex.restrictive))
 
 
 def _names(clause: str) -> set[str]:
@@ -82,6 +92,15 @@ def inversions(answer: str, passages: tuple[str, ...], lang: str | None) -> list
                 continue
             if names - p_names:
                 continue  # about a plan or thing the passage clause does not name
+            if (
+                not covered
+                and len(words & p_words) < MIN_SHARED + 1
+                and _conditional(p_piece, lang)
+            ):
+                # "il furto non è coperto" beside "è coperto ... solo se ...": the
+                # customer's case may fail the passage's condition; one shared word is
+                # too little to say it is the claim turned round.
+                continue
             out.append((piece, p_piece))
             break
     return out
