@@ -240,6 +240,17 @@ def _unnamed(text: str, lang: str) -> str:
     return text if lang == "de" else _CAPITALISED.sub(" ", text)
 
 
+@lru_cache(maxsize=1024)
+def _deducting(passage: str, lang: str) -> tuple[tuple[frozenset[str], str], ...]:
+    """The passage's sentences that take something off an amount, with their words."""
+    minus = _whole(lang)[1]
+    return tuple(
+        (_stems(_unnamed(t, lang), lang), t.strip())
+        for _, t in sentences(passage)
+        if any(not _compared(lang).match(t, m.end()) for m in minus.finditer(t))
+    )
+
+
 def whole_despite_deduction(
     answer: str, passages: tuple[str, ...], lang: str | None
 ) -> list[tuple[str, str]]:
@@ -249,12 +260,7 @@ def whole_despite_deduction(
     passage sentence and states no deduction or condition of its own."""
     lang = lang or FALLBACK
     whole, minus, provided = _whole(lang)
-    theirs = [
-        (_stems(_unnamed(t, lang), lang), t.strip())
-        for p in passages
-        for _, t in sentences(p)
-        if any(not _compared(lang).match(t, m.end()) for m in minus.finditer(t))
-    ]
+    theirs = [d for p in passages for d in _deducting(p, lang)]
     if not theirs:
         return []
     out = []

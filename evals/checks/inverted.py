@@ -5,7 +5,8 @@ Each clause that says a thing is covered by the price ("included", "free of char
 ("not included", "charged separately"), in each language file's `included` and `charged`,
 has a polarity; an answer clause whose polarity is the opposite of a current passage clause
 about the same thing (a content word shared, two when the answer says "not covered" and
-the passage clause attaches a condition; and no name the passage clause does not name: "not included in Starter" against "included in Pro" is about another plan) is one to
+the passage clause attaches a condition; and no name the passage clause does not name:
+"not included in Starter" against "included in Pro" is about another plan) is one to
 review. Never a fail: a person or the judge decides.
 """
 
@@ -80,11 +81,17 @@ def _said(text: str, lang: str) -> list[tuple[bool, set[str], set[str], str]]:
     return out
 
 
+@lru_cache(maxsize=1024)
+def _passage_said(passage: str, lang: str) -> tuple[tuple[bool, set[str], set[str], str], ...]:
+    """`_said` of a passage, once per passage text."""
+    return tuple(_said(passage, lang))
+
+
 def inversions(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
     """The answer's clauses that invert a current passage's covered-or-charged claim about
     the same thing, each with that passage clause."""
     lang = lang or FALLBACK
-    theirs = [c for p in passages for c in _said(p, lang)]
+    theirs = [c for p in passages for c in _passage_said(p, lang)]
     out = []
     for covered, words, names, piece in _said(answer, lang):
         for p_covered, p_words, p_names, p_piece in theirs:

@@ -200,6 +200,13 @@ def _automatic(langs: tuple[str, ...]) -> regex.Pattern[str]:
     return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}})" if body else r"(?!)", regex.I)
 
 
+@lru_cache(maxsize=256)
+def _says_automatic(known: str) -> bool:
+    """Whether the text says anything happens automatically, in any language read (once
+    per case's text)."""
+    return _automatic(tuple(sorted(SUPPORTED))).search(known) is not None
+
+
 def automatic_unstated(answer: str, known: str, lang: str | None, same_language: bool) -> list[str]:
     """The answer's sentences that say something happens by itself ("the account switches
     to Starter automatically", "Rotaboard verhindert solche Pläne automatisch") when
@@ -211,7 +218,7 @@ def automatic_unstated(answer: str, known: str, lang: str | None, same_language:
     correct French answer to English passages before the language condition)."""
     if not same_language:
         return []
-    if _automatic(tuple(sorted(SUPPORTED))).search(known):
+    if _says_automatic(known):
         return []
     own = _automatic((lang or FALLBACK,))
     return [s.strip() for _, s in sentences(MARKER.sub(" ", answer)) if own.search(s)]
