@@ -19,6 +19,7 @@ import regex
 from evals.checks.lexicon import FALLBACK, SUPPORTED, lexicon
 from evals.checks.matching import MARKER, content, tokens
 from evals.checks.text import sentences
+from evals.checks.values import parse_figures
 
 #: Content words an answer sentence must share with the passage sentence it restates.
 MIN_SHARED = 2
@@ -214,11 +215,17 @@ def automatic_unstated(answer: str, known: str, lang: str | None, same_language:
     happens automatically, in any language read: an outcome the answer invents. Only when
     the answer is in its passages' language (`same_language`): a translation may say
     "automatically" for what the passage says otherwise. Measured before it was kept: on
-    every labelled answer of the five suites, five wrong answers and no correct one (one
+    every labelled answer of the five suites, three wrong answers and no correct one (one
     correct French answer to English passages before the language condition)."""
     if not same_language:
         return []
     if _says_automatic(known):
         return []
     own = _automatic((lang or FALLBACK,))
-    return [s.strip() for _, s in sentences(MARKER.sub(" ", answer)) if own.search(s)]
+    # An amount given as automatic is `conditions.unconditional_amounts`' to weigh: "you get
+    # 25 € off automatically" is right where the passage grants it to every customer.
+    return [
+        s.strip()
+        for _, s in sentences(MARKER.sub(" ", answer))
+        if own.search(s) and not any(f.kind == "money" for f in parse_figures(s, lang))
+    ]
