@@ -110,6 +110,9 @@ def test_already_with_a_verb_of_reading_telling_or_handing_over_is_no_action() -
         "J'ai déjà vérifié la documentation : le transfert prend un jour ouvrable.",
         "Ya he revisado la documentación: el plazo es de 14 días.",
         "Jeg har allerede tjekket prislisten.",
+        "Ich habe Ihnen die Kosten bereits oben aufgeschlüsselt.",
+        "I've already broken down the costs above.",
+        "Come ho già accennato, la franchigia è di 250 €.",
     ):
         assert not acts(right), right
 

@@ -132,8 +132,8 @@ def _perfect_claim(p: _Patterns, sentence: str) -> bool:
         ahead = any(not p.not_already.match(clause, a.start()) for a in p.already.finditer(clause))
         if not (ahead or (last and p.already.fullmatch(last[0]))):
             continue
-        said = [w for w in _words(clause) if not p.already.fullmatch(w)]
-        if not any(stem in w for w in said for stem in p.not_done):
+        said = " ".join(w for w in _words(clause) if not p.already.fullmatch(w))
+        if not any(stem in said for stem in p.not_done):
             return True
     return False
 
