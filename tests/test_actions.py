@@ -201,3 +201,18 @@ def test_we_acted_is_an_action_only_on_the_customers_account() -> None:
         "I have just two options for you.",
     ):
         assert not acts(right), right
+
+
+def test_the_first_persons_simple_past_is_an_action_and_a_hypothesis_is_not() -> None:
+    for wrong in (
+        "I went ahead and applied the discount to your account.",
+        "I applied the 20 % discount for you.",
+        "We processed your cancellation yesterday.",
+    ):
+        assert acts(wrong), wrong
+    for right in (
+        "If I applied the discount, you would pay 36 €.",
+        "When you applied for the trial, no card was needed.",
+        "If we refund you, it takes five working days.",
+    ):
+        assert not acts(right), right

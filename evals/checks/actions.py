@@ -64,6 +64,7 @@ class _Patterns:
     assure: regex.Pattern[str]
     future: tuple[regex.Pattern[str], ...]
     negators: frozenset[str]
+    conditional: frozenset[str]
 
 
 @cache
@@ -84,11 +85,12 @@ def _patterns(lang: str) -> _Patterns:
         not_already=regex.compile(_alt(a.not_already), flags),
         done=regex.compile(_alt(a.done), flags),
         not_done=a.not_done,
-        will=tuple(regex.compile(p, flags) for p in a.will),
+        will=tuple(regex.compile(p, flags) for p in (*a.will, *a.past)),
         promise=regex.compile(_alt(a.promise), flags),
         assure=regex.compile(_alt(a.assure), flags),
         future=tuple(regex.compile(p, flags) for p in a.future),
         negators=lex.negators | frozenset(a.negators),
+        conditional=lex.conditional,
     )
 
 
@@ -158,13 +160,18 @@ def _done_without_auxiliary(p: _Patterns, lang: str, sentence: str) -> bool:
     return any(not _negated(p, sentence, m.start()) for m in p.done.finditer(sentence))
 
 
+def _said_as_fact(p: _Patterns, sentence: str, at: int) -> bool:
+    """Not a hypothesis ("if I applied the discount, you would pay 36 €") or a negation."""
+    return not (p.conditional & set(_lead(sentence, at))) and not _negated(p, sentence, at)
+
+
 def _claims(lang: str, sentence: str) -> bool:
     p = _patterns(lang)
     return (
         _perfect_claim(p, sentence)
         or _done_without_auxiliary(p, lang, sentence)
         or _promise(p, sentence)
-        or any(w.search(sentence) for w in p.will)
+        or any(_said_as_fact(p, sentence, m.start()) for w in p.will for m in w.finditer(sentence))
     )
 
 

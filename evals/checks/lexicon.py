@@ -63,6 +63,8 @@ class Actions:
     not_done: tuple[str, ...] = ()
     #: first-person future account actions (regular expressions)
     will: tuple[str, ...] = ()
+    #: first-person simple past of account actions (regular expressions: "I applied")
+    past: tuple[str, ...] = ()
     #: a promise ("i promise", "ik beloof")
     promise: tuple[str, ...] = ()
     #: an assurance, a promise when its sentence states a future outcome ("le confermo")
@@ -226,6 +228,7 @@ def _actions(data: dict[str, Any]) -> Actions:
     return Actions(
         **phrases,
         will=tuple(str(p) for p in data.get("will", ())),
+        past=tuple(str(p) for p in data.get("past", ())),
         promise=_words_phrases(data.get("promise")),
         assure=_words_phrases(data.get("assure")),
         future=tuple(str(p) for p in data.get("future", ())),
