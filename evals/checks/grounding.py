@@ -205,9 +205,12 @@ def _unsupported(inp: CheckInput) -> tuple[list[str], list[str]]:
 
 def review_claims(inp: CheckInput) -> list[str]:
     """The sentences (citations cut) that `claims_grounded` leaves in review for what they
-    claim: opening times without their days, the assistant's own action or promise, a
-    policy a passage states the other way, a thing no passage names; each once, in the answer's order. A hand-over's promises for
-    someone else are `promises`. Meaningful only when the check's status is review."""
+    claim: opening times without their days, an amount or a free thing without the
+    passage's condition, two things that cannot be combined, an amount given whole that the
+    passage reduces, the assistant's own action or promise, a policy a passage states the
+    other way, a scope widened or narrowed, an outcome said to be automatic, a thing no
+    passage names; each once, in the answer's order. A hand-over's promises for someone
+    else are `promises`. Meaningful only when the check's status is review."""
     lang, now = _reading(inp)
     plain = MARKER.sub(" ", inp.answer)
     found = [s for s, _ in day_drops(inp.answer, now, lang)]
