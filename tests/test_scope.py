@@ -141,3 +141,26 @@ def test_an_outcome_said_to_happen_automatically_that_no_passage_states_is_found
     assert not automatic_unstated(
         "The account becomes read-only after the trial.", trial, "en", True
     )
+
+
+def test_a_widened_scope_is_review_and_its_sentence_is_put_to_the_judge() -> None:
+    from casekit import good_case
+
+    from evals.checks import REGISTRY, CheckInput
+    from evals.checks.grounding import review_claims
+    from evals.reply import Reply
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    data = good_case(
+        "calls",
+        question="Are calls unlimited?",
+        retrieved=[{"ref": "plans#calls", "text": CASES["en"][0]}],
+        expect={"sources": ["plans#calls"]},
+        reference="Calls and texts are unlimited within Belgium [doc:plans#calls].",
+    )
+    wrong = "Calls and texts are unlimited on every plan, also when you are travelling abroad."
+    inp = CheckInput(Case(data), Reply(answer=wrong), SuiteSettings())
+    got = REGISTRY["claims_grounded"].fn(inp)
+    assert got.status == "review" and "scope" in got.detail
+    assert review_claims(inp) == [wrong]
