@@ -216,3 +216,17 @@ def test_the_first_persons_simple_past_is_an_action_and_a_hypothesis_is_not() ->
         "If we refund you, it takes five working days.",
     ):
         assert not acts(right), right
+
+
+def test_sending_the_request_to_a_colleague_already_is_the_hand_over() -> None:
+    for right in (
+        "Ho già inviato la tua richiesta a un collega.",
+        "I've already sent your request to our billing team.",
+        "Ich habe Ihre Anfrage bereits an einen Kollegen geschickt.",
+        "J'ai déjà envoyé votre demande à un collègue.",
+        "Ya he enviado su consulta a un compañero.",
+        "Jeg har sendt din henvendelse videre til en kollega.",
+        "Ik heb je vraag verstuurd naar een collega.",
+    ):
+        assert not acts(right), right
+    assert acts("I've sent you the return label by email.")
