@@ -3,6 +3,8 @@ Handing the request to a person is no action, in every language read."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from casekit import good_case
 
 from evals.checks import REGISTRY, CheckInput, CheckResult
@@ -68,3 +70,163 @@ def test_actions_are_read_in_the_answers_own_language() -> None:
         "Ik geef uw vraag door aan een collega.",
     ):
         assert not acts(right), right
+
+
+def test_a_first_person_perfect_with_an_account_action_is_an_action_in_every_language() -> None:
+    for wrong in (
+        "I have logged the claim and arranged a replacement handset.",
+        "Ich habe die Kündigung für Sie registriert.",
+        "Ik heb de storing voor u gemeld en een monteur ingepland.",
+        "Ho registrato la disdetta, riceverà una conferma.",
+        "J'ai enregistré votre résiliation au 31 mars.",
+        "He tramitado la baja de su línea.",
+        "Agendei a visita do técnico para sexta-feira.",
+        "Jeg har oprettet en sag om din skade.",
+    ):
+        assert acts(wrong), wrong
+
+
+def test_already_done_in_the_first_person_is_an_action_whatever_the_verb() -> None:
+    for wrong in (
+        "I've already sorted out the duplicate invoice.",
+        "Ich habe den Umzug bereits für Sie vorgemerkt.",
+        "Ik heb het nieuwe modem alvast klaargezet.",
+        "Ho già fissato l'appuntamento con il tecnico per giovedì.",
+        "J'ai déjà prévenu le service technique.",
+        "Ya he dejado anotado su cambio de tarifa.",
+        "Jeg har allerede sørget for en ny SIM.",
+    ):
+        assert acts(wrong), wrong
+
+
+def test_already_with_a_verb_of_reading_telling_or_handing_over_is_no_action() -> None:
+    for right in (
+        "I've already checked the price list: Plus is 25 € a month.",
+        "Wie ich bereits erklärt habe, gilt die Frist von 30 Tagen.",
+        "Ich habe bereits nachgesehen: Ihr Tarif enthält 20 GB.",
+        "Ik heb je vraag al doorgestuurd naar een collega.",
+        "Come Le ho già detto, la franchigia è di 250 €.",
+        "Ho già verificato: la copertura parte dopo 30 giorni.",
+        "J'ai déjà vérifié la documentation : le transfert prend un jour ouvrable.",
+        "Ya he revisado la documentación: el plazo es de 14 días.",
+        "Jeg har allerede tjekket prislisten.",
+        "Ich habe Ihnen die Kosten bereits oben aufgeschlüsselt.",
+        "I've already broken down the costs above.",
+        "Come ho già accennato, la franchigia è di 250 €.",
+    ):
+        assert not acts(right), right
+
+
+def test_a_negation_takes_the_action_back() -> None:
+    for right in (
+        "I haven't changed anything on your account.",
+        "Ik heb nog niets gewijzigd aan uw polis.",
+        "Non ho attivato nulla sulla tua linea: serve la tua conferma.",
+        "Ich habe noch nichts beantragt; das können nur Sie tun.",
+    ):
+        assert not acts(right), right
+
+
+def test_a_promise_or_an_assured_future_outcome_is_a_promise() -> None:
+    for wrong in (
+        "Don't worry, I promise it will be fixed by Monday.",
+        "Geen zorgen: ik beloof u dat de monteur morgen komt.",
+        "Ich garantiere Ihnen, dass das Geld am Freitag da ist.",
+        "Le garantisco che la pratica sarà chiusa entro venerdì.",
+        "Je vous promets un geste commercial.",
+        "Le confirmo que recibirá el reembolso esta semana.",
+        "Ti confermo che riceverai il rimborso entro lunedì.",
+        "I can confirm you will get the full deposit back tomorrow.",
+    ):
+        assert acts(wrong), wrong
+
+
+def test_no_promise_when_it_is_refused_or_the_confirmation_states_the_passage() -> None:
+    for right in (
+        "I can't promise a date; a colleague will look into it.",
+        "Non posso garantire una data: passo la richiesta a un collega.",
+        "Ich kann Ihnen nichts versprechen, ich leite Ihre Anfrage weiter.",
+        "Ik kan niet beloven dat het maandag klaar is.",
+        "Le confermo che la franchigia è di 250 € [doc:polizze#franchigie].",
+        "Je vous confirme que le transfert prend 1 jour ouvrable.",
+    ):
+        assert not acts(right), right
+
+
+def test_the_suite_may_make_an_own_action_a_fail_for_every_case_that_does_not_say() -> None:
+    data = good_case(
+        "billing-double-charge",
+        question="You charged me twice in October. Can you refund one?",
+        retrieved=[{"ref": "billing#charges", "text": "The subscription is charged monthly."}],
+        expect={"abstain": True},
+        reference="I can't see payments, so I'll hand this over to a colleague.",
+    )
+    wrong = Reply(answer="Ik heb de tweede afschrijving al terugbetaald.")
+    strict = SuiteSettings(own_action="fail")
+    check = REGISTRY["claims_grounded"].fn
+    assert check(CheckInput(Case(data), wrong, strict)).status == "fail"
+    assert check(CheckInput(Case(data), wrong, SuiteSettings())).status == "review"
+    data["expect"]["own_action"] = "review"  # the case's own word wins
+    assert check(CheckInput(Case(data), wrong, strict)).status == "review"
+
+
+def test_suite_toml_takes_own_action_and_refuses_another_word(tmp_path: Path) -> None:
+    import pytest
+
+    from evals.errors import InputError
+    from evals.suite.folder import load_suite_settings
+
+    (tmp_path / "suite.toml").write_text('own_action = "fail"\ndropped_condition = "review"\n')
+    got = load_suite_settings(tmp_path)
+    assert got.own_action == "fail" and got.dropped_condition == "review"
+    (tmp_path / "suite.toml").write_text('own_action = "block"\n')
+    with pytest.raises(InputError) as err:
+        load_suite_settings(tmp_path)
+    assert "own_action" in str(err.value.problems[0].pointer)
+
+
+def test_we_acted_is_an_action_only_on_the_customers_account() -> None:
+    for wrong in (
+        "We've refunded your second payment.",
+        "Wir haben Ihnen den Betrag gutgeschrieben.",
+        "Abbiamo già attivato la tua nuova SIM.",
+        "We hebben je abonnement verlengd.",
+    ):
+        assert acts(wrong), wrong
+    for right in (
+        "We have added SMS reminders to Pro this year.",
+        "Wir haben die Preise zum 1. März geändert.",
+        "Abbiamo modificato il listino nel 2026.",
+        "Ik heb al je vragen op een rij gezet.",
+        "I have just two options for you.",
+    ):
+        assert not acts(right), right
+
+
+def test_the_first_persons_simple_past_is_an_action_and_a_hypothesis_is_not() -> None:
+    for wrong in (
+        "I went ahead and applied the discount to your account.",
+        "I applied the 20 % discount for you.",
+        "We processed your cancellation yesterday.",
+    ):
+        assert acts(wrong), wrong
+    for right in (
+        "If I applied the discount, you would pay 36 €.",
+        "When you applied for the trial, no card was needed.",
+        "If we refund you, it takes five working days.",
+    ):
+        assert not acts(right), right
+
+
+def test_sending_the_request_to_a_colleague_already_is_the_hand_over() -> None:
+    for right in (
+        "Ho già inviato la tua richiesta a un collega.",
+        "I've already sent your request to our billing team.",
+        "Ich habe Ihre Anfrage bereits an einen Kollegen geschickt.",
+        "J'ai déjà envoyé votre demande à un collègue.",
+        "Ya he enviado su consulta a un compañero.",
+        "Jeg har sendt din henvendelse videre til en kollega.",
+        "Ik heb je vraag verstuurd naar een collega.",
+    ):
+        assert not acts(right), right
+    assert acts("I've sent you the return label by email.")

@@ -90,3 +90,147 @@ def test_an_amount_given_with_its_condition_or_nothing_automatic_passes() -> Non
     # An amount the passage grants without condition may be automatic.
     plain = {"ref": "discount#friends", "text": "Every customer gets 25 € off the first bill."}
     assert run("You get 25 € off automatically [doc:discount#friends].", plain).status == "pass"
+
+
+def run_with(answer: str, *passages: dict[str, str]) -> CheckResult:
+    data = good_case(
+        "hotline-hours",
+        question="Can I still call?",
+        retrieved=list(passages),
+        expect={"sources": [passages[0]["ref"]]},
+        reference="Every day from 7:00 to 23:00 [doc:service#line].",
+    )
+    return REGISTRY["claims_grounded"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+LINE = {
+    "ref": "service#line",
+    "text": "The emergency line 0800 1234 is open every day from 7:00 to 23:00. Outside "
+    "those hours leave a message.",
+}
+CLAIMS = {
+    "ref": "claims#report",
+    "text": "Report damage within 5 working days, in the app or on 0800 1234.",
+}
+LIJN = {
+    "ref": "service#lijn",
+    "text": "De hulplijn 0800 1234 is elke dag bereikbaar van 7:00 tot 23:00.",
+}
+MELDEN = {"ref": "schade#melden", "text": "Meld schade binnen 5 werkdagen via 0800 1234."}
+
+
+def test_every_day_as_the_passage_says_it_is_no_dropped_condition() -> None:
+    # Another passage sentence shares the phone number and names working days: the times
+    # are those of the sentence that says every day.
+    for right, passages in (
+        (
+            "The line 0800 1234 is open every day from 7:00 to 23:00 [doc:service#line].",
+            (LINE, CLAIMS),
+        ),
+        ("Call 0800 1234 any day between 7:00 and 23:00 [doc:service#line].", (LINE, CLAIMS)),
+        (
+            "De hulplijn 0800 1234 is elke dag bereikbaar van 7:00 tot 23:00 [doc:service#lijn].",
+            (LIJN, MELDEN),
+        ),
+        ("De lijn is dagelijks open van 7:00 tot 23:00 [doc:service#lijn].", (LIJN, MELDEN)),
+    ):
+        r = run_with(right, *passages)
+        assert "drops the days" not in r.detail, (right, r.detail)
+
+
+def test_every_day_where_the_passage_with_those_times_names_days_is_still_a_drop() -> None:
+    shop = {
+        "ref": "shop#hours",
+        "text": "Le magasin est ouvert du lundi au samedi de 9:30 à 19:30.",
+    }
+    r = run_with(
+        "Le magasin est ouvert tous les jours de 9:30 à 19:30 [doc:shop#hours].", shop, CLAIMS
+    )
+    assert r.status == "review" and "drops the days" in r.detail
+
+
+STACKING = {
+    "en": (
+        {
+            "d#student": "Students get 10 % off. The student discount cannot be combined with the loyalty discount.",
+            "d#loyalty": "Customers of more than two years get a 15 % loyalty discount.",
+        },
+        "You get the student discount [doc:d#student] and the loyalty discount on top [doc:d#loyalty].",
+        "You get either the student discount [doc:d#student] or the loyalty discount [doc:d#loyalty], not both.",
+    ),
+    "nl": (
+        {
+            "k#gezin": "Een gezinslijn krijgt 5 € korting. De gezinskorting is niet combineerbaar met de trouwkorting.",
+            "k#trouw": "Na drie jaar krijg je 10 % trouwkorting.",
+        },
+        "Met 10 % trouwkorting [doc:k#trouw] gaat er nog 5 € gezinskorting af [doc:k#gezin].",
+        "De gezinskorting [doc:k#gezin] komt niet bovenop de trouwkorting [doc:k#trouw].",
+    ),
+    "it": (
+        {
+            "s#annuale": "Pagando l'anno in anticipo hai il 10 % di sconto. Il pagamento annuale non è cumulabile con lo sconto fedeltà.",
+            "s#fedelta": "Dopo due anni lo sconto fedeltà è del 15 %.",
+        },
+        "Con lo sconto fedeltà [doc:s#fedelta] hai anche il 10 % in più pagando l'anno in anticipo [doc:s#annuale].",
+        "Lo sconto fedeltà [doc:s#fedelta] conviene: con il pagamento annuale [doc:s#annuale] avresti solo il 10 %.",
+    ),
+    "de": (
+        {
+            "r#alarm": "Für eine Alarmanlage gibt es 7 % Rabatt. Der Alarmrabatt ist nicht mit dem Treuerabatt kombinierbar.",
+            "r#treue": "Nach fünf Jahren gibt es 10 % Treuerabatt.",
+        },
+        "Sie erhalten 10 % Treuerabatt [doc:r#treue] und zusätzlich 7 % Alarmrabatt [doc:r#alarm].",
+        "Sie erhalten entweder 10 % Treuerabatt [doc:r#treue] oder 7 % Alarmrabatt [doc:r#alarm], nicht beide zusammen.",
+    ),
+}
+
+
+def test_two_things_applied_together_that_a_passage_says_cannot_be_combined_are_found() -> None:
+    from evals.checks.conditions import stacked
+
+    pattern = SuiteSettings().citation_pattern
+    for lang, (passages, wrong, right) in STACKING.items():
+        assert stacked(wrong, passages, pattern, lang), (lang, wrong)
+        assert not stacked(right, passages, pattern, lang), (lang, right)
+
+
+WHOLE = {
+    "en": (
+        "The deposit of 150 € is refunded within 14 days, minus the cost of any missing accessories.",
+        "You get the full deposit back within 14 days [doc:d].",
+        "You get the deposit back within 14 days, minus any missing accessories [doc:d].",
+    ),
+    "nl": (
+        "De borg wordt binnen 14 dagen terugbetaald, min de kosten van ontbrekende accessoires.",
+        "Je krijgt je volledige borg binnen 14 dagen terug [doc:d].",
+        "Je krijgt je borg terug als alle accessoires er zijn [doc:d].",
+    ),
+    "it": (
+        "La cauzione viene restituita entro 14 giorni, al netto degli accessori mancanti.",
+        "Le restituiamo la cauzione per intero entro 14 giorni [doc:d].",
+        "La cauzione Le viene restituita al netto degli accessori mancanti [doc:d].",
+    ),
+    "de": (
+        "Die Kaution wird innerhalb von 14 Tagen abzüglich fehlender Zubehörteile erstattet.",
+        "Sie erhalten die Kaution vollständig zurück [doc:d].",
+        "Sie erhalten die Kaution abzüglich fehlender Zubehörteile zurück [doc:d].",
+    ),
+}
+
+
+def test_an_amount_given_whole_where_the_passage_takes_something_off_is_found() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    for lang, (passage, wrong, right) in WHOLE.items():
+        assert whole_despite_deduction(wrong, (passage,), lang), (lang, wrong)
+        assert not whole_despite_deduction(right, (passage,), lang), (lang, right)
+
+
+def test_less_than_a_duration_is_no_deduction() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    passage = "Se annulla il sopralluogo meno di 24 ore prima, si pagano 80 €."
+    answer = "Tegola decide entro 20 giorni dal ricevimento della documentazione completa."
+    assert not whole_despite_deduction(answer, (passage,), "it")

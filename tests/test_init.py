@@ -72,7 +72,7 @@ def test_the_commented_settings_show_the_defaults(tmp_path: Path) -> None:
     head = SUITE_TOML.split("# Settings for the suite's own")[0]
     lines = [m.group(1) for x in head.splitlines() if (m := settings.match(x))]
     (tmp_path / "suite.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert sum(" = " in x for x in lines) == 9, lines
+    assert sum(" = " in x for x in lines) == 11, lines  # own_action, dropped_condition too
     assert "[calibration]" in lines
     assert load_suite_settings(tmp_path) == SuiteSettings()
     assert len(SuiteSettings().refusal_phrases) > 5  # the whole list is written out

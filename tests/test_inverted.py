@@ -71,3 +71,37 @@ def test_an_inverted_policy_is_a_claim_put_to_the_judge() -> None:
     inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
     asked = review_claims(inp)
     assert len(asked) == 1 and asked[0].startswith("Routine maintenance is charged separately")
+
+
+def test_one_shared_thing_is_enough_to_turn_a_free_part_into_a_charged_one() -> None:
+    from evals.checks.inverted import inversions
+
+    for lang, passage, wrong, right in (
+        (
+            "en",
+            "Wear parts such as the chain, brake pads and tyres are replaced free of charge on every plan.",
+            "The chain is charged separately.",
+            "A worn chain is replaced free of charge.",
+        ),
+        (
+            "it",
+            "Le parti soggette a usura, come la catena e i freni, sono incluse in tutti i piani.",
+            "La catena non è inclusa e si paga a parte.",
+            "La catena è inclusa nel tuo piano.",
+        ),
+        (
+            "nl",
+            "Slijtdelen zoals de ketting en de remblokken zijn inbegrepen in elk abonnement.",
+            "De ketting is niet inbegrepen.",
+            "Een nieuwe ketting is inbegrepen in je abonnement.",
+        ),
+    ):
+        assert inversions(wrong, (passage,), lang), (lang, wrong)
+        assert not inversions(right, (passage,), lang), (lang, right)
+
+
+def test_not_covered_beside_a_conditional_cover_needs_more_than_one_shared_word() -> None:
+    from evals.checks.inverted import inversions
+
+    passage = "Il furto è coperto con Tegola Comfort e Tegola Totale, solo se ci sono segni di effrazione."
+    assert not inversions("Mi dispiace, il furto non è coperto.", (passage,), "it")

@@ -89,3 +89,48 @@ def test_a_free_claim_is_read_against_the_current_passages_only() -> None:
     )
     inp = CheckInput(Case(data), Reply(answer=said + " [doc:extras#now]"), SuiteSettings())
     assert REGISTRY["claims_grounded"].fn(inp).status == "pass"
+
+
+VISITS = {
+    "en": (
+        "If the fault lies in our network, the technician's visit is free. If the cause is "
+        "your own equipment, we charge 75 € per visit.",
+        "A technician's visit is always free of charge [doc:p].",
+        "The technician's visit is free when the fault lies in our network [doc:p].",
+    ),
+    "nl": (
+        "Ligt een storing aan ons netwerk, dan is het bezoek van de technieker gratis. Ligt "
+        "de oorzaak bij je eigen toestellen, dan rekenen we 75 € per bezoek aan.",
+        "Het bezoek van de technieker is altijd gratis [doc:p].",
+        "Het bezoek van de technieker is gratis als de storing aan ons netwerk ligt [doc:p].",
+    ),
+    "it": (
+        "Se il guasto dipende dalla nostra rete, la visita del tecnico è gratuita. Se la causa "
+        "è un tuo apparecchio, la visita costa 75 €.",
+        "La visita del tecnico è sempre gratuita [doc:p].",
+        "La visita del tecnico è gratuita se il guasto dipende dalla nostra rete [doc:p].",
+    ),
+    "de": (
+        "Liegt die Störung an unserem Netz, ist der Technikerbesuch kostenlos. Liegt die "
+        "Ursache bei Ihren eigenen Geräten, berechnen wir 75 € pro Technikerbesuch.",
+        "Der Technikerbesuch ist immer kostenlos [doc:p].",
+        "Der Technikerbesuch ist kostenlos, wenn die Störung an unserem Netz liegt [doc:p].",
+    ),
+}
+
+
+def test_always_free_where_a_passage_prices_the_thing_in_some_case_is_undecided() -> None:
+    from evals.checks.polarity import always_free
+
+    for lang, (passage, wrong, right) in VISITS.items():
+        assert always_free(wrong, (passage,), lang), (lang, wrong)
+        assert not always_free(right, (passage,), lang), (lang, right)
+
+
+def test_always_free_where_no_passage_prices_it_is_no_dropped_condition() -> None:
+    from evals.checks.polarity import always_free
+
+    free = "Installation is free with every new subscription."
+    assert not always_free("Installation is always free [doc:p].", (free,), "en")
+    priced_other = free + " A replacement SIM card costs 10 €."
+    assert not always_free("Installation is always free [doc:p].", (priced_other,), "en")

@@ -1,60 +1,178 @@
 """The assistant's own actions and promises: "I've refunded the double charge", "I have
-enabled the agreement for you", "we'll make an exception", "a callback is on its way". An
-assistant answering from passages can do none of that; passing the request to a person
-("I've forwarded this to billing", "I'll hand this over") is the hand-over, not an action.
+enabled the agreement for you", "we'll make an exception", "a callback is on its way",
+"Ich habe den Vorschuss bereits für Sie beantragt", "ik beloof je dat het maandag opgelost
+is", "Le confermo che riceverà 650 €". An assistant answering from passages can do none of
+that; passing the request to a person ("I've forwarded this to billing", "je transmets
+votre demande") is the hand-over, not an action.
 
-Each language's forms are read in that language only: the first person with an account
-action in its perfect or future. No library lists these; they are kept here, one pattern
-per language, small enough to read.
+Read by structure, in the answer's own language's `[actions]` words (languages/*.toml):
+
+- the first person in the perfect with an account action ("ik heb ... geregistreerd");
+- the first person in the perfect with "already" ("ho già aperto la pratica", "j'ai déjà
+  contacté"), whatever the verb, unless it is one of reading, telling, computing or handing
+  over ("ho già verificato", "wie ich bereits erklärt habe" is no claim);
+- a first-person promise ("I promise", "ich garantiere", "prometto");
+- a first-person assurance whose sentence states an outcome in the future ("Le confermo che
+  riceverà", "I can confirm you will get");
+- a first-person future account action ("we'll make an exception").
+
+A negation in the clause ("ik heb nog niets gewijzigd", "non ho attivato") takes it back.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
 import regex
 
 from evals.checks.language import detect
+from evals.checks.lexicon import SUPPORTED, lexicon
 from evals.checks.matching import MARKER
 from evals.checks.text import sentences
 
-# Verbs that act on an account, an order or a bill (not "checked", "looked": reading the
-# documentation is no action on the account).
-_EN_DONE = (
-    r"refunded|credited|reimbursed|waived|enabled|activated|unlocked|reset|upgraded|"
-    r"downgraded|cancell?ed|booked|reserved|ordered|scheduled|arranged|applied|added|"
-    r"changed|moved|issued|registered|extended|logged\s+the\s+claim|contacted|made\s+an\s+exception"
-)
-_EN_WILL = (
-    r"refund|credit|reimburse|waive|enable|activate|unlock|reset|upgrade|cancel|book|"
-    r"reserve|arrange|apply|extend|make\s+an\s+exception|keep\s+billing|email\s+you|add\s+you"
-)
-_PATTERNS: dict[str, str] = {
-    "en": rf"\b(?:I|we)\s*(?:'ve|’ve|\s+have)\s+(?:just\s+|already\s+|now\s+|also\s+)*(?:{_EN_DONE})\b"
-    rf"|\b(?:I|we)\s*(?:'ll|’ll|\s+will)\s+(?:just\s+|also\s+|now\s+|personally\s+)*(?:{_EN_WILL})\b"
-    r"|\b(?:is|are)\s+(?:already\s+)?on\s+(?:its|their)\s+way\b"
-    rf"|\b(?:I|we)\s*(?:'ve|’ve|\s+have)\s+(?:{_EN_DONE})\b[^.!?;]*\band\s+will\s+(?:email|send)\b",
-    "de": r"\b(?:ich|wir)\s+(?:habe|haben)\b[^.!?;]{0,60}?\b(?:erstattet|gutgeschrieben|"
-    r"aktiviert|freigeschaltet|gebucht|storniert|zurückgesetzt|veranlasst|reserviert|"
-    r"bestellt|eingerichtet|geändert|verlängert)\b|\b(?:ich|wir)\s+(?:werde|werden)\s+"
-    r"(?:ihnen\s+)?(?:den\s+betrag\s+)?(?:erstatten|gutschreiben|freischalten)\b",
-    "fr": r"\b(?:j'ai|j’ai|nous\s+avons)\s+(?:déjà\s+)?(?:remboursé|crédité|activé|débloqué|"
-    r"réservé|annulé|modifié|appliqué|ajouté|commandé|prolongé)\b|\b(?:je|nous)\s+"
-    r"(?:vous\s+)?(?:rembourse(?:rai|rons)|créditerai|activerai|ferons\s+une\s+exception)\b",
-    "es": r"\b(?:he|hemos)\s+(?:ya\s+)?(?:reembolsado|abonado|activado|desbloqueado|reservado|"
-    r"cancelado|modificado|aplicado|añadido|pedido|ampliado)\b|\b(?:le|te)\s+"
-    r"(?:reembolsaremos|reembolsaré|abonaremos)\b|\bharemos\s+una\s+excepción\b",
-    "it": r"\b(?:ho|abbiamo)\s+(?:già\s+|appena\s+|anche\s+)?(?:rimborsato|accreditato|attivato|"
-    r"sbloccato|prenotato|riservato|annullato|modificato|applicato|aggiunto|ordinato|"
-    r"spostato|contattato|organizzato|prolungato)\b|\b(?:ti|le|vi)\s+(?:rimborsiamo|"
-    r"rimborserò|rimborseremo|accrediteremo)\b|\bfaremo\s+un'eccezione\b",
-    "nl": r"\b(?:ik\s+heb|we\s+hebben|wij\s+hebben)\b[^.!?;]{0,60}?\b(?:terugbetaald|"
-    r"gecrediteerd|geactiveerd|ontgrendeld|gereserveerd|geannuleerd|gewijzigd|toegepast|"
-    r"toegevoegd|besteld|geregeld|verlengd)\b|\b(?:we|wij)\s+(?:betalen|storten)\s+"
-    r"(?:u|je)\b[^.!?;]{0,30}?\bterug\b",
-    "pt": r"\b(?:já\s+)?(?:reembolsei|reembolsámos|reembolsamos|creditei|ativei|ativámos|"
-    r"desbloqueei|reservei|cancelei|alterei|apliquei|adicionei|encomendei|prolonguei)\b"
-    r"|\bvamos\s+(?:reembolsar|abrir\s+uma\s+exceção)\b|\bfaremos\s+uma\s+exceção\b",
-}
-_COMPILED = {lang: regex.compile(p, regex.IGNORECASE) for lang, p in _PATTERNS.items()}
+#: How far (characters) an account action or "already" may stand from its auxiliary: one
+#: clause ("Ich habe den Vorschuss bereits für Sie beantragt").
+REACH = 70
+#: Words before a promise within which a negation takes it back ("non Le prometto").
+NEG_REACH = 3
+# A clause ends at these: "already" in the next clause is about something else.
+_CLAUSE_END = regex.compile(r"[.!?;:,]|\s[–—-]\s")
+_WORD = regex.compile(r"[\p{L}'’]+")
+
+
+def _alt(phrases: tuple[str, ...]) -> str:
+    body = "|".join(
+        r"\s+".join(regex.escape(w) for w in p.split())
+        for p in sorted(phrases, key=len, reverse=True)
+    )
+    return rf"(?<![\p{{L}}'’])(?:{body})(?![\p{{L}}])" if body else r"(?!)"
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    perfect: regex.Pattern[str]
+    perfect_we: regex.Pattern[str]
+    you: regex.Pattern[str]
+    you_capitalised: regex.Pattern[str]
+    already: regex.Pattern[str]
+    not_already: regex.Pattern[str]
+    done: regex.Pattern[str]
+    not_done: tuple[str, ...]
+    will: tuple[regex.Pattern[str], ...]
+    promise: regex.Pattern[str]
+    assure: regex.Pattern[str]
+    future: tuple[regex.Pattern[str], ...]
+    negators: frozenset[str]
+    conditional: frozenset[str]
+
+
+@cache
+def _patterns(lang: str) -> _Patterns:
+    """One language's patterns, compiled once per process."""
+    lex = lexicon(lang)
+    a = lex.actions
+    flags = regex.IGNORECASE
+    return _Patterns(
+        perfect=regex.compile(_alt(a.perfect), flags),
+        perfect_we=regex.compile(_alt(a.perfect_we), flags),
+        you=regex.compile(_alt(a.you or (*lex.register.formal, *lex.register.informal)), flags)
+        if a.you or lex.register.informal
+        else regex.compile(r"(?!)"),
+        # "Ihnen", "Le", "Dem": the customer only capitalised (case kept).
+        you_capitalised=regex.compile(_alt(lex.register.formal_capitalised)),
+        already=regex.compile(_alt(a.already), flags),
+        not_already=regex.compile(_alt(a.not_already), flags),
+        done=regex.compile(_alt(a.done), flags),
+        not_done=a.not_done,
+        will=tuple(regex.compile(p, flags) for p in (*a.will, *a.past)),
+        promise=regex.compile(_alt(a.promise), flags),
+        assure=regex.compile(_alt(a.assure), flags),
+        future=tuple(regex.compile(p, flags) for p in a.future),
+        negators=lex.negators | frozenset(a.negators),
+        conditional=lex.conditional,
+    )
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def _clause_after(sentence: str, at: int) -> str:
+    """The sentence from `at` to the end of its clause, at most REACH characters."""
+    rest = sentence[at : at + REACH]
+    cut = _CLAUSE_END.search(rest)
+    return rest[: cut.start()] if cut else rest
+
+
+def _lead(sentence: str, at: int) -> list[str]:
+    """The last words of the clause before `at` ("non" in "non Le prometto", not "geen" in
+    "geen zorgen: ik beloof")."""
+    ends = [m.end() for m in _CLAUSE_END.finditer(sentence, 0, at)]
+    return _words(sentence[ends[-1] if ends else 0 : at])[-NEG_REACH:]
+
+
+def _negated(p: _Patterns, sentence: str, at: int, clause: str = "") -> bool:
+    """A negation just before `at` in its clause, or inside `clause`."""
+    return bool(p.negators & {*_lead(sentence, at), *_words(clause)})
+
+
+def _perfect_claim(p: _Patterns, sentence: str) -> bool:
+    """The first person in the perfect with an account action, or with "already" and no
+    verb of reading, telling or handing over."""
+    plural = [(m, True) for m in p.perfect_we.finditer(sentence)]
+    for m, we in [*((m, False) for m in p.perfect.finditer(sentence)), *plural]:
+        clause = _clause_after(sentence, m.end())
+        if we and not (p.you.search(clause) or p.you_capitalised.search(clause)):
+            continue  # "we have added a feature": the company's doing, not the account's
+        if _negated(p, sentence, m.start(), clause):
+            continue
+        if p.done.search(clause):
+            return True
+        # "Ya he registrado": the word may stand just before the auxiliary too.
+        last = _lead(sentence, m.start())[-1:]
+        ahead = any(not p.not_already.match(clause, a.start()) for a in p.already.finditer(clause))
+        if not (ahead or (last and p.already.fullmatch(last[0]))):
+            continue
+        said = " ".join(w for w in _words(clause) if not p.already.fullmatch(w))
+        if not any(stem in said for stem in p.not_done):
+            return True
+    return False
+
+
+def _promise(p: _Patterns, sentence: str) -> bool:
+    for m in p.promise.finditer(sentence):
+        if not _negated(p, sentence, m.start()):
+            return True
+    for m in p.assure.finditer(sentence):
+        if _negated(p, sentence, m.start()):
+            continue
+        if any(f.search(sentence, m.end()) for f in p.future):
+            return True
+    return False
+
+
+def _done_without_auxiliary(p: _Patterns, lang: str, sentence: str) -> bool:
+    """A language that tells its own past in a first-person form (Portuguese "registei")
+    has no auxiliary: the form alone is the claim."""
+    if lexicon(lang).actions.perfect:
+        return False
+    return any(not _negated(p, sentence, m.start()) for m in p.done.finditer(sentence))
+
+
+def _said_as_fact(p: _Patterns, sentence: str, at: int) -> bool:
+    """Not a hypothesis ("if I applied the discount, you would pay 36 €") or a negation."""
+    return not (p.conditional & set(_lead(sentence, at))) and not _negated(p, sentence, at)
+
+
+def _claims(lang: str, sentence: str) -> bool:
+    p = _patterns(lang)
+    return (
+        _perfect_claim(p, sentence)
+        or _done_without_auxiliary(p, lang, sentence)
+        or _promise(p, sentence)
+        or any(_said_as_fact(p, sentence, m.start()) for w in p.will for m in w.finditer(sentence))
+    )
 
 
 def acts(answer: str, lang: str | None = None) -> list[str]:
@@ -62,6 +180,6 @@ def acts(answer: str, lang: str | None = None) -> list[str]:
     promises an outcome, read in the answer's own language, else the case's (`lang`), else
     (too short to tell, no case language) in each language read."""
     known = detect(answer) or lang
-    patterns = [_COMPILED[known]] if known in _COMPILED else list(_COMPILED.values())
+    langs = [known] if known in SUPPORTED else list(SUPPORTED)
     plain = MARKER.sub(" ", answer)
-    return [s.strip() for _, s in sentences(plain) if any(p.search(s) for p in patterns)]
+    return [s.strip() for _, s in sentences(plain) if any(_claims(g, s) for g in langs)]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evals.checks.base import REGISTRY, CheckInput, CheckResult, errored, skipped
+from evals.checks.register import implied
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
@@ -40,6 +41,9 @@ def implied_checks(case: Case) -> list[str]:
         names.append("claim_support")
     if expect.get("language"):
         names.append("answer_language")
+    if implied(case):
+        # expect.register, or the one the case's own correct drafts address the customer in
+        names.append("address_register")
     if expect.get("max_words"):
         names.append("max_words")
     if expect.get("rubric"):

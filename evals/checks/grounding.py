@@ -22,11 +22,18 @@ from evals.checks.base import (
     passed,
     undecided,
 )
-from evals.checks.conditions import day_drops, dropped_days, unconditional_amounts
+from evals.checks.conditions import (
+    day_drops,
+    dropped_days,
+    stacked,
+    unconditional_amounts,
+    whole_despite_deduction,
+)
 from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
 from evals.checks.matching import MARKER
-from evals.checks.polarity import priced_as_free
+from evals.checks.polarity import always_free, priced_as_free
+from evals.checks.scope import automatic_unstated, narrowed, widened
 from evals.checks.text import contains_phrase, quote, sentences
 from evals.checks.things import archived, unsupported
 
@@ -168,6 +175,22 @@ def _reading(inp: CheckInput) -> tuple[str | None, tuple[str, ...]]:
     return _answer_language(inp), current_passages(inp)
 
 
+def _stacked(inp: CheckInput, lang: str | None) -> list[tuple[str, str]]:
+    """`conditions.stacked` on the current passages by ref."""
+    by_ref = {
+        str(r.get("ref")): str(r.get("text") or "")
+        for r in inp.case.retrieved
+        if not archived(str(r.get("text") or ""))
+    }
+    return stacked(inp.answer, by_ref, inp.settings.citation_pattern, lang)
+
+
+def _automatic(inp: CheckInput, lang: str | None, now: tuple[str, ...]) -> list[str]:
+    """`scope.automatic_unstated`, when the answer is in its passages' language."""
+    same = detect("\n".join(now)) in (None, lang)
+    return automatic_unstated(inp.answer, known_text(inp), lang, same)
+
+
 def current_passages(inp: CheckInput) -> tuple[str, ...]:
     """The texts of the passages not marked ARCHIVED."""
     texts = (str(r.get("text") or "") for r in inp.case.retrieved)
@@ -182,18 +205,27 @@ def _unsupported(inp: CheckInput) -> tuple[list[str], list[str]]:
 
 def review_claims(inp: CheckInput) -> list[str]:
     """The sentences (citations cut) that `claims_grounded` leaves in review for what they
-    claim: opening times without their days, the assistant's own action or promise, a
-    policy a passage states the other way, a thing no passage names; each once, in the answer's order. A hand-over's promises for
-    someone else are `promises`. Meaningful only when the check's status is review."""
+    claim: opening times without their days, an amount or a free thing without the
+    passage's condition, two things that cannot be combined, an amount given whole that the
+    passage reduces, the assistant's own action or promise, a policy a passage states the
+    other way, a scope widened or narrowed, an outcome said to be automatic, a thing no
+    passage names; each once, in the answer's order. A hand-over's promises for someone
+    else are `promises`. Meaningful only when the check's status is review."""
     lang, now = _reading(inp)
     plain = MARKER.sub(" ", inp.answer)
     found = [s for s, _ in day_drops(inp.answer, now, lang)]
     found += [s for s, _ in unconditional_amounts(inp.answer, now, lang)]
+    found += [s for s, _ in always_free(inp.answer, now, lang)]
+    found += [s for s, _ in _stacked(inp, lang)]
+    found += [s for s, _ in whole_despite_deduction(inp.answer, now, lang)]
     found += acts(inp.answer, inp.lang)
     found += [
         next((s.strip() for _, s in sentences(plain) if piece in s), piece)
         for piece, _ in inversions(inp.answer, now, lang)
     ]
+    found += [s for s, _ in widened(inp.answer, now, known_text(inp), lang)]
+    found += [s for s, _ in narrowed(inp.answer, now, lang)]
+    found += _automatic(inp, lang, now)
     unknown, _ = _unsupported(inp)
     for thing in unknown:
         # A thing is asked in its sentence; one not found there (it never should be) is
@@ -204,6 +236,12 @@ def review_claims(inp: CheckInput) -> list[str]:
         if s and s not in out:
             out.append(s)
     return out
+
+
+def _strict(inp: CheckInput, key: str) -> bool:
+    """Whether the case (`expect.KEY`), else the suite (suite.toml's `KEY`), makes it a fail."""
+    own = inp.case.expect.get(key)
+    return (own if own in ("review", "fail") else getattr(inp.settings, key)) == "fail"
 
 
 def _shown(items: list[str]) -> str:
@@ -236,17 +274,27 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
     dropped = dropped_days(inp.answer, now, lang)
     loose = [f'{s} (the passage: "{t}")' for s, t in unconditional_amounts(inp.answer, now, lang)]
+    # "always free" where a passage prices the thing in some case drops that case.
+    loose += [f'{s} (the passage: "{t}")' for s, t in always_free(inp.answer, now, lang)]
+    # "the full deposit back" where the passage takes something off it.
+    loose += [
+        f'{s} (the passage: "{t}")' for s, t in whole_despite_deduction(inp.answer, now, lang)
+    ]
+    # Two things applied together that a passage says cannot be combined.
+    both = [f'{s} (the passage: "{t}")' for s, t in _stacked(inp, lang)]
     days = [f"drops the days the passage gives: {_shown(dropped)}"] if dropped else []
     if loose:
         days.append(
             f"gives as unconditional what the passage attaches a condition to: {_shown(loose)}"
         )
+    if both:
+        days.append(f"applies together what the passage says cannot be combined: {_shown(both)}")
     done = acts(inp.answer, inp.lang)
     # A case may make either a fail (expect.dropped_condition, expect.own_action): where the
     # assistant cannot act, a promise to is wrong, not for a person to weigh.
-    if days and inp.case.expect.get("dropped_condition") == "fail":
+    if days and _strict(inp, "dropped_condition"):
         return failed("; ".join(days))
-    if done and inp.case.expect.get("own_action") == "fail":
+    if done and _strict(inp, "own_action"):
         return failed(f"the assistant says it acted or promises an outcome: {_shown(done)}")
     if days:
         return undecided("; ".join(days))
@@ -256,6 +304,15 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     if flipped:
         return undecided(
             f"says the opposite of a passage about what the price covers: {_shown(flipped)}"
+        )
+    wider = [f'{s} (the passage: "{t}")' for s, t in widened(inp.answer, now, known, lang)]
+    wider += [f'{s} (the passage lists more: "{t}")' for s, t in narrowed(inp.answer, now, lang)]
+    if wider:
+        return undecided(f"widens or narrows the scope the passage gives: {_shown(wider)}")
+    by_itself = _automatic(inp, lang, now)
+    if by_itself:
+        return undecided(
+            f"says it happens automatically, which no passage says: {_shown(by_itself)}"
         )
     if unknown:
         return undecided(f"names what no passage or ticket names: {_shown(unknown)}")

@@ -4,8 +4,9 @@ where the passage says "La manutenzione ordinaria è inclusa in tutti i piani".
 Each clause that says a thing is covered by the price ("included", "free of charge") or not
 ("not included", "charged separately"), in each language file's `included` and `charged`,
 has a polarity; an answer clause whose polarity is the opposite of a current passage clause
-about the same thing (two content words shared, and no name the passage clause does not
-name: "not included in Starter" against "included in Pro" is about another plan) is one to
+about the same thing (a content word shared, two when the answer says "not covered" and
+the passage clause attaches a condition; and no name the passage clause does not name:
+"not included in Starter" against "included in Pro" is about another plan) is one to
 review. Never a fail: a person or the judge decides.
 """
 
@@ -23,8 +24,11 @@ from evals.checks.text import normalise
 _NAME = regex.compile(r"(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*")
 #: Words before a covering word within which a negation denies it ("non è inclusa").
 REACH = 3
-#: Content words an answer clause must share with the passage clause it inverts.
-MIN_SHARED = 2
+#: Content words an answer clause must share with the passage clause it inverts ("the
+#: chain is charged separately" against "wear parts such as the chain ... free of
+#: charge"); one more when it says "not covered" and the passage clause attaches a
+#: condition the customer's case may fail.
+MIN_SHARED = 1
 
 
 @lru_cache(maxsize=16)
@@ -54,6 +58,13 @@ def _polarity(clause: str, lang: str) -> tuple[bool, str] | None:
     return covered, text[: m_inc.start()] + " " + text[m_inc.end() :]
 
 
+def _conditional(clause: str, lang: str) -> bool:
+    """Whether the passage clause attaches a condition ("only if", "solo se", "wenn")."""
+    lex = lexicon(lang)
+    said = f" {normalise(clause)} "
+    return any(f" {w} " in said for w in (*lex.provided, *lex.restrictive))
+
+
 def _names(clause: str) -> set[str]:
     return {m.group(0).casefold() for m in _NAME.finditer(clause)}
 
@@ -70,11 +81,17 @@ def _said(text: str, lang: str) -> list[tuple[bool, set[str], set[str], str]]:
     return out
 
 
+@lru_cache(maxsize=1024)
+def _passage_said(passage: str, lang: str) -> tuple[tuple[bool, set[str], set[str], str], ...]:
+    """`_said` of a passage, once per passage text."""
+    return tuple(_said(passage, lang))
+
+
 def inversions(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
     """The answer's clauses that invert a current passage's covered-or-charged claim about
     the same thing, each with that passage clause."""
     lang = lang or FALLBACK
-    theirs = [c for p in passages for c in _said(p, lang)]
+    theirs = [c for p in passages for c in _passage_said(p, lang)]
     out = []
     for covered, words, names, piece in _said(answer, lang):
         for p_covered, p_words, p_names, p_piece in theirs:
@@ -82,6 +99,15 @@ def inversions(answer: str, passages: tuple[str, ...], lang: str | None) -> list
                 continue
             if names - p_names:
                 continue  # about a plan or thing the passage clause does not name
+            if (
+                not covered
+                and len(words & p_words) < MIN_SHARED + 1
+                and _conditional(p_piece, lang)
+            ):
+                # "il furto non è coperto" beside "è coperto ... solo se ...": the
+                # customer's case may fail the passage's condition; one shared word is
+                # too little to say it is the claim turned round.
+                continue
             out.append((piece, p_piece))
             break
     return out

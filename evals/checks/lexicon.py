@@ -44,6 +44,48 @@ DURATION_KINDS: dict[str, tuple[str, int]] = {
 
 
 @dataclass(frozen=True)
+class Actions:
+    """How the assistant says it acted on the account or promises an outcome (actions.py)."""
+
+    #: first-person perfect auxiliaries ("i have", "ik heb", "ho")
+    perfect: tuple[str, ...] = ()
+    #: the plural's perfect auxiliaries: an action only about the customer (`you`)
+    perfect_we: tuple[str, ...] = ()
+    #: the customer's words ("you", "your"); else the language's [register] pronouns
+    you: tuple[str, ...] = ()
+    #: words that say it is done already ("already", "bereits", "già")
+    already: tuple[str, ...] = ()
+    #: phrases that open with an `already` word and do not mean it (Dutch "al je": "all")
+    not_already: tuple[str, ...] = ()
+    #: account actions in the perfect ("refunded", "geregistreerd", "beantragt")
+    done: tuple[str, ...] = ()
+    #: parts of verbs that are no action on an account (reading, telling, handing over)
+    not_done: tuple[str, ...] = ()
+    #: first-person future account actions (regular expressions)
+    will: tuple[str, ...] = ()
+    #: first-person simple past of account actions (regular expressions: "I applied")
+    past: tuple[str, ...] = ()
+    #: a promise ("i promise", "ik beloof")
+    promise: tuple[str, ...] = ()
+    #: an assurance, a promise when its sentence states a future outcome ("le confermo")
+    assure: tuple[str, ...] = ()
+    #: a future outcome (regular expressions: "will", "riceverà")
+    future: tuple[str, ...] = ()
+    #: negations beside the language's own that take an action back (German "nichts")
+    negators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Register:
+    """How a customer is addressed, formally or not (register.py)."""
+
+    formal: tuple[str, ...] = ()
+    informal: tuple[str, ...] = ()
+    #: formal only when capitalised inside a sentence (German "Sie", Italian "Lei")
+    formal_capitalised: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Lexicon:
     """One language's word lists, as its file gives them (lower-case)."""
 
@@ -88,6 +130,26 @@ class Lexicon:
     affirmatives: tuple[str, ...] = ()
     #: patterns of an amount taken off ("al netto di", "minus", "reduced"): regexes
     deductions: tuple[str, ...] = ()
+    actions: Actions = Actions()
+    register: Register = Register()
+    #: words that add to what a sentence covers ("also", "ook", "anche"): scope.py
+    also: tuple[str, ...] = ()
+    #: words that say the system does something by itself ("automatically"): scope.py
+    automatic: tuple[str, ...] = ()
+    #: words before a place a passage limits its claim to ("in", "binnen", "entro")
+    within: tuple[str, ...] = ()
+    #: words after a widening word that make it a concession ("al" in "ook al")
+    concessive: tuple[str, ...] = ()
+    #: words beside `restrictive` that limit a claim to what follows ("reserved for")
+    only: tuple[str, ...] = ()
+    #: "X cannot be combined with Y" (regular expressions): conditions.py
+    not_combined: tuple[str, ...] = ()
+    #: words that apply one thing on top of another ("on top", "bovenop", "in più")
+    on_top: tuple[str, ...] = ()
+    #: words that claim an amount whole ("full deposit", "per intero")
+    whole: tuple[str, ...] = ()
+    #: words after a deduction word that make it a comparison ("than" in "less than")
+    compared: tuple[str, ...] = ()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -135,6 +197,50 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         provided=_words_phrases(claims.get("provided")),
         affirmatives=_words_phrases(claims.get("affirmatives")),
         deductions=tuple(str(p) for p in claims.get("deductions", ())),
+        actions=_actions(data.get("actions", {})),
+        register=_register(data.get("register", {})),
+        also=_words_phrases(data.get("scope", {}).get("also")),
+        automatic=_words_phrases(data.get("scope", {}).get("automatic")),
+        within=_words_phrases(data.get("scope", {}).get("within")),
+        concessive=_words_phrases(data.get("scope", {}).get("concessive")),
+        only=_words_phrases(data.get("scope", {}).get("only")),
+        not_combined=tuple(str(p) for p in data.get("conditions", {}).get("not_combined", ())),
+        on_top=_words_phrases(data.get("conditions", {}).get("on_top")),
+        whole=_words_phrases(data.get("conditions", {}).get("whole")),
+        compared=_words_phrases(data.get("conditions", {}).get("compared")),
+    )
+
+
+def _actions(data: dict[str, Any]) -> Actions:
+    phrases = {
+        k: _words_phrases(data.get(k))
+        for k in (
+            "perfect",
+            "perfect_we",
+            "you",
+            "already",
+            "not_already",
+            "done",
+            "not_done",
+            "negators",
+        )
+    }
+    return Actions(
+        **phrases,
+        will=tuple(str(p) for p in data.get("will", ())),
+        past=tuple(str(p) for p in data.get("past", ())),
+        promise=_words_phrases(data.get("promise")),
+        assure=_words_phrases(data.get("assure")),
+        future=tuple(str(p) for p in data.get("future", ())),
+    )
+
+
+def _register(data: dict[str, Any]) -> Register:
+    # Case kept: a capitalised formal pronoun is told from its lower-case homograph.
+    return Register(
+        formal=_words_phrases(data.get("formal")),
+        informal=_words_phrases(data.get("informal")),
+        formal_capitalised=tuple(str(w) for w in data.get("formal_capitalised", ())),
     )
 
 

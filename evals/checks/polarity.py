@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.lexicon import lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
 from evals.checks.text import sentences
 from evals.checks.values import parse_figures
@@ -77,4 +78,47 @@ def priced_as_free(answer: str, passages: tuple[str, ...], lang: str | None) -> 
                 if meets and shared > best_free:
                     out.append(f'{sentence.strip()} (the passage prices it: "{text}")')
                     break
+    return out
+
+
+@lru_cache(maxsize=64)
+def _always(lang: str | None) -> regex.Pattern[str]:
+    """The language's words that claim no condition ("always", "altijd", "sempre")."""
+    words = lexicon(lang).unconditional
+    body = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+    return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}})" if body else r"(?!)", regex.I)
+
+
+@lru_cache(maxsize=1024)
+def _priced_sentences(passage: str, lang: str | None) -> tuple[tuple[frozenset[str], str], ...]:
+    """Each passage sentence that gives a price, with its words."""
+    out = []
+    for _, sentence in sentences(passage):
+        if any(f.kind == "money" and f.value for f in parse_figures(sentence, lang)):
+            out.append((_words(sentence, lang), sentence.strip()))
+    return tuple(out)
+
+
+def always_free(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
+    """The answer's sentences that call a thing free without condition ("a technician's
+    visit is always free", "è sempre gratuito") where a passage sentence about that thing
+    gives it a price (in some case: "if the cause is your own equipment, we charge 75 €
+    per visit"): each with that passage sentence. Measured before it was kept: on every
+    labelled answer of the five suites, one wrong answer and no correct one."""
+    always = _always(lang)
+    priced = [i for p in passages for i in _priced_sentences(p, lang)]
+    if not priced:
+        return []
+    out = []
+    for _, sentence in sentences(MARKER.sub(" ", answer)):
+        for m in _FREE.finditer(sentence):
+            scope = _scope(sentence, m.start())
+            cue = always.search(scope)
+            if cue is None or NEG in tokens(scope, lang)[-4:]:
+                continue
+            said = _words(scope[: cue.start()] + " " + scope[cue.end() :], lang)
+            hit = next((text for words, text in priced if said & words), None)
+            if hit is not None:
+                out.append((sentence.strip(), hit))
+                break
     return out

@@ -45,6 +45,7 @@ EXPECT_ORDER = [
     "language",
     "rubric",
     "max_words",
+    "register",
     "dropped_condition",
     "own_action",
 ]

@@ -51,6 +51,11 @@ class SuiteSettings:
     # Checks (the suite's own, from checks.py) every case runs on top of its implied checks,
     # or of those its `checks` lists.
     add_checks: tuple[str, ...] = ()
+    # What claims_grounded makes of the assistant's own action or promise and of a dropped
+    # condition in every case that does not say (expect.own_action, expect.dropped_condition):
+    # "fail" for an assistant that can act on no account.
+    own_action: str = "review"
+    dropped_condition: str = "review"
     # Floors of `invoke calibrate --checks` ([calibration] in suite.toml).
     min_sensitivity: float = 0.95
     min_specificity: float = 0.95
@@ -207,6 +212,8 @@ _EXPECTED: dict[str, type] = {
     "judge_threshold": int,
     "judge_on_facts": bool,
     "add_checks": list,
+    "own_action": str,
+    "dropped_condition": str,
 }
 # A table of settings for the suite's own checks, which read `settings.extra["checks"]`.
 EXTRA_KEYS = ("checks", "matrix")
@@ -240,6 +247,8 @@ def _value_problem(key: str, value: Any) -> str | None:
         isinstance(v, str) and v.strip() for v in value
     ):
         return "must be a list of non-empty strings"
+    if key in ("own_action", "dropped_condition") and value not in ("review", "fail"):
+        return f'{value!r} is neither "review" nor "fail"'
     if key == "figure_window" and value < 0:
         return "must be 0 or more (characters after a figure)"
     if key == "citation_pattern":

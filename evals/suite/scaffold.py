@@ -67,6 +67,13 @@ def suite_toml() -> str:
 # case's own `checks` list would replace those); one case: expect.add_checks.
 # add_checks = []
 
+# What an answer gets in which the assistant says it acted on the account or promises an
+# outcome, and one that drops a condition a passage attaches, in every case that does not
+# say (expect.own_action, expect.dropped_condition): "fail" for an assistant that can act
+# on no account.
+# own_action = "{d.own_action}"
+# dropped_condition = "{d.dropped_condition}"
+
 # The floors of `invoke calibrate --checks`: the share of answers labelled right that the
 # checks pass (sensitivity) and of answers labelled wrong that they fail (specificity),
 # below which it exits 1.
