@@ -19,7 +19,6 @@ from evals.checks.owners import owned_names
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
 
-
 # A comma between digits is a thousands or decimal separator ("2,000 €"), not a clause break.
 _COMMA = regex.compile(r"(?<!\d),|,(?!\d)")
 
