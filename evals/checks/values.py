@@ -14,9 +14,11 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.clock import evening_after, hours
 from evals.checks.halves import halves
 from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals, unit_names
-from evals.checks.lexicon import DURATION_KINDS, FALLBACK, all_lexicons, lexicon
+from evals.checks.lexicon import DURATION_KINDS, all_lexicons
+from evals.checks.number_words import in_rate_period, is_ordinal, not_a_count
 
 
 # Months come from CLDR (Babel) for every language considered; numbers written in words are
@@ -322,53 +324,18 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
         if span is None or any(a < fig.end and span[0] < b for a, b in taken):
             continue
         start = span[0]
-        if fig.kind == "count" and _article(text, *span, reading):
+        if fig.kind == "count" and not_a_count(text, *span, reading):
             continue
         if fig.kind == "duration" and (
-            _ordinal(text[span[0] : span[1]], reading) or _period(text, span[0], reading)
+            is_ordinal(text[span[0] : span[1]], reading) or in_rate_period(text, span[0], reading)
         ):
             # "the first year", "im ersten Jahr": which year, not how long; "336 € in un
             # anno": the period a figure is given for, not a figure of its own.
             continue
         # A figure read from words keeps the words: "twenty-nine euros", not "29 euros".
         out.append(Figure(fig.kind, fig.unit, fig.value, start, fig.end, text[start : fig.end]))
-    return tuple(sorted(out, key=lambda f: f.start))
-
-
-def _article(text: str, start: int, end: int, lang: str | None) -> bool:
-    """Whether the number read from words at `start` is the language's indefinite article
-    ("ein Mitarbeiter", "un tecnico", "een medewerker", "en medarbejder"): it says what
-    kind of thing, not how many, so it is no count to source. Before a duration or an amount
-    it stays a figure ("een maand opzegtermijn" is one month)."""
-    word = text[start:end].strip().casefold()
-    return word in lexicon(lang or FALLBACK).articles
-
-
-# An ordinal as text2num writes it: "1st", "1.", "1e", "1ère", "2ème", "1º", "1.ᵉʳ".
-_ORDINAL_DIGITS = regex.compile(r"\d+\s*(?:\.|st|nd|rd|th|e|er|re|ère|ème|º|ª|°|\.?ᵉʳ?)$")
-
-
-@lru_cache(maxsize=4096)
-def _ordinal(words: str, lang: str | None) -> bool:
-    """Whether a number in words is an ordinal ("first", "ersten", "première", "primo")."""
-    if lang is None:
-        return False
-    from text_to_num import alpha2digit
-
-    return _ORDINAL_DIGITS.search(alpha2digit(words.strip(), lang, threshold=0)) is not None
-
-
-def _period(text: str, start: int, lang: str | None) -> bool:
-    """Whether the number in words at `start` is inside one of the language's phrases for
-    "per year" ("in un anno", "voor een jaar", "für ein Jahr", "pour un an")."""
-    folded = text.casefold()
-    for phrase in lexicon(lang or FALLBACK).per_year:
-        at = folded.find(phrase, max(0, start - len(phrase)))
-        while at != -1 and at <= start:
-            if start < at + len(phrase):
-                return True
-            at = folded.find(phrase, at + 1)
-    return False
+    # A clock time first where a place reads as both ("7 uur" in a range of hours).
+    return tuple(sorted(out, key=lambda f: (f.start, f.kind != "time")))
 
 
 # Every figure kind holds a digit: a text without one (most passages' sentences, many
@@ -384,12 +351,20 @@ def _scan(text: str, lang: str | None) -> tuple[Figure, ...]:
         fig = _figure(m, lang)
         if fig is None:
             continue
+        if fig.kind == "time" and fig.value < 720 and evening_after(text, fig.end, lang):  # type: ignore[operator]
+            fig = Figure("time", "clock", fig.value + 720, fig.start, fig.end, fig.text)  # type: ignore[operator]
         out.append(fig)
         if m.group("hour"):
             # "11 h" is a duration as often as a time of day: both readings are kept.
             minutes = Decimal(int(m.group("hh")) * 60)
             out.append(Figure("duration", "minute", minutes, fig.start, fig.end, fig.text))
-    return tuple(out)
+    # Bare hours a range or "at" makes clock times ("dalle 8 alle 22", "van 7 tot 23 uur").
+    timed = {f.start for f in out if f.kind == "time"}
+    for start, end, minutes in hours(text, lang):
+        if start not in timed:
+            out.append(Figure("time", "clock", Decimal(minutes), start, end, text[start:end]))
+    # A clock time first where a place reads as both ("7 uur" in a range of hours).
+    return tuple(sorted(out, key=lambda f: (f.start, f.kind != "time")))
 
 
 def parse_figures(text: str, lang: str | None = None) -> list[Figure]:
