@@ -253,10 +253,19 @@ def about_state(
     rivals: list[str],
     lang: str | None,
     synonyms: Synonyms = (),
+    ticket: str = "",
+    passages: tuple[str, ...] = (),
 ) -> str:
     """`bound` when the figure's clause names its subject (or its sentence does, and no rival
     subject stands in the clause); `other` when the clause names a rival subject (another
-    expected figure's) instead; `unknown` when nothing says what the figure is about."""
+    expected figure's) instead; `unknown` when nothing says what the figure is about.
+
+    A sentence that names no subject at all may take it from the sentence before ("the
+    yearly premium of Totale is 264 €. Paid monthly, you pay 23,10 € a month"), or, for the
+    answer's first figure of its kind, from the `ticket` it answers ("What does cancelling
+    cost?" "In short: 100 €"), when that names the subject and no rival, and none of the
+    other things the `passages` give a figure of that kind for ("how long until our data is
+    gone, backups included?" asks of two)."""
     want = content(tokens(about, lang, synonyms), lang)
     mine = subject(answer, fig, lang, synonyms)
     if want & mine:
@@ -267,7 +276,69 @@ def about_state(
     sentence = next((p for s, p in clauses(answer) if s <= fig.start < s + len(p)), "")
     if want & content(tokens(sentence, lang, synonyms), lang):
         return "bound"
-    return _headed(answer, fig, want, rivals, lang, synonyms)
+    state = _headed(answer, fig, want, rivals, lang, synonyms)
+    if state != "unknown" or _names_any(sentence_at(answer, fig.start), rivals, lang, synonyms):
+        return state
+    before = _sentence_before(answer, fig.start)
+    if before and _names(before, want, rivals, lang, synonyms):
+        return "bound"
+    first = all(
+        f.start >= fig.start
+        for f in parse_figures(answer, lang)
+        if (f.kind, f.unit) == (fig.kind, fig.unit)
+    )
+    if first and ticket and _names(ticket, want, rivals, lang, synonyms):
+        others = _passage_subjects(fig, passages, lang, synonyms) - want
+        asked = content(tokens(ticket, lang, synonyms), lang)
+        if not any(_akin(w, o) for w in asked for o in others):
+            return "bound"
+    return "unknown"
+
+
+def _passage_subjects(
+    fig: Figure, passages: tuple[str, ...], lang: str | None, synonyms: Synonyms
+) -> frozenset[str]:
+    """The words the passages state other figures of `fig`'s kind about, less those they
+    state `fig`'s own value about ("50 € with up to 1,5 years left, 100 € with more": both
+    are about the years left; only "more" is the other's)."""
+    ours: set[str] = set()
+    theirs: set[str] = set()
+    for text in passages:
+        for p in parse_figures(text):
+            if (p.kind, p.unit) == (fig.kind, fig.unit):
+                words = subject(text, p, lang, synonyms, True) | list_head(text, p, lang, synonyms)
+                (ours if p.same(fig) else theirs).update(words)
+    return frozenset(theirs - ours)
+
+
+def _sentence_before(text: str, pos: int) -> str:
+    """The sentence of `text` before the one that holds `pos` ("" for the first)."""
+    prev = ""
+    for start, sentence in sentences(text):
+        if start <= pos < start + len(sentence):
+            return prev
+        prev = sentence
+    return ""
+
+
+def _rival_words(rivals: list[str], want: set[str], lang: str | None, syn: Synonyms) -> set[str]:
+    return set().union(*(content(tokens(r, lang, syn), lang) for r in rivals)) - want
+
+
+def _names_any(text: str, rivals: list[str], lang: str | None, syn: Synonyms) -> bool:
+    """Whether `text` names a rival subject (another expected figure's)."""
+    words = content(tokens(text, lang, syn), lang)
+    return any(_akin(w, r) for w in words for r in _rival_words(rivals, set(), lang, syn))
+
+
+def _names(text: str, want: set[str], rivals: list[str], lang: str | None, syn: Synonyms) -> bool:
+    """Whether `text` names the subject (a word of it, or a longer or shorter form: "opzeg",
+    "opzegvergoeding") and no rival subject."""
+    words = content(tokens(text, lang, syn), lang)
+    rival = _rival_words(rivals, want, lang, syn)
+    if any(_akin(w, r) for w in words for r in rival):
+        return False
+    return any(_akin(w, t) for w in words for t in want)
 
 
 def _headed(
