@@ -132,3 +132,16 @@ def test_a_name_beside_another_kind_of_figure_belongs_to_that_figure(
     )
     price = next(f for f in figures(answer, lang) if f.kind == "money")
     assert owned_names(answer, price, lang)
+
+
+MOBILE = (
+    "Mini costs 15 € a month with 5 GB of mobile data. Plus costs 25 € a month with 30 GB. "
+    "Max costs 40 € a month with unlimited data."
+)
+
+
+def test_a_figure_in_a_sentence_that_leaves_out_what_its_parallel_says_is_bound() -> None:
+    answer = "You also get 30 GB of mobile data [doc:m]."
+    assert bind(answer, fig(answer, "30 GB", "en"), MOBILE, "en").bound
+    swapped = "On Mini you get 30 GB of mobile data [doc:m]."
+    assert not bind(swapped, fig(swapped, "30 GB", "en"), MOBILE, "en").bound

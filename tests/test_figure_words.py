@@ -71,3 +71,33 @@ def test_a_per_year_phrase_is_a_rates_period_but_a_term_is_a_duration(
 ) -> None:
     assert [k for k, _ in read(rate, lang)] == ["money"]
     assert [k for k, _ in read(term, lang)] == ["duration"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "want"),
+    [
+        ("it", "Lumo Plus ha 30 GB, Lumo Max 200 GB.", [("count", "30 GB"), ("count", "200 GB")]),
+        ("en", "The plan has 15 GB of data.", [("count", "15 GB")]),
+        ("it", "Puoi pagare in 24 rate.", [("count", "24 rate")]),
+        ("nl", "U betaalt in 24 termijnen.", [("count", "24 termijnen")]),
+        ("de", "Sie zahlen in 12 Raten.", [("count", "12 Raten")]),
+        ("es", "Puede pagar en 12 cuotas.", [("count", "12 cuotas")]),
+    ],
+)
+def test_data_volumes_and_instalments_are_figures_with_a_unit(
+    lang: str, text: str, want: list[tuple[str, str]]
+) -> None:
+    assert read(text, lang) == want
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("nl", "Bel de noodlijn op 0800 0222."),
+        ("de", "Sturm heißt ab Windstärke 7."),
+        ("en", "Storm means wind force 7 or more."),
+        ("en", "Prices from 5 to 10 a month."),
+    ],
+)
+def test_phone_numbers_and_scales_are_no_amounts(lang: str, text: str) -> None:
+    assert read(text, lang) == []

@@ -188,13 +188,23 @@ def bind(
         ),
         default=0,
     )
+    # What the passage says of the figure's own value, its names aside: a rival sentence
+    # that says all of it and more is a parallel one whose extra words the figure's sentence
+    # leaves out ("Mini costs 15 € with 5 GB mobile data. Plus costs 25 € with 30 GB.").
+    said = set().union(
+        *(subject(passage, p, lang, synonyms, True) - owned_names(passage, p, lang) for p in same)
+    )
     for p in others:
         # A rival shares the head of a list with the figure ("The premium is 120 € for Base,
         # ... and 264 € for Totale"): its own words are those of its item.
-        theirs = len(
-            mine
-            & (subject(passage, p, lang, synonyms, True) - list_head(passage, p, lang, synonyms))
-        )
+        words = subject(passage, p, lang, synonyms, True) - list_head(passage, p, lang, synonyms)
+        if (
+            said
+            and said <= words
+            and sentence_at(passage, p.start) != sentence_at(passage, same[0].start)
+        ):
+            words = words & (said | owned_names(passage, p, lang))
+        theirs = len(mine & words)
         # A rival wins outright over a figure that shares nothing, and by two words over one
         # that shares some ("request a pause at least 30 days before" is the notice's clause,
         # though the 30 days' sentence is about pauses too).
