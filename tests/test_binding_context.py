@@ -101,3 +101,12 @@ def test_a_ticket_that_asks_of_two_things_the_passages_give_figures_for_binds_ne
     )
     alone = "How long is our data kept?"
     assert about_state("Thirty days.", fig, "data kept", [], "en", (), alone, (passage,)) == "bound"
+
+
+def test_a_rival_in_the_other_item_of_the_sentence_does_not_unbind_the_figure() -> None:
+    answer = (
+        "Le avevo indicato una franchigia archiviata. Quella in vigore è 250 €, quindi il "
+        "rimborso sarebbe di 650 €."
+    )
+    assert state(answer, "250 €", "franchigia", "it", ("rimborso",)) == "bound"
+    assert state(answer, "650 €", "rimborso", "it", ("franchigia",)) == "bound"

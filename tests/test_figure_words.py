@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from evals.checks.derived import multiplier
 from evals.checks.values import parse_figures
 
 
@@ -66,11 +67,13 @@ def test_an_ordinal_before_a_unit_of_time_says_which_not_how_long(lang: str, tex
         ("fr", "Cela fait 336 € pour un an.", "Le contrat dure un an."),
     ],
 )
-def test_a_per_year_phrase_is_a_rates_period_but_a_term_is_a_duration(
+def test_a_per_year_phrase_is_a_rates_period_but_a_term_is_a_claim(
     lang: str, rate: str, term: str
 ) -> None:
-    assert [k for k, _ in read(rate, lang)] == ["money"]
-    assert [k for k, _ in read(term, lang)] == ["duration"]
+    period = next(f for f in parse_figures(rate, lang) if f.kind == "duration")
+    assert multiplier(rate, period, lang)
+    length = next(f for f in parse_figures(term, lang) if f.kind == "duration")
+    assert not multiplier(term, length, lang)
 
 
 @pytest.mark.parametrize(

@@ -61,3 +61,42 @@ def test_a_figure_cited_to_the_wrong_passage_fails_though_a_later_ref_holds_it(a
 def test_refs_side_by_side_count_together(answer: str) -> None:
     r = supported(answer)
     assert r.status == "pass", r.detail
+
+
+def _conversation(earlier: str, lang: str) -> dict[str, Any]:
+    return good_case(
+        "corrected-figure",
+        question="Sorry, it is the 1-year contract, with 8 months left.",
+        context={},
+        messages=[
+            {"role": "user", "content": "What does cancelling cost?"},
+            {"role": "assistant", "content": earlier},
+        ],
+        retrieved=[{"ref": "c#fee", "text": "The fee is 50 € with up to 1 year left, else 100 €."}],
+        expect={"sources": ["c#fee"], "language": lang},
+        reference="Then it is 50 € [doc:c#fee].",
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "Then it is 50 € [doc:c#fee] instead of 100 €."),
+        ("de", "Dann sind es 50 € [doc:c#fee] statt 100 €."),
+        ("nl", "Dan wordt het 50 € [doc:c#fee] in plaats van 100 €."),
+    ],
+)
+def test_the_assistants_earlier_figure_named_to_correct_it_needs_no_citation(
+    lang: str, answer: str
+) -> None:
+    data = _conversation("You pay a 100 € fee [doc:c#fee].", lang)
+    r = REGISTRY["no_unsourced_number"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+    assert r.status == "pass", r.detail
+    # Not one the assistant gave before: it still needs its source.
+    fresh = _conversation("You pay a fee [doc:c#fee].", lang)
+    r = REGISTRY["no_unsourced_number"].fn(
+        CheckInput(Case(fresh), Reply(answer=answer), SuiteSettings())
+    )
+    assert r.status == "fail"

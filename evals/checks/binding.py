@@ -287,7 +287,8 @@ def about_state(
     if want & content(tokens(sentence, lang, synonyms), lang):
         return "bound"
     state = _headed(answer, fig, want, rivals, lang, synonyms)
-    if state != "unknown" or _names_any(sentence_at(answer, fig.start), rivals, lang, synonyms):
+    # A rival named in the figure's own item of its sentence says it is not about `about`.
+    if state != "unknown" or _names_any(subject_clause(answer, fig, lang), rivals, lang, synonyms):
         return state
     before = _sentence_before(answer, fig.start)
     if before and _names(before, want, rivals, lang, synonyms):

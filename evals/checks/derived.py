@@ -13,6 +13,7 @@ from decimal import Decimal
 import regex
 
 from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.number_words import in_rate_period
 from evals.checks.values import Figure, parse_figures
 
 # Amounts are compared to the cent: "45 € less 15 %" is 38.25 €, and 38,25 € is that.
@@ -126,6 +127,8 @@ def multiplier(text: str, fig: Figure, lang: str | None) -> bool:
     "3 × 24 €" is the product's count): it takes a figure so many times and claims nothing."""
     if fig.kind not in ("duration", "count"):
         return False
+    if fig.kind == "duration" and in_rate_period(text, fig.start, lang):
+        return True  # "336 € in un anno", "für ein Jahr": the period of the amount
     before = text[max(0, fig.start - 24) : fig.start]
     if _TIMES_SIGN.search(before):
         return True

@@ -1,6 +1,7 @@
-"""Numbers in words that are no figure: an indefinite article before a thing counted ("ein
-Mitarbeiter"), an ordinal before a unit of time ("im ersten Jahr"), the "one" of a per-year
-phrase ("336 € in un anno"). text2num reads all three as the number one."""
+"""Numbers in words that are no figure, or no claim: an indefinite article before a thing
+counted ("ein Mitarbeiter"), an ordinal before a unit of time ("im ersten Jahr"), the "one"
+of a per-year phrase ("336 € in un anno", the period of the amount). text2num reads all
+three as the number one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
 
 
@@ -38,7 +40,7 @@ def in_rate_period(text: str, start: int, lang: str | None) -> bool:
     """Whether the number in words at `start` is inside one of the language's phrases for
     "per year" ("in un anno", "voor een jaar", "für ein Jahr", "pour un an")."""
     folded = text.casefold()
-    for phrase in lexicon(lang or FALLBACK).per_year:
+    for phrase in lexicon(lang or detect(text) or FALLBACK).per_year:
         at = folded.find(phrase, max(0, start - len(phrase)))
         while at != -1 and at <= start:
             if start < at + len(phrase):

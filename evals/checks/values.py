@@ -18,7 +18,7 @@ from evals.checks.clock import evening_after, hours
 from evals.checks.halves import halves
 from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals, unit_names
 from evals.checks.lexicon import DURATION_KINDS, all_lexicons
-from evals.checks.number_words import in_rate_period, is_ordinal, not_a_count
+from evals.checks.number_words import is_ordinal, not_a_count
 
 
 # Months come from CLDR (Babel) for every language considered; numbers written in words are
@@ -326,12 +326,8 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
         start = span[0]
         if fig.kind == "count" and not_a_count(text, *span, reading):
             continue
-        if fig.kind == "duration" and (
-            is_ordinal(text[span[0] : span[1]], reading) or in_rate_period(text, span[0], reading)
-        ):
-            # "the first year", "im ersten Jahr": which year, not how long; "336 € in un
-            # anno": the period a figure is given for, not a figure of its own.
-            continue
+        if fig.kind == "duration" and is_ordinal(text[span[0] : span[1]], reading):
+            continue  # "the first year", "im ersten Jahr": which year, not how long
         # A figure read from words keeps the words: "twenty-nine euros", not "29 euros".
         out.append(Figure(fig.kind, fig.unit, fig.value, start, fig.end, text[start : fig.end]))
     # A clock time first where a place reads as both ("7 uur" in a range of hours).
