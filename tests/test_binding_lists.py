@@ -145,3 +145,12 @@ def test_a_figure_in_a_sentence_that_leaves_out_what_its_parallel_says_is_bound(
     assert bind(answer, fig(answer, "30 GB", "en"), MOBILE, "en").bound
     swapped = "On Mini you get 30 GB of mobile data [doc:m]."
     assert not bind(swapped, fig(swapped, "30 GB", "en"), MOBILE, "en").bound
+
+
+def test_list_items_part_at_the_texts_own_joining_words_only() -> None:
+    # English "of" is no "or" (Dutch "of" is): "30 days of retention" stays one item.
+    answer = "Yes, 30 days of retention, and backups are overwritten 14 days later."
+    thirty = fig(answer, "30 days", "en")
+    assert "retention" in subject_clause(answer, thirty, "en")
+    dutch = "U betaalt 180 € per jaar of 15,75 € per maand."
+    assert "15,75" not in subject_clause(dutch, fig(dutch, "180 €", "nl"), "nl")

@@ -14,6 +14,8 @@ from functools import lru_cache
 import regex
 
 from evals.checks.clauses import clauses, sentence_at
+from evals.checks.language import detect
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import owned_names
 from evals.checks.text import sentences
@@ -46,14 +48,17 @@ def _cut(piece: str, offset: int, breaks: regex.Pattern[str]) -> tuple[int, int]
     return lo, hi
 
 
-# Where one item of a list of figures ends: a comma (not in a number), or "and" or "or" in
-# the languages read ("10 % with two policies and 7 % with an alarm", "180 € a year or
-# 15,75 € a month").
-_ITEM = regex.compile(
-    r"(?<!\d),|,(?!\d)|(?<![\p{L}])(?:and|und|et|y|e|ed|en|og|och"
-    r"|or|oder|ou|o|oppure|of|eller)(?![\p{L}])",
-    regex.IGNORECASE,
-)
+# Where one item of a list of figures ends: a comma (not in a number), or a word that joins
+# a list in the text's language (each file's `list_joiners`: "10 % with two policies and 7 %
+# with an alarm", "180 € l'anno oppure 15,75 € al mese"). Read in that language only: Dutch
+# "of" (or) is no break in "30 days of retention".
+@lru_cache(maxsize=16)
+def _item_breaks(lang: str | None) -> regex.Pattern[str]:
+    words = sorted(lexicon(lang or FALLBACK).list_joiners, key=len, reverse=True)
+    joined = "|".join(regex.escape(w) for w in words) or "(?!)"
+    return regex.compile(
+        rf"(?<!\d),|,(?!\d)|(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE
+    )
 
 
 def _peers(text: str, fig: Figure, lang: str | None) -> list[Figure]:
@@ -83,7 +88,9 @@ def subject_clause(text: str, fig: Figure, lang: str | None, whole: bool = False
             peers = _peers(text, fig, lang)
             if not peers and whole:
                 return piece
-            lo, hi = _cut(piece, fig.start - start, _ITEM if peers else _COMMA)
+            lo, hi = _cut(
+                piece, fig.start - start, _item_breaks(lang or detect(text)) if peers else _COMMA
+            )
             return piece[lo:hi]
     return text
 
@@ -112,7 +119,7 @@ def list_head(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ())
     for start, piece in clauses(text):
         if start <= fig.start < start + len(piece):
             # A range ("from 9:30 to 19:30") is one item, not a list: its head is its own.
-            lo, hi = _cut(piece, fig.start - start, _ITEM)
+            lo, hi = _cut(piece, fig.start - start, _item_breaks(lang or detect(text)))
             if all(start + lo <= p.start < start + hi for p in peers):
                 return frozenset()
             head = piece[: min(p.start for p in (*peers, fig)) - start]

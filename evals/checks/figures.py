@@ -10,7 +10,6 @@ import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
-from evals.checks.clauses import clause_at, corrects
 from evals.checks.dates import date_after, date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
@@ -154,23 +153,12 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     for fig in found:
         if from_ticket(fig, inp.case) or date_from_given(fig, given):
             continue
-        if _corrects_earlier(inp.answer, fig, inp.case, inp.lang):
-            continue
         if not sentence_citations(inp.answer, fig, cite, window) and not _cited_before(fig, cited):
             unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
     return ratio(n, n, f"{n} figures, each sourced or from the question")
-
-
-def _corrects_earlier(answer: str, fig: Figure, case: Case, lang: str | None) -> bool:
-    """Whether the figure repeats one of the assistant's earlier turns to correct it ("then it
-    is 50 € instead of 100 €"): named to be withdrawn, it claims nothing that needs a source."""
-    earlier = [m["content"] for m in case.messages if m.get("role") == "assistant"]
-    if not any(fig.same(f) for t in earlier for f in parse_figures(t, lang)):
-        return False
-    return corrects(clause_at(answer, fig.start), lang or detect(answer))
 
 
 def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
