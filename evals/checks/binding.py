@@ -52,9 +52,12 @@ def _cut(piece: str, offset: int, breaks: regex.Pattern[str]) -> tuple[int, int]
 # a list in the text's language (each file's `list_joiners`: "10 % with two policies and 7 %
 # with an alarm", "180 € l'anno oppure 15,75 € al mese"). Read in that language only: Dutch
 # "of" (or) is no break in "30 days of retention".
-@lru_cache(maxsize=16)
-def _item_breaks(lang: str | None) -> regex.Pattern[str]:
-    words = sorted(lexicon(lang or FALLBACK).list_joiners, key=len, reverse=True)
+@lru_cache(maxsize=64)
+def _item_breaks(lang: str | None, written: str | None) -> regex.Pattern[str]:
+    """The item breaks of the case's language and of the language the text is written in
+    (an answer in English to a Spanish ticket joins its list with "and")."""
+    joiners = lexicon(lang or FALLBACK).list_joiners | lexicon(written or FALLBACK).list_joiners
+    words = sorted(joiners, key=len, reverse=True)
     joined = "|".join(regex.escape(w) for w in words) or "(?!)"
     return regex.compile(
         rf"(?<!\d),|,(?!\d)|(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE
@@ -89,7 +92,7 @@ def subject_clause(text: str, fig: Figure, lang: str | None, whole: bool = False
             if not peers and whole:
                 return piece
             lo, hi = _cut(
-                piece, fig.start - start, _item_breaks(lang or detect(text)) if peers else _COMMA
+                piece, fig.start - start, _item_breaks(lang, detect(text)) if peers else _COMMA
             )
             return piece[lo:hi]
     return text
@@ -119,7 +122,7 @@ def list_head(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ())
     for start, piece in clauses(text):
         if start <= fig.start < start + len(piece):
             # A range ("from 9:30 to 19:30") is one item, not a list: its head is its own.
-            lo, hi = _cut(piece, fig.start - start, _item_breaks(lang or detect(text)))
+            lo, hi = _cut(piece, fig.start - start, _item_breaks(lang, detect(text)))
             if all(start + lo <= p.start < start + hi for p in peers):
                 return frozenset()
             head = piece[: min(p.start for p in (*peers, fig)) - start]

@@ -106,17 +106,20 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
         for a, _ in peers
         if item_of(a) == i
     )
-    # An item that holds a figure of another kind and none of this one names that figure's
-    # subject: in "the notice is 1 month, at 60 € a month for Fiber 1000" Fiber is the price's.
+    # A later item that holds a figure of another kind and none of this one names that
+    # figure's subject: in "the notice is 1 month, at 60 € a month for Fiber 1000" Fiber is
+    # the price's.
     foreign = {item_of(f.start - start) for f in inside if not _alike(f, fig)} - set(owner_items)
     out = set()
     for pos, name in names:
         i = item_of(pos)
-        if i in foreign:
-            continue
         if pos < first_pos and i <= owner_items[0]:
+            # The sentence's head ("Starter costs 29 € ... with up to 20 seats") names what
+            # every figure of the sentence is about, whatever their kinds.
             if not lead or mine == owner_items[0]:
-                out.add(name)  # the sentence's head
+                out.add(name)
+            continue
+        if i in foreign:
             continue
         # An item without a figure names the subject of the figure after it when items name
         # their subject first ("con Base e Cargo la franchigia è di 300 €"), and describes
