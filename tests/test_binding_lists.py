@@ -154,3 +154,29 @@ def test_list_items_part_at_the_texts_own_joining_words_only() -> None:
     assert "retention" in subject_clause(answer, thirty, "en")
     dutch = "U betaalt 180 € per jaar of 15,75 € per maand."
     assert "15,75" not in subject_clause(dutch, fig(dutch, "180 €", "nl"), "nl")
+
+
+PLANS = (
+    "Starter costs 29 € per seat and month and covers one location with up to 20 seats. "
+    "Enterprise is priced on request from 50 seats."
+)
+
+
+@pytest.mark.parametrize(
+    ("lang", "passage", "answer", "value"),
+    [
+        ("en", PLANS, "SSO is Enterprise only, which starts from 20 seats [doc:p].", "20 seats"),
+        (
+            "de",
+            "Starter kostet 29 € pro Platz und Monat und umfasst bis zu 20 Plätze. "
+            "Enterprise gibt es auf Anfrage ab 50 Plätzen.",
+            "Enterprise gibt es ab 20 Plätze [doc:p].",
+            "20 Plätze",
+        ),
+    ],
+)
+def test_a_sentences_head_owns_its_figures_of_every_kind(
+    lang: str, passage: str, answer: str, value: str
+) -> None:
+    # The seat limit is Starter's, though Starter stands in the price's item.
+    assert not bind(answer, fig(answer, value, lang), passage, lang).bound
