@@ -235,8 +235,9 @@ def retention_case() -> dict[str, Any]:
     return {
         "id": "retention",
         "category": "data",
-        # The ticket names 30 days, so the answers need no citation for it.
-        "question": "Do you really delete our data 30 days after we cancel?",
+        # The ticket names 30 days, so the answers need no citation for it; it names no
+        # subject either ("everything"), so an answer's bare "30 days" is bound to none.
+        "question": "Do you really delete everything 30 days after we cancel?",
         "expect": {"figures": [{"value": "30 days", "about": "data kept"}]},
         "reference": "Yes: your data is kept for 30 days, then deleted.",
     }

@@ -193,7 +193,14 @@ def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
     result when an expected figure is not one the parser reads."""
     wanted = items(inp.case.expect.get("figures"))
     abouts = [it.about for it in wanted if it.about]
-    passages = [str(r.get("text") or "") for r in inp.case.retrieved]
+    passages = tuple(str(r.get("text") or "") for r in inp.case.retrieved)
+    # What the answer answers: every turn before it (a subject the answer leaves unsaid).
+    ticket = "\n".join(str(t.get("content") or "") for t in inp.case.turns)
+    cited = tuple(
+        str(r.get("text") or "")
+        for r in inp.case.retrieved
+        if not inp.cited or r.get("ref") in inp.cited
+    )
     out: list[ItemState] = []
     for it in wanted:
         figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
@@ -209,7 +216,8 @@ def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
         if it.about:
             rivals = [a for a in abouts if a != it.about]
             states_ = [
-                about_state(inp.answer, s, it.about, rivals, inp.lang, inp.synonyms) for s in stated
+                about_state(inp.answer, s, it.about, rivals, inp.lang, inp.synonyms, ticket, cited)
+                for s in stated
             ]
             if "bound" not in states_:
                 state = "elsewhere" if "other" in states_ else "unbound"

@@ -11,11 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import regex
+
 from evals.checks.clauses import clauses, sentence_at
+from evals.checks.language import detect
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import owned_names
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
+
+# A comma between digits is a thousands or decimal separator ("2,000 €"), not a clause break.
+_COMMA = regex.compile(r"(?<!\d),|,(?!\d)")
 
 
 # Memoised: the same answer and passages are bound figure by figure, check by check.
@@ -24,24 +31,103 @@ def clause_of(text: str, pos: int) -> str:
     """The clause of `text` (cut at sentence ends, ';', ':', 'but' and commas) holding `pos`."""
     for start, piece in clauses(text):
         if start <= pos < start + len(piece):
-            offset = pos - start
-            # Commas part subjects too: "data kept 14 days, backups within 30".
-            lo = piece.rfind(",", 0, offset) + 1
-            hi = piece.find(",", offset)
-            return piece[lo : hi if hi != -1 else len(piece)]
+            lo, hi = _cut(piece, pos - start, _COMMA)
+            return piece[lo:hi]
+    return text
+
+
+def _cut(piece: str, offset: int, breaks: regex.Pattern[str]) -> tuple[int, int]:
+    """The span of `piece` between the breaks either side of `offset`."""
+    lo, hi = 0, len(piece)
+    for m in breaks.finditer(piece):
+        if m.end() <= offset:
+            lo = m.end()
+        elif m.start() >= offset:
+            hi = m.start()
+            break
+    return lo, hi
+
+
+# Where one item of a list of figures ends: a comma (not in a number), or a word that joins
+# a list in the text's language (each file's `list_joiners`: "10 % with two policies and 7 %
+# with an alarm", "180 € l'anno oppure 15,75 € al mese"). Read in that language only: Dutch
+# "of" (or) is no break in "30 days of retention".
+@lru_cache(maxsize=64)
+def _item_breaks(lang: str | None, written: str | None) -> regex.Pattern[str]:
+    """The item breaks of the case's language and of the language the text is written in
+    (an answer in English to a Spanish ticket joins its list with "and")."""
+    joiners = lexicon(lang or FALLBACK).list_joiners | lexicon(written or FALLBACK).list_joiners
+    words = sorted(joiners, key=len, reverse=True)
+    joined = "|".join(regex.escape(w) for w in words) or "(?!)"
+    return regex.compile(
+        rf"(?<!\d),|,(?!\d)|(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE
+    )
+
+
+def _peers(text: str, fig: Figure, lang: str | None) -> list[Figure]:
+    """The other figures of `fig`'s kind and unit in its clause."""
+    for start, piece in clauses(text):
+        if start <= fig.start < start + len(piece):
+            return [
+                p
+                for p in parse_figures(text, lang)
+                if (p.kind, p.unit) == (fig.kind, fig.unit)
+                and p.start != fig.start
+                and start <= p.start < start + len(piece)
+            ]
+    return []
+
+
+@lru_cache(maxsize=4096)
+def subject_clause(text: str, fig: Figure, lang: str | None, whole: bool = False) -> str:
+    """The words a figure is stated about: its own item of a list of figures of its kind
+    ("data kept 14 days, backups within 30"; "10 % with two policies and 7 % with an alarm"),
+    else the part of its clause between commas, or with `whole` (a passage's figure) its
+    whole clause ("With Totale, sheds, fences and plants are covered up to 2,000 € per
+    claim"). An answer's figure keeps to its commas: "Deposit: 100 €, returned within 14
+    days" says nothing of the 100 € after the comma."""
+    for start, piece in clauses(text):
+        if start <= fig.start < start + len(piece):
+            peers = _peers(text, fig, lang)
+            if not peers and whole:
+                return piece
+            lo, hi = _cut(
+                piece, fig.start - start, _item_breaks(lang, detect(text)) if peers else _COMMA
+            )
+            return piece[lo:hi]
     return text
 
 
 @lru_cache(maxsize=4096)
-def subject(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ()) -> frozenset[str]:
-    """The content words of the clause the figure stands in, the figure's own words left out."""
-    clause = clause_of(text, fig.start)
+def subject(
+    text: str, fig: Figure, lang: str | None, synonyms: Synonyms = (), whole: bool = False
+) -> frozenset[str]:
+    """The content words of the clause the figure stands in, the figure's own words left out
+    (`whole`: a passage's figure alone of its kind in its clause has all of it)."""
+    clause = subject_clause(text, fig, lang, whole)
     own = set(tokens(fig.text, lang, synonyms))
     return frozenset(
         content(tokens(clause, lang, synonyms), lang)
         - own
         - {w for w in tokens(clause, lang) if any(ch.isdigit() for ch in w)}
     )
+
+
+@lru_cache(maxsize=4096)
+def list_head(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ()) -> frozenset[str]:
+    """The content words before the first figure of a list that `fig` belongs to: in "The
+    yearly premium is 120 € for Base, 180 € for Comfort and 264 € for Totale" the premium is
+    what every item is about, so it binds none of them more than another."""
+    peers = _peers(text, fig, lang)
+    for start, piece in clauses(text):
+        if start <= fig.start < start + len(piece):
+            # A range ("from 9:30 to 19:30") is one item, not a list: its head is its own.
+            lo, hi = _cut(piece, fig.start - start, _item_breaks(lang, detect(text)))
+            if all(start + lo <= p.start < start + hi for p in peers):
+                return frozenset()
+            head = piece[: min(p.start for p in (*peers, fig)) - start]
+            return frozenset(content(tokens(head, lang, synonyms), lang))
+    return frozenset()
 
 
 @dataclass(frozen=True)
@@ -102,14 +188,33 @@ def bind(
         (
             len(
                 mine
-                & (subject(passage, p, lang, synonyms) | _sentence_head(passage, p, lang, synonyms))
+                & (
+                    subject(passage, p, lang, synonyms, True)
+                    | _sentence_head(passage, p, lang, synonyms)
+                    | list_head(passage, p, lang, synonyms)
+                )
             )
             for p in same
         ),
         default=0,
     )
+    # What the passage says of the figure's own value, its names aside: a rival sentence
+    # that says all of it and more is a parallel one whose extra words the figure's sentence
+    # leaves out ("Mini costs 15 € with 5 GB mobile data. Plus costs 25 € with 30 GB.").
+    said = set().union(
+        *(subject(passage, p, lang, synonyms, True) - owned_names(passage, p, lang) for p in same)
+    )
     for p in others:
-        theirs = len(mine & subject(passage, p, lang, synonyms))
+        # A rival shares the head of a list with the figure ("The premium is 120 € for Base,
+        # ... and 264 € for Totale"): its own words are those of its item.
+        words = subject(passage, p, lang, synonyms, True) - list_head(passage, p, lang, synonyms)
+        if (
+            said
+            and said <= words
+            and sentence_at(passage, p.start) != sentence_at(passage, same[0].start)
+        ):
+            words = words & (said | owned_names(passage, p, lang))
+        theirs = len(mine & words)
         # A rival wins outright over a figure that shares nothing, and by two words over one
         # that shares some ("request a pause at least 30 days before" is the notice's clause,
         # though the 30 days' sentence is about pauses too).
@@ -168,10 +273,19 @@ def about_state(
     rivals: list[str],
     lang: str | None,
     synonyms: Synonyms = (),
+    ticket: str = "",
+    passages: tuple[str, ...] = (),
 ) -> str:
     """`bound` when the figure's clause names its subject (or its sentence does, and no rival
     subject stands in the clause); `other` when the clause names a rival subject (another
-    expected figure's) instead; `unknown` when nothing says what the figure is about."""
+    expected figure's) instead; `unknown` when nothing says what the figure is about.
+
+    A sentence that names no subject at all may take it from the sentence before ("the
+    yearly premium of Totale is 264 €. Paid monthly, you pay 23,10 € a month"), or, for the
+    answer's first figure of its kind, from the `ticket` it answers ("What does cancelling
+    cost?" "In short: 100 €"), when that names the subject and no rival, and none of the
+    other things the `passages` give a figure of that kind for ("how long until our data is
+    gone, backups included?" asks of two)."""
     want = content(tokens(about, lang, synonyms), lang)
     mine = subject(answer, fig, lang, synonyms)
     if want & mine:
@@ -182,7 +296,70 @@ def about_state(
     sentence = next((p for s, p in clauses(answer) if s <= fig.start < s + len(p)), "")
     if want & content(tokens(sentence, lang, synonyms), lang):
         return "bound"
-    return _headed(answer, fig, want, rivals, lang, synonyms)
+    state = _headed(answer, fig, want, rivals, lang, synonyms)
+    # A rival named in the figure's own item of its sentence says it is not about `about`.
+    if state != "unknown" or _names_any(subject_clause(answer, fig, lang), rivals, lang, synonyms):
+        return state
+    before = _sentence_before(answer, fig.start)
+    if before and _names(before, want, rivals, lang, synonyms):
+        return "bound"
+    first = all(
+        f.start >= fig.start
+        for f in parse_figures(answer, lang)
+        if (f.kind, f.unit) == (fig.kind, fig.unit)
+    )
+    if first and ticket and _names(ticket, want, rivals, lang, synonyms):
+        others = _passage_subjects(fig, passages, lang, synonyms) - want
+        asked = content(tokens(ticket, lang, synonyms), lang)
+        if not any(_akin(w, o) for w in asked for o in others):
+            return "bound"
+    return "unknown"
+
+
+def _passage_subjects(
+    fig: Figure, passages: tuple[str, ...], lang: str | None, synonyms: Synonyms
+) -> frozenset[str]:
+    """The words the passages state other figures of `fig`'s kind about, less those they
+    state `fig`'s own value about ("50 € with up to 1,5 years left, 100 € with more": both
+    are about the years left; only "more" is the other's)."""
+    ours: set[str] = set()
+    theirs: set[str] = set()
+    for text in passages:
+        for p in parse_figures(text):
+            if (p.kind, p.unit) == (fig.kind, fig.unit):
+                words = subject(text, p, lang, synonyms, True) | list_head(text, p, lang, synonyms)
+                (ours if p.same(fig) else theirs).update(words)
+    return frozenset(theirs - ours)
+
+
+def _sentence_before(text: str, pos: int) -> str:
+    """The sentence of `text` before the one that holds `pos` ("" for the first)."""
+    prev = ""
+    for start, sentence in sentences(text):
+        if start <= pos < start + len(sentence):
+            return prev
+        prev = sentence
+    return ""
+
+
+def _rival_words(rivals: list[str], want: set[str], lang: str | None, syn: Synonyms) -> set[str]:
+    return set().union(*(content(tokens(r, lang, syn), lang) for r in rivals)) - want
+
+
+def _names_any(text: str, rivals: list[str], lang: str | None, syn: Synonyms) -> bool:
+    """Whether `text` names a rival subject (another expected figure's)."""
+    words = content(tokens(text, lang, syn), lang)
+    return any(_akin(w, r) for w in words for r in _rival_words(rivals, set(), lang, syn))
+
+
+def _names(text: str, want: set[str], rivals: list[str], lang: str | None, syn: Synonyms) -> bool:
+    """Whether `text` names the subject (a word of it, or a longer or shorter form: "opzeg",
+    "opzegvergoeding") and no rival subject."""
+    words = content(tokens(text, lang, syn), lang)
+    rival = _rival_words(rivals, want, lang, syn)
+    if any(_akin(w, r) for w in words for r in rival):
+        return False
+    return any(_akin(w, t) for w in words for t in want)
 
 
 def _headed(

@@ -5,7 +5,9 @@ turns and context), so the date needs no citation, as the ticket's own figures n
 from __future__ import annotations
 
 import calendar
+import datetime
 from collections.abc import Sequence
+from decimal import Decimal
 
 from evals.checks.values import Figure
 
@@ -35,3 +37,45 @@ def date_from_given(fig: Figure, given: Sequence[Figure]) -> bool:
         for d in dates
         for k in terms
     )
+
+
+# A date without its year ("10 novembre") is moved on in a year with no 29 February; the
+# answer's date is then compared by month and day.
+_PLAIN_YEAR = 2001
+
+
+def _moved(date: tuple[int | None, int, int], term: Figure) -> tuple[int | None, int, int] | None:
+    y, m, d = date
+    if term.unit in _MONTHS_IN:
+        months = int(term.value) * _MONTHS_IN[term.unit]  # type: ignore[call-overload]
+        y2, m2, d2 = _plus_months((y or _PLAIN_YEAR, m, d), months)
+    elif term.unit == "day":
+        try:
+            day = datetime.date(y or _PLAIN_YEAR, m, d) + datetime.timedelta(days=int(term.value))  # type: ignore[call-overload]
+        except ValueError:
+            return None
+        y2, m2, d2 = day.year, day.month, day.day
+    else:
+        return None
+    return (y2 if y is not None else None, m2, d2)
+
+
+def date_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) -> bool:
+    """Whether a dated figure is one of `dates` (the customer's) moved on by one of `terms`
+    (a passage's or the customer's durations, in days, months or years): signed on
+    10 November with a 30-day waiting period, the cover starts on 10 December."""
+    if fig.kind != "date" or not isinstance(fig.value, tuple):
+        return False
+    want = fig.value
+    for g in dates:
+        if g.kind != "date" or not isinstance(g.value, tuple) or g.value[1] is None:
+            continue
+        for t in terms:
+            if t.kind != "duration" or not isinstance(t.value, Decimal) or t.value != int(t.value):
+                continue
+            got = _moved(g.value, t)  # type: ignore[arg-type]
+            if got is None:
+                continue
+            if got[1:] == want[1:] and (got[0] is None or want[0] is None or got[0] == want[0]):
+                return True
+    return False

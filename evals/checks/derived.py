@@ -13,6 +13,7 @@ from decimal import Decimal
 import regex
 
 from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.number_words import in_rate_period
 from evals.checks.values import Figure, parse_figures
 
 # Amounts are compared to the cent: "45 € less 15 %" is 38.25 €, and 38,25 € is that.
@@ -49,6 +50,8 @@ def computed(
     or the percentage ("saves 15 % [doc:annual]. That is 38,25 € [doc:plans]") but not the
     figure's base. A sum or difference needs one of its terms from `stated`; a product or
     percentage may rest on the customer's figure ("your 3 weeks at 24 € are 72 €")."""
+    if fig.kind == "percent" and isinstance(fig.value, Decimal):
+        return _percent_sum(fig.value, stated, [*given, *beside])
     if fig.kind not in _ARITHMETIC_KINDS or not isinstance(fig.value, Decimal):
         return False
     want = fig.value
@@ -73,7 +76,11 @@ def computed(
         return True
     if _sum_times_count(own, second, counts, want):
         return True
-    rates = [p.value for p in (*stated, *given, *beside) if p.kind == "percent"]
+    # A product and a one-off beside it: twelve months at 28 € and a 39 € activation are
+    # 375 € in the first year.
+    if any(_near(a * k + b, want) for a in terms for k in counts for b in second if b != a):
+        return True
+    rates = _with_sums([p.value for p in (*stated, *given, *beside) if p.kind == "percent"])
     # A percentage from the figure's own passage may be taken of a price cited elsewhere
     # ("10 % off [doc:discounts]" of "59 € [doc:plans]" is "53,10 € [doc:discounts]").
     others = [*values(beside), *(t * k for t in values(beside) for k in counts)]
@@ -83,6 +90,24 @@ def computed(
         if any(_near(b * m, want) for m in (1 - share, 1 + share, share)):
             return True
     return False
+
+
+def _with_sums(rates: list[Decimal]) -> list[Decimal]:
+    """Percentages and the sums of two of them: discounts that add up ("7 % and 5 % are
+    12 % off") are taken off together."""
+    return [*rates, *(a + b for i, a in enumerate(rates) for b in rates[i + 1 :])]
+
+
+def _percent_sum(want: Decimal, stated: Sequence[Figure], others: Sequence[Figure]) -> bool:
+    """Whether a percentage is the sum of two stated ones, one from the figure's own cited
+    passages ("7 % for the alarm and 5 % claim-free: 12 % in all")."""
+    own = [p.value for p in stated if p.kind == "percent"]
+    second = [*own, *(p.value for p in others if p.kind == "percent")]
+    return any(
+        _near(a + b, want)  # type: ignore[operator]
+        for i, a in enumerate(own)
+        for b in second[i + 1 :]
+    )
 
 
 def _sum_times_count(
@@ -102,6 +127,8 @@ def multiplier(text: str, fig: Figure, lang: str | None) -> bool:
     "3 × 24 €" is the product's count): it takes a figure so many times and claims nothing."""
     if fig.kind not in ("duration", "count"):
         return False
+    if fig.kind == "duration" and in_rate_period(text, fig.start, lang):
+        return True  # "336 € in un anno", "für ein Jahr": the period of the amount
     before = text[max(0, fig.start - 24) : fig.start]
     if _TIMES_SIGN.search(before):
         return True

@@ -10,7 +10,7 @@ import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
-from evals.checks.dates import date_from_given
+from evals.checks.dates import date_after, date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
@@ -184,11 +184,13 @@ def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
     end = SENTENCE_END.search(answer, fig.end)
     stop = end.start() if end is not None else len(answer)
     lang = detect(answer) or "en"
-    sentence = with_digits(answer[start : fig.start] + " " + answer[fig.end : stop], lang)[0]
+    raw = answer[start : fig.start] + " " + answer[fig.end : stop]
+    sentence = with_digits(raw, lang)[0]
     said = {int(m.group(0)) for m in _INTEGER.finditer(sentence)}
     said |= {int(n) for n in _given(case)[0] if n.isdigit() and len(n) <= 4}
     # "78 € per year" of a passage's "6,50 € per month": a year is twelve months.
-    folded = f" {sentence.casefold()} "
+    # Read in the words as written: "in un anno" is "in  1 anno" once numbers are digits.
+    folded = f" {raw.casefold()} "
     if any(f" {p} " in folded or f" {p}," in folded for p in lexicon(lang).per_year):
         said.add(MONTHS_A_YEAR)
     return tuple(sorted(k for k in said if k > 1))
@@ -211,6 +213,10 @@ def passage_states(
     stated = parse_figures(text)
     if any(fig.same(p) for p in stated):
         return True
+    if fig.kind == "date":
+        # The customer's date moved on by the passage's term ("signed on 10 November", "active
+        # 30 days after signing": from 10 December).
+        return date_after(fig, given, (*stated, *given))
     return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors, beside)
 
 

@@ -113,6 +113,9 @@ class Lexicon:
     each_month: tuple[str, ...] = ()
     #: phrases that make a figure yearly: it may be twelve of a monthly one
     per_year: tuple[str, ...] = ()
+    #: words that make bare hours clock times (`from`, `to`, `marks`, `at`, `oclock`,
+    #: `evening`): "dalle 8 alle 22", "van 7 tot 23 uur", "um 8 Uhr abends"
+    clock: dict[str, tuple[str, ...]] = field(default_factory=dict)
     corrections: tuple[str, ...] = ()
     not_true: tuple[str, ...] = ()
     conditional: frozenset[str] = frozenset()
@@ -186,6 +189,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         day_words=_words(dom.get("day_words")),
         each_month=_words_phrases(dom.get("each_month")),
         per_year=_words_phrases(figures.get("per_year")),
+        clock={k: _words_phrases(v) for k, v in figures.get("clock", {}).items()},
         corrections=tuple(str(p) for p in claims.get("corrections", ())),
         not_true=_words_phrases(claims.get("not_true")),
         conditional=frozenset(_words(claims.get("conditional"))),

@@ -49,7 +49,8 @@ def _alike(a: Figure, b: Figure) -> bool:
 # Where one item of a list ends: punctuation (not a bracket: "Starter (€29)" is one item),
 # or "and" in the languages read ("50 € on Basic and 100 € on Plus").
 _ITEM_BREAK = regex.compile(
-    r"[,;:–—]|(?<![\p{L}])(?:and|und|et|y|e|ed|en|og|och)(?![\p{L}])", regex.IGNORECASE
+    r"(?<!\d),|,(?!\d)|[;:–—]|(?<![\p{L}])(?:and|und|et|y|e|ed|en|og|och)(?![\p{L}])",
+    regex.IGNORECASE,
 )
 
 
@@ -79,13 +80,8 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
     else:
         return frozenset()
     lang = lang or detect(text)
-    peers = sorted(
-        {
-            (f.start - start, f.end - start)
-            for f in (*parse_figures(text, lang), fig)
-            if start <= f.start < start + len(sentence) and _alike(f, fig)
-        }
-    )
+    inside = [f for f in parse_figures(text, lang) if start <= f.start < start + len(sentence)]
+    peers = sorted({(f.start - start, f.end - start) for f in (*inside, fig) if _alike(f, fig)})
     names = [
         (pos, n) for pos, n in _names(sentence, lang) if not any(a <= pos < b for a, b in peers)
     ]
@@ -93,7 +89,8 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
         # "Basic and Plus cost 29 € and 39 € respectively": names all before the figures
         # cannot be shared out by position.
         return frozenset()
-    items = _items(sentence)
+    # Citation markers hold colons ("[doc:a]"): items are cut on the text without them.
+    items = _items(MARKER.sub(lambda m: " " * len(m.group(0)), sentence))
 
     def item_of(pos: int) -> int:
         # The item a position falls in (a break between two items counts to the first).
@@ -109,12 +106,20 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
         for a, _ in peers
         if item_of(a) == i
     )
+    # A later item that holds a figure of another kind and none of this one names that
+    # figure's subject: in "the notice is 1 month, at 60 € a month for Fiber 1000" Fiber is
+    # the price's.
+    foreign = {item_of(f.start - start) for f in inside if not _alike(f, fig)} - set(owner_items)
     out = set()
     for pos, name in names:
         i = item_of(pos)
         if pos < first_pos and i <= owner_items[0]:
+            # The sentence's head ("Starter costs 29 € ... with up to 20 seats") names what
+            # every figure of the sentence is about, whatever their kinds.
             if not lead or mine == owner_items[0]:
-                out.add(name)  # the sentence's head
+                out.add(name)
+            continue
+        if i in foreign:
             continue
         # An item without a figure names the subject of the figure after it when items name
         # their subject first ("con Base e Cargo la franchigia è di 300 €"), and describes

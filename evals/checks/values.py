@@ -14,9 +14,11 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.clock import evening_after, hours
 from evals.checks.halves import halves
 from evals.checks.language import DEFAULT_LANGUAGES, detect, month_names, numerals, unit_names
 from evals.checks.lexicon import DURATION_KINDS, all_lexicons
+from evals.checks.number_words import is_ordinal, not_a_count
 
 
 # Months come from CLDR (Babel) for every language considered; numbers written in words are
@@ -318,12 +320,18 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
     taken = [(f.start, f.end) for f in written]
     out = list(written)
     for fig in _scan(plain, reading):
-        start = next((a for a, b in spans if a <= fig.start < b), None)
-        if start is None or any(a < fig.end and start < b for a, b in taken):
+        span = next(((a, b) for a, b in spans if a <= fig.start < b), None)
+        if span is None or any(a < fig.end and span[0] < b for a, b in taken):
             continue
+        start = span[0]
+        if fig.kind == "count" and not_a_count(text, *span, reading):
+            continue
+        if fig.kind == "duration" and is_ordinal(text[span[0] : span[1]], reading):
+            continue  # "the first year", "im ersten Jahr": which year, not how long
         # A figure read from words keeps the words: "twenty-nine euros", not "29 euros".
         out.append(Figure(fig.kind, fig.unit, fig.value, start, fig.end, text[start : fig.end]))
-    return tuple(sorted(out, key=lambda f: f.start))
+    # A clock time first where a place reads as both ("7 uur" in a range of hours).
+    return tuple(sorted(out, key=lambda f: (f.start, f.kind != "time")))
 
 
 # Every figure kind holds a digit: a text without one (most passages' sentences, many
@@ -339,12 +347,20 @@ def _scan(text: str, lang: str | None) -> tuple[Figure, ...]:
         fig = _figure(m, lang)
         if fig is None:
             continue
+        if fig.kind == "time" and fig.value < 720 and evening_after(text, fig.end, lang):  # type: ignore[operator]
+            fig = Figure("time", "clock", fig.value + 720, fig.start, fig.end, fig.text)  # type: ignore[operator]
         out.append(fig)
         if m.group("hour"):
             # "11 h" is a duration as often as a time of day: both readings are kept.
             minutes = Decimal(int(m.group("hh")) * 60)
             out.append(Figure("duration", "minute", minutes, fig.start, fig.end, fig.text))
-    return tuple(out)
+    # Bare hours a range or "at" makes clock times ("dalle 8 alle 22", "van 7 tot 23 uur").
+    timed = {f.start for f in out if f.kind == "time"}
+    for start, end, minutes in hours(text, lang):
+        if start not in timed:
+            out.append(Figure("time", "clock", Decimal(minutes), start, end, text[start:end]))
+    # A clock time first where a place reads as both ("7 uur" in a range of hours).
+    return tuple(sorted(out, key=lambda f: (f.start, f.kind != "time")))
 
 
 def parse_figures(text: str, lang: str | None = None) -> list[Figure]:

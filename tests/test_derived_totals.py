@@ -1,0 +1,170 @@
+"""Computed figures of a first year, stacked discounts and a date after a waiting period:
+each supported by the passages that hold its inputs (or the ticket), failed when wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.checks.dates import date_after
+from evals.checks.values import parse_figures
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+
+def case(question: str, *passages: dict[str, str]) -> dict[str, Any]:
+    return good_case(
+        "computed-totals",
+        question=question,
+        context={},
+        retrieved=list(passages),
+        expect={"sources": [p["ref"] for p in passages]},
+        reference="See the passages.",
+    )
+
+
+def supported(answer: str, data: dict[str, Any]) -> CheckResult:
+    return REGISTRY["figures_supported"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+FEES = {
+    "en": (
+        "Fiber costs 28 € a month. Activation is a one-off 39 €.",
+        "That is 336 € {y} [doc:f], and 375 € in the first year with the activation [doc:f].",
+        "in a year",
+    ),
+    "it": (
+        "La fibra costa 28 € al mese. L'attivazione costa 39 €, una sola volta.",
+        "Sono 336 € {y} [doc:f] e 375 € il primo anno con l'attivazione [doc:f].",
+        "per un anno",
+    ),
+    "nl": (
+        "Glasvezel kost 28 € per maand. De activatie kost eenmalig 39 €.",
+        "Dat is 336 € {y} [doc:f], en 375 € het eerste jaar met de activatie [doc:f].",
+        "per jaar",
+    ),
+    "de": (
+        "Glasfaser kostet 28 € im Monat. Die Aktivierung kostet einmalig 39 €.",
+        "Das sind 336 € {y} [doc:f] und 375 € im ersten Jahr mit der Aktivierung [doc:f].",
+        "im Jahr",
+    ),
+    "fr": (
+        "La fibre coûte 28 € par mois. L'activation coûte 39 €, une seule fois.",
+        "Cela fait 336 € {y} [doc:f], et 375 € la première année avec l'activation [doc:f].",
+        "par an",
+    ),
+    "es": (
+        "La fibra cuesta 28 € al mes. La activación cuesta 39 €, una sola vez.",
+        "Son 336 € {y} [doc:f] y 375 € el primer año con la activación [doc:f].",
+        "al año",
+    ),
+    "pt": (
+        "A fibra custa 28 € por mês. A ativação custa 39 €, uma única vez.",
+        "São 336 € {y} [doc:f] e 375 € no primeiro ano com a ativação [doc:f].",
+        "por ano",
+    ),
+    "da": (
+        "Fiber koster 28 € om måneden. Aktivering koster 39 € én gang.",
+        "Det er 336 € {y} [doc:f] og 375 € det første år med aktiveringen [doc:f].",
+        "om året",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(FEES))
+def test_twelve_months_and_a_one_off_make_the_first_years_total(lang: str) -> None:
+    passage, answer, per_year = FEES[lang]
+    data = case("?", {"ref": "f", "text": passage})
+    r = supported(answer.format(y=per_year), data)
+    assert r.status == "pass", (lang, r.detail)
+    # A wrong product or sum still fails.
+    assert supported(answer.format(y=per_year).replace("336 €", "326 €"), data).status == "fail"
+    assert supported(answer.format(y=per_year).replace("375 €", "385 €"), data).status == "fail"
+
+
+def test_a_monthly_price_is_not_multiplied_without_a_word_for_a_year() -> None:
+    data = case("?", {"ref": "f", "text": FEES["it"][0]})
+    assert supported("Sono 336 € [doc:f].", data).status == "fail"
+
+
+ALARM = {"ref": "d#alarm", "text": "With a certified alarm you get 7 % off Comfort and Totale."}
+CLAIMS = {
+    "ref": "d#claims",
+    "text": "After 3 claim-free years you get 5 %, after 5 years 10 %. Discounts add up.",
+}
+PREMIUM = {
+    "ref": "p#premium",
+    "text": "The yearly premium is 180 € for Comfort and 264 € for Totale.",
+}
+
+
+def test_two_discounts_add_up_and_are_taken_off_together() -> None:
+    data = case("?", ALARM, CLAIMS, PREMIUM)
+    right = (
+        "In all you get 12 % [doc:d#alarm][doc:d#claims]. On the premium of 264 € [doc:p#premium] "
+        "that is 31,68 €, so you pay 232,32 € [doc:p#premium][doc:d#alarm][doc:d#claims]."
+    )
+    r = supported(right, data)
+    assert r.status == "pass", r.detail
+    for wrong in (
+        "In all you get 13 % [doc:d#alarm][doc:d#claims].",
+        "You pay 230,32 € [doc:p#premium][doc:d#alarm][doc:d#claims].",
+    ):
+        assert supported(wrong, data).status == "fail", wrong
+
+
+def test_a_sum_of_percentages_needs_one_term_from_its_own_citation() -> None:
+    data = case("?", ALARM, CLAIMS, PREMIUM)
+    # 7 % + 5 %, but the figure cites only the premiums' passage, which holds no percentage.
+    assert supported("In all you get 12 % [doc:p#premium].", data).status == "fail"
+
+
+WAITING = {
+    "it": (
+        "Le garanzie furto diventano attive 30 giorni dopo la firma.",
+        "Ho firmato il 10 novembre.",
+        "La copertura parte il 10 dicembre [doc:w].",
+        "il 12 dicembre",
+    ),
+    "en": (
+        "Theft cover becomes active 30 days after signing.",
+        "I signed on 10 November.",
+        "Your cover starts on 10 December [doc:w].",
+        "on 12 December",
+    ),
+    "de": (
+        "Der Diebstahlschutz gilt 30 Tage nach der Unterschrift.",
+        "Ich habe am 10. November unterschrieben.",
+        "Der Schutz beginnt am 10. Dezember [doc:w].",
+        "am 12. Dezember",
+    ),
+    "nl": (
+        "De diefstaldekking gaat 30 dagen na ondertekening in.",
+        "Ik heb op 10 november getekend.",
+        "De dekking start op 10 december [doc:w].",
+        "op 12 december",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(WAITING))
+def test_a_date_is_the_customers_date_moved_on_by_the_passages_term(lang: str) -> None:
+    passage, ticket, answer, other = WAITING[lang]
+    data = case(ticket, {"ref": "w", "text": passage})
+    r = supported(answer, data)
+    assert r.status == "pass", (lang, r.detail)
+    wrong = answer.rsplit(" ", 3)[0] + f" {other} [doc:w]."
+    assert supported(wrong, data).status == "fail", wrong
+
+
+def test_a_date_moved_by_months_keeps_the_day_and_a_dated_year() -> None:
+    start = parse_figures("signed on 31 January 2026")
+    assert date_after(parse_figures("28 February 2026")[0], start, parse_figures("1 month"))
+    assert not date_after(parse_figures("28 February 2027")[0], start, parse_figures("1 month"))
+    assert date_after(parse_figures("2 March 2026")[0], start, parse_figures("30 days"))
