@@ -11,11 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import regex
+
 from evals.checks.clauses import clauses, sentence_at
+from evals.checks.language import detect
 from evals.checks.matching import Synonyms, content, tokens
-from evals.checks.owners import owned_names
+from evals.checks.owners import list_items, owned_names
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
+
+
+# A comma that parts a list, not one inside a number ("9,50 €", "1,000").
+_LIST_COMMA = regex.compile(r",(?!\d)|(?<!\d),")
 
 
 # Memoised: the same answer and passages are bound figure by figure, check by check.
@@ -25,17 +32,68 @@ def clause_of(text: str, pos: int) -> str:
     for start, piece in clauses(text):
         if start <= pos < start + len(piece):
             offset = pos - start
-            # Commas part subjects too: "data kept 14 days, backups within 30".
-            lo = piece.rfind(",", 0, offset) + 1
-            hi = piece.find(",", offset)
-            return piece[lo : hi if hi != -1 else len(piece)]
+            # Commas part subjects too: "data kept 14 days, backups within 30"; a decimal
+            # comma does not ("6,80 € up to 2 kg, 9,50 € up to 10 kg").
+            cuts = [m.start() for m in _LIST_COMMA.finditer(piece)]
+            lo = max((c + 1 for c in cuts if c < offset), default=0)
+            hi = min((c for c in cuts if c >= offset), default=len(piece))
+            return piece[lo:hi]
     return text
+
+
+# What joins the two ends of a span; "and" only between times or dates ("between 8:00 and
+# 20:00"), where between two prices it joins two list items ("29 € and 39 €").
+_SPAN_GAP = regex.compile(
+    r"\s*(?:[-–—/]|to|till?|until|tot|bis|à|a|al|alle|au|hasta|até)?\s*", regex.IGNORECASE
+)
+_TIME_SPAN_GAP = regex.compile(
+    r"\s*(?:[-–—/]|to|till?|until|tot|bis|à|a|al|alle|au|hasta|até|and|und|et|y|e|en|og)?\s*",
+    regex.IGNORECASE,
+)
+
+
+def _own_stretch(text: str, fig: Figure, lang: str | None) -> str:
+    """The figure's clause, cut at the figures of its kind beside it: in "180 € a year or
+    15,75 € a month" the month is the other figure's. What stands before the clause's first
+    figure of the kind heads them all and is kept ("Business accounts get 10 % from 50
+    parcels and 15 % from 200": the 15 % is a business account's too)."""
+    clause = clause_of(text, fig.start)
+    for start, piece in clauses(text):
+        if start <= fig.start < start + len(piece):
+            break
+    else:
+        return clause
+    c_lo = start + piece.find(clause) if clause and clause in piece else -1
+    if c_lo < start:
+        return clause
+    c_hi = c_lo + len(clause)
+    peers = sorted(
+        (f.start, f.end)
+        for f in parse_figures(text, lang)
+        if (f.kind, f.unit) == (fig.kind, fig.unit)
+        and c_lo <= f.start < c_hi
+        and f.start != fig.start
+    )
+    # The two ends of a span are one figure ("dalle 9:00 alle 13:00", "9:00–13:00").
+    gap = _TIME_SPAN_GAP if fig.kind in ("time", "date") else _SPAN_GAP
+    peers = [
+        (a, b)
+        for a, b in peers
+        if not gap.fullmatch(text[b : fig.start] if b <= fig.start else text[fig.end : a])
+    ]
+    if not peers:
+        return clause
+    lo = max((e for _, e in peers if e <= fig.start), default=c_lo)
+    hi = min((s for s, _ in peers if s > fig.start), default=c_hi)
+    head = text[c_lo : min(peers[0][0], fig.start)] if lo > c_lo else ""
+    return f"{head} {text[lo:hi]}"
 
 
 @lru_cache(maxsize=4096)
 def subject(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ()) -> frozenset[str]:
-    """The content words of the clause the figure stands in, the figure's own words left out."""
-    clause = clause_of(text, fig.start)
+    """The content words of the figure's own stretch of its clause (up to the figures of its
+    kind beside it), the figure's own words left out."""
+    clause = _own_stretch(text, fig, lang)
     own = set(tokens(fig.text, lang, synonyms))
     return frozenset(
         content(tokens(clause, lang, synonyms), lang)
@@ -95,6 +153,14 @@ def bind(
     named = _by_names(answer, fig, passage, same, others, lang)
     if named is not None:
         return named
+    qualified = _by_qualifiers(answer, fig, passage, same, others, lang)
+    if qualified is not None:
+        return qualified
+    # An answer in the ticket's language cites a help centre written in another: their
+    # content words cannot be compared, so only names (above) can bind across them.
+    said_in = detect(passage)
+    if lang and said_in and said_in != lang:
+        return Binding(True, None)
     mine = subject(answer, fig, lang, synonyms)
     if not mine:
         return Binding(True, None)
@@ -116,6 +182,66 @@ def bind(
         if theirs > best_same and (not best_same or theirs - best_same >= 2):
             return Binding(False, clause_of(passage, p.start).strip())
     return Binding(True, None)
+
+
+# A number beside a figure in its own stretch, with the word or sign after it: "9,50 € up
+# to 10 kg", "15 % from 200 parcels". Figures of one kind listed for several bands or tiers
+# are told apart by them, in any language ("kg" is "kg" in all of them).
+_QUALIFIER = regex.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s*([\p{L}%]{1,3})?")
+
+
+def _qualifiers(text: str, fig: Figure, lang: str | None) -> frozenset[str]:
+    """The numbers that stand beside `fig` in its own stretch (not its own, not a figure of its
+    kind), each with the start of the unit that follows it ("10kg")."""
+    stretch = _own_stretch(text, fig, lang)
+    # Within the list item that holds the figure: "9,50 € up to 10 kg and 14,90 € up to 23
+    # kg" gives each price its own weight.
+    for start, sentence in sentences(text):
+        if start <= fig.start < start + len(sentence):
+            item = next(
+                (sentence[a:b] for a, b in list_items(sentence) if a <= fig.start - start < b),
+                "",
+            )
+            if fig.text in item:
+                stretch = item
+            break
+    # The figure and the others of its kind are what is told apart, not what tells.
+    for peer in parse_figures(stretch, lang):
+        if (peer.kind, peer.unit) == (fig.kind, fig.unit):
+            stretch = stretch[: peer.start] + " " * (peer.end - peer.start) + stretch[peer.end :]
+    out = set()
+    for m in _QUALIFIER.finditer(stretch):
+        number = m.group(1).replace(",", ".")
+        if "." in number:
+            number = number.rstrip("0").rstrip(".")
+        out.add(number + (m.group(2) or "").lower()[:2])
+    return frozenset(out)
+
+
+def _by_qualifiers(
+    answer: str,
+    fig: Figure,
+    passage: str,
+    same: list[Figure],
+    others: list[Figure],
+    lang: str | None,
+) -> Binding | None:
+    """Bound when the passage's figure of the same value stands beside a number the answer's
+    figure stands beside too ("9,50 € up to 10 kg"); swapped when only a rival does and the
+    passage's own figures stand beside other numbers; None when the numbers do not tell."""
+    mine = _qualifiers(answer, fig, lang)
+    if not mine:
+        return None
+    said = detect(passage)
+    own = [_qualifiers(passage, p, said) for p in same]
+    if any(q & mine for q in own):
+        return Binding(True, None)
+    if not all(own):
+        return None
+    for o in others:
+        if _qualifiers(passage, o, said) & mine:
+            return Binding(False, clause_of(passage, o.start).strip())
+    return None
 
 
 def _by_names(
