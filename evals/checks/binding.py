@@ -20,7 +20,6 @@ from evals.checks.owners import list_items, owned_names
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
 
-
 # A comma that parts a list, not one inside a number ("9,50 €", "1,000").
 _LIST_COMMA = regex.compile(r",(?!\d)|(?<!\d),")
 
