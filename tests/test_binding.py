@@ -261,3 +261,73 @@ def test_a_figure_under_a_heading_of_its_line_is_about_the_heading() -> None:
     assert r.status in ("pass", "review")
     r = run("figures_expected", "- Backups: overwritten, then 30 days. Also 14 days.", case)
     assert r.status != "pass"
+
+
+PARCELS = (
+    "Parcel prices: 6,80 € up to 2 kg, 9,50 € up to 10 kg and 14,90 € up to 23 kg. "
+    "Business accounts get 10 % off from 50 parcels a month and 15 % from 200 parcels a month."
+)
+
+
+def parcel_case(language: str = "en") -> dict[str, Any]:
+    return good_case(
+        "parcel-prices",
+        question="What does a 5 kg parcel cost?",
+        retrieved=[{"ref": "pricing#parcels", "text": PARCELS}],
+        expect={"sources": ["pricing#parcels"], "language": language},
+        reference="A parcel up to 10 kg costs 9,50 € [doc:pricing#parcels].",
+    )
+
+
+def test_a_decimal_comma_in_a_passage_list_does_not_part_its_items() -> None:
+    # The list's commas part the prices; the commas inside "9,50" do not.
+    right = "Een pakket tot 10 kg kost 9,50 € [doc:pricing#parcels], inclusief btw."
+    assert run("figures_supported", right, parcel_case("nl")).status == "pass"
+    right_en = "Up to 10 kg the parcel is 9,50 € [doc:pricing#parcels]."
+    assert run("figures_supported", right_en, parcel_case()).status == "pass"
+
+
+def test_a_price_of_another_weight_band_in_the_same_list_still_fails() -> None:
+    swapped = "A parcel up to 10 kg costs 14,90 € [doc:pricing#parcels]."
+    r = run("figures_supported", swapped, parcel_case())
+    assert r.status == "fail" and "something else" in r.detail
+
+
+def test_a_figure_after_the_first_of_a_clause_keeps_the_clause_head() -> None:
+    # "Business accounts get 10 % ... and 15 % ...": the 15 % is a business account's too.
+    right = "Your business account qualifies for 15 % off [doc:pricing#parcels]."
+    assert run("figures_supported", right, parcel_case()).status == "pass"
+
+
+def test_two_figures_in_one_answer_clause_each_keep_their_own_words() -> None:
+    passage = (
+        "The annual premium is 120 € for Base and 180 € for Comfort. Paid monthly, Base "
+        "costs 10,50 € a month and Comfort 15,75 € a month."
+    )
+    case = good_case(
+        "premiums",
+        question="What does Comfort cost?",
+        retrieved=[{"ref": "policies#premiums", "text": passage}],
+        expect={"sources": ["policies#premiums"]},
+        reference="Comfort costs 180 € a year [doc:policies#premiums].",
+    )
+    right = (
+        "Comfort is at the normal price: 180 € a year or 15,75 € a month [doc:policies#premiums]."
+    )
+    assert run("figures_supported", right, case).status == "pass"
+
+
+def test_an_answer_in_another_language_than_its_passage_is_bound_by_names_only() -> None:
+    passage = (
+        "Within one country delivery takes 1 working day. Between two of the four countries "
+        "delivery takes 3 working days."
+    )
+    case = good_case(
+        "delivery",
+        question="Wie lange dauert ein Paket von Eupen nach Mailand?",
+        retrieved=[{"ref": "delivery#times", "text": passage}],
+        expect={"sources": ["delivery#times"], "language": "de"},
+        reference="Zwischen Belgien und Italien dauert die Zustellung 3 Werktage [doc:delivery#times].",
+    )
+    right = "Von Belgien nach Italien rechnen Sie mit 3 Werktagen [doc:delivery#times]."
+    assert run("figures_supported", right, case).status == "pass"

@@ -147,3 +147,14 @@ def test_the_compiled_stemmer_reads_every_word_of_the_example_suite_as_the_pytho
         read = words | set(get_stop_words(lang))
         assert len(read) > 1000
         assert [w for w in read if python.stemWord(w) != compiled.stemWord(w)] == []
+
+
+def test_abbreviations_and_country_codes_do_not_mark_a_text_as_english() -> None:
+    from evals.checks.language import detect, vocabulary
+
+    # "kr." and "pr." are in the English stop-word list as country codes, not as English.
+    danish = "Prisen er 2,10 kr. pr. kWh [doc:priser#el], og abonnementet koster 39 kr. om måneden."
+    assert detect(danish) == "da"
+    assert {"kr", "pr", "dk", "39"}.isdisjoint(vocabulary("en"))
+    assert {"a", "of", "to", "it"} <= vocabulary("en") | vocabulary("it")
+    assert detect("It costs 39 € per month [doc:pricing#plans].") == "en"

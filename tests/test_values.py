@@ -88,3 +88,22 @@ def test_the_prefix_tree_of_words_matches_what_the_words_longest_first_match() -
 def test_a_text_without_a_digit_holds_no_figure_and_one_with_words_for_numbers_does() -> None:
     assert parse_figures("the first of each month, a fortnight later") != []
     assert parse_figures("no figure here, only words [doc:billing#plans]", "en") == []
+
+
+def test_an_amount_in_words_keeps_its_cents_in_words() -> None:
+    from decimal import Decimal
+
+    from evals.checks.values import parse_figures
+
+    for text, lang, want in [
+        ("kostet vierzehn Euro neunzig, also", "de", "14.90"),
+        ("dat is negen euro vijftig.", "nl", "9.50"),
+        ("è di quattordici euro e novanta, cioè", "it", "14.90"),
+        ("custa cinco euros e noventa e cinco (5,95 €)", "pt", "5.95"),
+        ("it is fourteen euros ninety.", "en", "14.90"),
+    ]:
+        money = [f for f in parse_figures(text, lang) if f.kind == "money"]
+        assert money[0].value == Decimal(want), text
+    # A number after an amount that is not its cents stays its own figure.
+    figs = parse_figures("ten euros for 30 days.", "en")
+    assert [f.kind for f in figs] == ["money", "duration"] and figs[0].value == 10

@@ -181,6 +181,14 @@ def bind(
     named = _by_names(answer, fig, passage, same, others, lang)
     if named is not None:
         return named
+    qualified = _by_qualifiers(answer, fig, passage, same, others, lang)
+    if qualified is not None:
+        return qualified
+    # An answer in the ticket's language cites a help centre written in another: their
+    # content words cannot be compared, so only names and numbers (above) bind across them.
+    said_in = detect(passage)
+    if lang and said_in and said_in != lang:
+        return Binding(True, None)
     mine = subject(answer, fig, lang, synonyms)
     if not mine:
         return Binding(True, None)
@@ -221,6 +229,58 @@ def bind(
         if theirs > best_same and (not best_same or theirs - best_same >= 2):
             return Binding(False, clause_of(passage, p.start).strip())
     return Binding(True, None)
+
+
+# A number beside a figure in its own item, with the word or sign after it: "9,50 € up to
+# 10 kg", "15 % from 200 parcels". Figures of one kind listed for several bands or tiers are
+# told apart by them, in any language ("kg" is "kg" in all of them).
+_QUALIFIER = regex.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s*([\p{L}%]{1,3})?")
+
+
+def _qualifiers(text: str, fig: Figure, lang: str | None) -> frozenset[str]:
+    """The numbers that stand beside `fig` in its own item, each with the start of the unit
+    that follows it ("10kg"); the figure and the others of its kind are what is told apart,
+    not what tells."""
+    item = subject_clause(text, fig, lang)
+    offset = text.find(item) if item else -1
+    for peer in parse_figures(text, lang):
+        if (peer.kind, peer.unit) == (fig.kind, fig.unit) and offset >= 0:
+            a, b = peer.start - offset, peer.end - offset
+            if 0 <= a and b <= len(item):
+                item = item[:a] + " " * (b - a) + item[b:]
+    out = set()
+    for m in _QUALIFIER.finditer(item):
+        number = m.group(1).replace(",", ".")
+        if "." in number:
+            number = number.rstrip("0").rstrip(".")
+        out.add(number + (m.group(2) or "").lower()[:2])
+    return frozenset(out)
+
+
+def _by_qualifiers(
+    answer: str,
+    fig: Figure,
+    passage: str,
+    same: list[Figure],
+    others: list[Figure],
+    lang: str | None,
+) -> Binding | None:
+    """Bound when the passage's figure of the same value stands beside a number the answer's
+    figure stands beside too ("9,50 € up to 10 kg"); swapped when only a rival does and the
+    passage's own figures stand beside other numbers; None when the numbers do not tell."""
+    mine = _qualifiers(answer, fig, lang)
+    if not mine:
+        return None
+    said = detect(passage)
+    own = [_qualifiers(passage, p, said) for p in same]
+    if any(q & mine for q in own):
+        return Binding(True, None)
+    if not all(own):
+        return None
+    for o in others:
+        if _qualifiers(passage, o, said) & mine:
+            return Binding(False, clause_of(passage, o.start).strip())
+    return None
 
 
 def _by_names(

@@ -86,6 +86,11 @@ def stop_word_counts(text: str, candidates: tuple[str, ...] = DEFAULT_LANGUAGES)
     return {lang: sum(w in stop_words(lang) for w in words) for lang in candidates}
 
 
+_ENGLISH_SHORT = frozenset(
+    "a i am an as at be by do go he if in is it me my no of ok on or so to up us we".split()
+)
+
+
 @cache
 def vocabulary(lang: str) -> frozenset[str]:
     """The words that mark a text as `lang`: its stop words, its own file's words (negations,
@@ -103,8 +108,10 @@ def vocabulary(lang: str) -> frozenset[str]:
     stops = stop_words(lang)
     if lang == "en":
         others = set().union(*(stop_words(other) for other in DEFAULT_LANGUAGES if other != "en"))
-        stops = stops - others
-    return frozenset(own | stops)
+        # The list also holds every two-letter country code and single letters ("kr", "pr",
+        # "dk"), which mark abbreviations in any language ("39 kr. pr. måned"), not English.
+        stops = {w for w in stops - others if len(w) > 2 or w in _ENGLISH_SHORT}
+    return frozenset(w for w in own | stops if not any(ch.isdigit() for ch in w))
 
 
 def language_scores(text: str, candidates: tuple[str, ...] = DEFAULT_LANGUAGES) -> dict[str, float]:

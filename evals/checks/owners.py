@@ -47,14 +47,16 @@ def _alike(a: Figure, b: Figure) -> bool:
 
 
 # Where one item of a list ends: punctuation (not a bracket: "Starter (€29)" is one item),
-# or "and" in the languages read ("50 € on Basic and 100 € on Plus").
+# or "and" in the languages read ("50 € on Basic and 100 € on Plus"); a comma or colon
+# inside a number ("9,50 €", "17:00") parts nothing.
 _ITEM_BREAK = regex.compile(
-    r"(?<!\d),|,(?!\d)|[;:–—]|(?<![\p{L}])(?:and|und|et|y|e|ed|en|og|och)(?![\p{L}])",
+    r"[;–—]|(?<!\d)[,:]|[,:](?!\d)|(?<![\p{L}])(?:and|und|et|y|e|ed|en|og|och)(?![\p{L}])",
     regex.IGNORECASE,
 )
 
 
-def _items(sentence: str) -> list[tuple[int, int]]:
+def list_items(sentence: str) -> list[tuple[int, int]]:
+    """The spans of a sentence's list items, cut at punctuation and "and"."""
     out, last = [], 0
     for m in _ITEM_BREAK.finditer(sentence):
         out.append((last, m.start()))
@@ -90,7 +92,7 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
         # cannot be shared out by position.
         return frozenset()
     # Citation markers hold colons ("[doc:a]"): items are cut on the text without them.
-    items = _items(MARKER.sub(lambda m: " " * len(m.group(0)), sentence))
+    items = list_items(MARKER.sub(lambda m: " " * len(m.group(0)), sentence))
 
     def item_of(pos: int) -> int:
         # The item a position falls in (a break between two items counts to the first).

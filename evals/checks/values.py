@@ -308,6 +308,14 @@ def with_digits(text: str, lang: str | None) -> tuple[str, list[tuple[int, int]]
     return "".join(out), kept
 
 
+_CENTS = regex.compile(
+    r"\s*(?:(?:and|und|et|e|en|y|og|och)\s+)?\s*(?P<c>\d{1,2})(?!\d)"
+    r"(?:\s*(?:cents?|centesimi|centesimo|céntimos?|cêntimos?|centimes?|øre|eurocents?))?"
+    r"(?=\s*(?:[.,;:!?()\[\]]|$))",
+    regex.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=16384)
 def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
     reading = lang or detect(text)
@@ -328,8 +336,16 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
             continue
         if fig.kind == "duration" and is_ordinal(text[span[0] : span[1]], reading):
             continue  # "the first year", "im ersten Jahr": which year, not how long
+        end, value = fig.end, fig.value
+        if fig.kind == "money":
+            # "vierzehn Euro neunzig", "cinco euros e noventa e cinco": the cents follow the
+            # currency, in words, and end the amount (a punctuation mark, a bracket or a
+            # cents word after them).
+            cents = _CENTS.match(plain, fig.end)
+            if cents and any(a <= cents.start("c") < b for a, b in spans):
+                end, value = cents.end(), fig.value + Decimal(int(cents.group("c"))) / 100
         # A figure read from words keeps the words: "twenty-nine euros", not "29 euros".
-        out.append(Figure(fig.kind, fig.unit, fig.value, start, fig.end, text[start : fig.end]))
+        out.append(Figure(fig.kind, fig.unit, value, start, end, text[start:end]))
     # A clock time first where a place reads as both ("7 uur" in a range of hours).
     return tuple(sorted(out, key=lambda f: (f.start, f.kind != "time")))
 
