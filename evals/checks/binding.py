@@ -246,7 +246,7 @@ def _qualifiers(text: str, fig: Figure, lang: str | None) -> frozenset[str]:
     for peer in parse_figures(text, lang):
         if (peer.kind, peer.unit) == (fig.kind, fig.unit) and offset >= 0:
             a, b = peer.start - offset, peer.end - offset
-            if 0 <= a and b <= len(item):
+            if a >= 0 and b <= len(item):
                 item = item[:a] + " " * (b - a) + item[b:]
     out = set()
     for m in _QUALIFIER.finditer(item):
