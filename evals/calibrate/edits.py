@@ -33,8 +33,9 @@ from evals.calibrate.phrasing import (
     stems,
 )
 from evals.checks.base import case_language
-from evals.checks.binding import about_state, clause_of, subject
+from evals.checks.binding import about_state
 from evals.checks.expectations import Item, items
+from evals.checks.figure_items import clause_of, subject
 from evals.checks.matching import Synonyms, find, states
 from evals.checks.values import contains_value, parse_figures, parse_one
 from evals.errors import InputError
