@@ -168,3 +168,40 @@ def test_a_date_moved_by_months_keeps_the_day_and_a_dated_year() -> None:
     assert date_after(parse_figures("28 February 2026")[0], start, parse_figures("1 month"))
     assert not date_after(parse_figures("28 February 2027")[0], start, parse_figures("1 month"))
     assert date_after(parse_figures("2 March 2026")[0], start, parse_figures("30 days"))
+
+
+PLUS = {
+    "ref": "subscription#plus",
+    "text": (
+        "Plus costs 19,90 € a month and includes 4 parcels. Further parcels cost 7,95 € each."
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # The answer's own subtotal, itself computed, is a term of its total.
+        "Plus is 19,90 € [doc:subscription#plus]. The 2 extra parcels cost 7,95 € each "
+        "[doc:subscription#plus], so 15,90 € [doc:subscription#plus]. In all: 35,80 € "
+        "[doc:subscription#plus].",
+        # A decimal point does not end the sentence that gives the count.
+        "Mensalidade: 19.90 EUR [doc:subscription#plus]. Adicionais: 2 a 7.95 EUR cada, total "
+        "15.90 EUR [doc:subscription#plus]. Total: 19.90 + 15.90 = 35.80 EUR "
+        "[doc:subscription#plus].",
+    ],
+)
+def test_a_total_may_add_up_the_answers_own_shown_figures(answer: str) -> None:
+    data = case("I send 6 parcels this month on Plus. What do I pay?", PLUS)
+    assert supported(answer, data).status == "pass"
+
+
+def test_a_total_that_no_shown_figures_add_up_to_still_fails() -> None:
+    data = case("I send 6 parcels this month on Plus. What do I pay?", PLUS)
+    wrong = (
+        "Plus is 19,90 € [doc:subscription#plus]. The 2 extra parcels cost 7,95 € each "
+        "[doc:subscription#plus], so 15,90 € [doc:subscription#plus]. In all: 37,80 € "
+        "[doc:subscription#plus]."
+    )
+    r = supported(wrong, data)
+    assert r.status == "fail" and "37,80" in r.detail

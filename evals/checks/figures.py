@@ -180,7 +180,9 @@ def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
     """The counts a figure may be a product of: the other numbers of its sentence ("10 more
     seats would be 450 €", "72 € (3 × 24 €)") and the customer's own ("a team of four":
     4 × 29 €)."""
-    start = max(answer.rfind(".", 0, fig.start), answer.rfind("\n", 0, fig.start)) + 1
+    # The sentence's start: the last sentence end before the figure ("2 a 7.95 EUR cada":
+    # the point of 7.95 ends nothing).
+    start = max((m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)), default=0)
     end = SENTENCE_END.search(answer, fig.end)
     stop = end.start() if end is not None else len(answer)
     lang = detect(answer) or "en"
@@ -230,6 +232,10 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     reported = inp.reply.cited
     judged = unsupported = 0
     bad: list[str] = []
+    # Figures the answer has already shown to be stated or computed are terms of its later
+    # sums ("19,90 € ... 15,90 € ... 35,80 € in all"), as a figure of a passage cited
+    # elsewhere is.
+    shown: list[Figure] = []
     for fig in found:
         if multiplier(inp.answer, fig, inp.lang):
             continue  # "× 12 months" multiplies a figure: it states nothing of its own
@@ -255,8 +261,9 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         together = "\n".join(passages.get(r, "") for r in refs)
         beside = tuple(
             f for r in inp.cited if r not in refs for f in parse_figures(passages.get(r, ""))
-        )
+        ) + tuple(shown)
         if not backing and passage_states(together, fig, factors, times, given, beside):
+            shown.append(fig)
             continue
         if not backing:
             unsupported += 1
@@ -271,6 +278,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             unsupported += 1
             other = next(b.other for b in binds if b.other)
             bad.append(f'{fig.text.strip()} (the passage says it about something else; "{other}")')
+            continue
+        shown.append(fig)
     if not judged:
         return skipped("no cited figures to check against their passages")
     if bad:
