@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evals.compare.columns import pair_values
 from evals.compare.epochs import CaseOutcome
 from evals.compare.intervals import TIE_TOLERANCE, Interval, effect_interval
 from evals.compare.power import mde_exact, mde_t, reaches, smallest_p
@@ -97,8 +98,7 @@ def figure(
 ) -> Figure:
     """One figure of fully scored cases: its interval and one-sided test at level 1 - alpha,
     what the test detects at `level` (the share of alpha it gets), and its noninferiority."""
-    a = [float(c.a) for c in cases]  # type: ignore[arg-type]
-    b = [float(c.b) for c in cases]  # type: ignore[arg-type]
+    a, b = pair_values(cases)
     clustered = use_clusters and any(c.cluster is not None for c in cases)
     ci = effect_interval(a, b, [c.cluster for c in cases] if clustered else None, alpha)
     n, mc = len(cases), ci.mcnemar
