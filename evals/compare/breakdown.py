@@ -7,6 +7,7 @@ of its table, so a table of ten checks does not hand out ten chances of a false 
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,16 +139,40 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
     return {name: k / n for name, (k, n) in seen.items()}
 
 
+class _Rates:
+    """One check's rates in one run, a case each: a byte each while every rate is 0 or 1
+    (one attempt a case), doubles from the first that is not."""
+
+    def __init__(self) -> None:
+        self.codes: array[int] | None = array("B")
+        self.doubles: array[float] | None = None
+
+    def append(self, x: float) -> None:
+        if self.codes is not None:
+            if x == 1.0 or (x == 0.0 and math.copysign(1.0, x) > 0):
+                self.codes.append(int(x))
+                return
+            self.doubles, self.codes = array("d", map(float, self.codes)), None
+        self.doubles.append(x)  # type: ignore[union-attr]
+
+    def __len__(self) -> int:
+        return len(self.codes if self.codes is not None else self.doubles)  # type: ignore[arg-type]
+
+    def values(self) -> array[float]:
+        return self.doubles if self.codes is None else array("d", map(float, self.codes))  # type: ignore[return-value]
+
+
 class CheckTally:
-    """`check_changes` one paired case at a time: the counts, and each check's per-case rates
-    as doubles and its cases' cluster keys as small integers (a float object each took 24
-    bytes more, a key 8), so a streamed diff holds no row."""
+    """`check_changes` one paired case at a time, holding no row: the counts, each check's
+    per-case rates (a byte each while they are 0 or 1) and, once a check has skipped a case,
+    the numbers of the cases it was scored in; the cases' cluster keys once, as integers."""
 
     def __init__(self) -> None:
         self.tally_a: dict[str, list[int]] = {}
         self.tally_b: dict[str, list[int]] = {}
-        self.keys = Keys()
-        self.per_case: dict[str, tuple[array[float], array[float], KeyColumn]] = {}
+        self.clusters = KeyColumn(Keys())
+        #: Per check: rates in A, in B, and the cases they are of (None: cases 0, 1, 2, ...).
+        self.per_case: dict[str, tuple[_Rates, _Rates, list[array[int] | None]]] = {}
 
     def add(
         self,
@@ -156,17 +181,32 @@ class CheckTally:
         cluster: str | None,
     ) -> None:
         """One paired case's rows in A and in B, and its cluster key."""
-        rates_a = _check_rates(rows_a, self.tally_a)
-        rates_b = _check_rates(rows_b, self.tally_b)
+        case = len(self.clusters)
+        self.clusters.append(cluster)
+        rates_a = _check_rates(rows_a, self.tally_a)  # type: ignore[arg-type]
+        rates_b = _check_rates(rows_b, self.tally_b)  # type: ignore[arg-type]
         for name, ra in rates_a.items():
             rb = rates_b.get(name)
-            if rb is not None:
-                lists = self.per_case.get(name)
-                if lists is None:
-                    lists = self.per_case[name] = (array("d"), array("d"), KeyColumn(self.keys))
-                lists[0].append(ra)
-                lists[1].append(rb)
-                lists[2].append(cluster)
+            if rb is None:
+                continue
+            entry = self.per_case.get(name)
+            if entry is None:
+                entry = self.per_case[name] = (_Rates(), _Rates(), [None])
+            a, b, cases = entry
+            if cases[0] is None and len(a) != case:  # the first case it skipped
+                cases[0] = array("I", range(len(a)))
+            a.append(ra)
+            b.append(rb)
+            if cases[0] is not None:
+                cases[0].append(case)
+
+    def _values(self, name: str) -> tuple[Sequence[float], Sequence[float], list[str | None]]:
+        entry = self.per_case.get(name)
+        if entry is None:
+            return [], [], []
+        a, b, (cases,) = entry
+        keys = self.clusters[: len(a)] if cases is None else [self.clusters[i] for i in cases]
+        return a.values(), b.values(), keys
 
     def changes(self, alpha: float) -> list[CheckChange]:
         """Each check's counts and paired change, Holm over the checks."""
@@ -176,7 +216,7 @@ class CheckTally:
                 self.tally_a.get(name, [0, 0, 0, 0]),
                 self.tally_b.get(name, [0, 0, 0, 0]),
             )
-            a, b, keys = self.per_case.get(name, ([], [], []))
+            a, b, keys = self._values(name)
             out.append(
                 CheckChange(
                     name,

@@ -68,26 +68,47 @@ class KeyColumn(Sequence[str | None]):
         return (value(c) for c in self.codes)
 
 
-class OutcomeColumns(Sequence[CaseOutcome]):
-    """CaseOutcomes in arrays, read back as equal CaseOutcome objects, in the order added."""
+class Ids:
+    """Case ids kept in one byte buffer, each named by its number: about 14 bytes an id
+    instead of a string object's 60."""
 
-    def __init__(self, keys: Keys) -> None:
+    def __init__(self) -> None:
+        self._text = bytearray()
+        self._ends = array("I")
+
+    def add(self, value: str) -> int:
+        self._text += value.encode("utf-8")
+        self._ends.append(len(self._text))
+        return len(self._ends) - 1
+
+    def __getitem__(self, i: int) -> str:
+        start = self._ends[i - 1] if i else 0
+        return self._text[start : self._ends[i]].decode("utf-8")
+
+
+class OutcomeColumns(Sequence[CaseOutcome]):
+    """CaseOutcomes in arrays, read back as equal CaseOutcome objects, in the order added;
+    about 30 bytes a case (figures of one comparison share their `keys` and `ids`)."""
+
+    def __init__(self, keys: Keys, ids: Ids | None = None) -> None:
         self.keys = keys
-        self._ids = bytearray()
-        self._ends = array("Q")
+        self.ids = ids if ids is not None else Ids()
+        self._id = array("I")
         self.a = array("d")
         self.b = array("d")
         self._cluster = array("i")
         self._category = array("i")
         self._flags = bytearray()  # bit 0: flaky, bit 1: missing
+        self.n_unscored = 0  # cases without a value in A or in B
         #: The rare cases with undecided epochs: (a_worst, b_worst, a_best, b_best) by index.
         self._bounds: dict[int, tuple[float | None, ...]] = {}
 
-    def append(self, c: CaseOutcome) -> None:
-        self._ids += c.id.encode("utf-8")
-        self._ends.append(len(self._ids))
+    def append(self, c: CaseOutcome, id_number: int | None = None) -> None:
+        """Add one case; `id_number`: its id's number in `ids`, if it is there already."""
+        self._id.append(self.ids.add(c.id) if id_number is None else id_number)
         self.a.append(_NONE if c.a is None else c.a)
         self.b.append(_NONE if c.b is None else c.b)
+        self.n_unscored += c.a is None or c.b is None
         self._cluster.append(self.keys.code(c.cluster))
         self._category.append(self.keys.code(c.category))
         self._flags.append(int(c.flaky) | (int(c.missing) << 1))
@@ -95,19 +116,21 @@ class OutcomeColumns(Sequence[CaseOutcome]):
         if any(x is not None for x in bounds):
             self._bounds[len(self.a) - 1] = bounds
 
+    def id_number(self, i: int) -> int:
+        return self._id[i]
+
     def extend(self, cases: OutcomeColumns) -> None:
-        for c in cases:
-            self.append(c)
+        for i, c in enumerate(cases):
+            self.append(c, cases.id_number(i) if cases.ids is self.ids else None)
 
     def __len__(self) -> int:
         return len(self.a)
 
     def _one(self, i: int) -> CaseOutcome:
-        start = self._ends[i - 1] if i else 0
         a, b, flags = self.a[i], self.b[i], self._flags[i]
         worst = self._bounds.get(i, (None, None, None, None))
         return CaseOutcome(
-            self._ids[start : self._ends[i]].decode("utf-8"),
+            self.ids[self._id[i]],
             None if a != a else a,  # NaN: no value
             None if b != b else b,
             self.keys.value(self._cluster[i]),
@@ -135,12 +158,44 @@ class OutcomeColumns(Sequence[CaseOutcome]):
 
     def scored(self) -> OutcomeColumns:
         """The cases with a value in both runs, in order (the reading that leaves out the
-        undecided ones), as columns again."""
-        out = OutcomeColumns(self.keys)
+        undecided ones): itself when every case has both (it is never changed once read)."""
+        if not self.n_unscored:
+            return self
+        out = OutcomeColumns(self.keys, self.ids)
         for i in range(len(self)):
             if self.a[i] == self.a[i] and self.b[i] == self.b[i]:  # neither is NaN
-                out.append(self._one(i))
+                out.append(self._one(i), self._id[i])
         return out
+
+
+class ExactSum:
+    """A running sum kept exact (Shewchuk's partials, as `math.fsum` keeps them), so
+    `value()` after adding x1..xn is `math.fsum([x1, ..., xn])` without holding the xs."""
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+        self.n = 0
+
+    def add(self, x: float) -> None:
+        self.n += 1
+        i = 0
+        for y in self.partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                self.partials[i] = lo
+                i += 1
+            x = hi
+        self.partials[i:] = [x]
+
+    def value(self) -> float:
+        return math.fsum(self.partials)
+
+    def mean(self) -> float:
+        """`intervals.mean` of the values added (fsum over their count)."""
+        return self.value() / self.n
 
 
 class Patched(Sequence[CaseOutcome]):

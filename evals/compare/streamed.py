@@ -30,12 +30,11 @@ from evals.compare.breakdown import (
     EpochInfo,
     category_changes,
 )
-from evals.compare.columns import Keys, OutcomeColumns, Patched, scored_cases
+from evals.compare.columns import ExactSum, Ids, Keys, OutcomeColumns, Patched, scored_cases
 from evals.compare.epochs import epoch_variance_split, paired_epoch_split
 from evals.compare.errorrate import count_errors
 from evals.compare.gate import decide
 from evals.compare.headers import RunInfo, check_pairable, header_fields, run_info
-from evals.compare.intervals import mean
 from evals.compare.pairing import (
     MISSING_WHY,
     RATE,
@@ -58,6 +57,10 @@ from evals.errors import InputError, Problem
 from evals.run.files import RunFile, read_run
 from evals.run.ordered import Spill, spill_folder
 from evals.run.slim import UNCOMPARED, UNREAD
+
+#: Bytes of row lines sorted in memory at a time: a diff holds a chunk while it reads, and
+#: 1 MB (about 2,000 rows of the generated suite) costs a few MB; 4 MB (merge's) cost 8 MB.
+CHUNK_BYTES = 1 << 20
 
 
 @dataclass
@@ -101,7 +104,7 @@ def spill_run(path: Path, spill: Spill, source: int) -> tuple[RunFile, RowCounts
         counts.epochs = max(counts.epochs, int(row.get("epoch") or 0) + 1)
         # Epoch 0 for all: the merge keeps a case's rows in file order, as the pairing reads them.
         line = json.dumps(compared_fields(row))
-        spill.add(row["case"], 0, source, counts.n_rows, row["case_sha"], line)
+        spill.add(row["case"], 0, source, counts.n_rows, "", line)  # the sha is in the line
 
     return read_run(path, keep=keep), counts
 
@@ -133,45 +136,44 @@ def joined(
 
 
 class EpochTally:
-    """`epoch_info` one paired case at a time: the scored pass outcomes flattened into
-    arrays, the flaky cases' ids, the most attempts per run."""
+    """`epoch_info` one paired case at a time: each case's scored pass outcomes (0 or 1) a
+    byte each, the flaky cases' ids, the most attempts per run."""
 
-    def __init__(self) -> None:
-        self.ids = bytearray()
-        self.id_ends = array("Q")
-        self.values = (array("d"), array("d"))
-        self.ends = (array("Q"), array("Q"))
+    def __init__(self, ids: Ids) -> None:
+        self.ids = ids
+        self.id_numbers = array("I")
+        self.values = (array("B"), array("B"))
+        self.ends = (array("I"), array("I"))
         self.epochs = [1, 1]
         self.known = False
         self.flaky: list[str] = []
-        self.n = 0
 
-    def add(self, shown: str, a: Sequence[float | None], b: Sequence[float | None], flaky: bool):
-        self.ids += shown.encode("utf-8")
-        self.id_ends.append(len(self.ids))
+    def add(
+        self, id_number: int, a: Sequence[float | None], b: Sequence[float | None], flaky: bool
+    ) -> None:
+        self.id_numbers.append(id_number)
         for side, passes in enumerate((a, b)):
-            scored = [x for x in passes if x is not None]
+            scored = [int(x) for x in passes if x is not None]  # a pass is 1.0 or 0.0
             self.known = self.known or len(scored) > 1
             self.values[side].extend(scored)
             self.ends[side].append(len(self.values[side]))
             self.epochs[side] = max(self.epochs[side], len(passes))
         if flaky:
-            self.flaky.append(shown)
-        self.n += 1
+            self.flaky.append(self.ids[id_number])
 
     def _scored(self, side: int) -> list[list[float]]:
         values, ends = self.values[side], self.ends[side]
-        return [list(values[(ends[i - 1] if i else 0) : ends[i]]) for i in range(self.n)]
+        return [
+            [float(x) for x in values[(ends[i - 1] if i else 0) : ends[i]]]
+            for i in range(len(ends))
+        ]
 
     def info(self) -> EpochInfo:
         """What `breakdown.epoch_info` gives for the same cases; with epochs, each case's
         outcomes are read out of the arrays as lists for the variance split."""
         split_a = split_b = paired = None
         if self.known:
-            ids = [
-                self.ids[(self.id_ends[i - 1] if i else 0) : self.id_ends[i]].decode("utf-8")
-                for i in range(self.n)
-            ]
+            ids = [self.ids[i] for i in self.id_numbers]
             scored_a, scored_b = self._scored(0), self._scored(1)
             if scored_a and all(scored_a):
                 split_a = epoch_variance_split(dict(zip(ids, scored_a, strict=True)))
@@ -191,34 +193,35 @@ class EpochTally:
 
 @dataclass
 class _Paired:
-    """The plain figures of the paired cases, one case at a time (`pairing.paired_stats`)."""
+    """The plain figures of the paired cases, one case at a time (`pairing.paired_stats`):
+    exact running sums, so the means are those of `mean` over every case's value."""
 
-    rate_a: array[float] = field(default_factory=lambda: array("d"))
-    rate_b: array[float] = field(default_factory=lambda: array("d"))
-    score_a: array[float] = field(default_factory=lambda: array("d"))
-    score_b: array[float] = field(default_factory=lambda: array("d"))
+    rate_a: ExactSum = field(default_factory=ExactSum)
+    rate_b: ExactSum = field(default_factory=ExactSum)
+    score_a: ExactSum = field(default_factory=ExactSum)
+    score_b: ExactSum = field(default_factory=ExactSum)
     passed_a: int = 0
     passed_b: int = 0
     moves: Counter[int] = field(default_factory=Counter)  # -1 down, 0 tie, 1 up
 
     def add(self, a: SideCase, b: SideCase) -> None:
-        self.rate_a.append(a.pass_rate or 0.0)
-        self.rate_b.append(b.pass_rate or 0.0)
-        self.score_a.append(a.score or 0.0)
-        self.score_b.append(b.score or 0.0)
+        self.rate_a.add(a.pass_rate or 0.0)
+        self.rate_b.add(b.pass_rate or 0.0)
+        self.score_a.add(a.score or 0.0)
+        self.score_b.add(b.score or 0.0)
         self.passed_a += a.n_pass == a.n_scored
         self.passed_b += b.n_pass == b.n_scored
         d = (b.score or 0.0) - (a.score or 0.0)
         self.moves[1 if d > TOL else -1 if d < -TOL else 0] += 1
 
     def stats(self, alpha: float, power: float, margin: float) -> PairedStats:
-        n = len(self.rate_a)
+        n = self.rate_a.n
         return PairedStats(
             n_paired=n,
-            rate_a=mean(self.rate_a) if n else None,
-            rate_b=mean(self.rate_b) if n else None,
-            score_a=mean(self.score_a) if n else None,
-            score_b=mean(self.score_b) if n else None,
+            rate_a=self.rate_a.mean() if n else None,
+            rate_b=self.rate_b.mean() if n else None,
+            score_a=self.score_a.mean() if n else None,
+            score_b=self.score_b.mean() if n else None,
             passed_a=self.passed_a,
             passed_b=self.passed_b,
             n_up=self.moves[1],
@@ -235,10 +238,11 @@ class Pairing:
 
     def __init__(self, keep_all: bool) -> None:
         self.keep_all = keep_all
-        self.keys = Keys()
-        self.rates, self.scores = OutcomeColumns(self.keys), OutcomeColumns(self.keys)
-        self.missing_rates = OutcomeColumns(self.keys)
-        self.missing_scores = OutcomeColumns(self.keys)
+        self.keys, self.ids = Keys(), Ids()
+        self.rates = OutcomeColumns(self.keys, self.ids)
+        self.scores = OutcomeColumns(self.keys, self.ids)
+        self.missing_rates = OutcomeColumns(self.keys, self.ids)
+        self.missing_scores = OutcomeColumns(self.keys, self.ids)
         # The figures with errored epochs as undecided differ only at the errored cases.
         self.rates_e, self.scores_e = Patched(self.rates), Patched(self.scores)
         self.cases: list[CaseDiff] = []
@@ -255,7 +259,7 @@ class Pairing:
         self.paired = _Paired()
         self.checks = CheckTally()
         self.clusters = ClusterTally()
-        self.epochs = EpochTally()
+        self.epochs = EpochTally(self.ids)
 
     def add(self, case_id: str, ra: Sequence[dict[str, Any]], rb: Sequence[dict[str, Any]]) -> None:
         """One case's rows in A and in B (either may be empty: the case is in one run only)."""
@@ -281,10 +285,11 @@ class Pairing:
         self.error_flags[(sa.n_error > 0, sb.n_error > 0, _may_pass(sa), _may_pass(sb))] += 1
         shown = shown_case_id(case_id)
         outcomes = _outcomes(shown, sa, sb, cluster, category)
-        at = len(self.rates)
+        at, id_number = len(self.rates), -1
         if outcomes is not None:
-            self.rates.append(outcomes[0])
-            self.scores.append(outcomes[1])
+            id_number = self.ids.add(shown)
+            self.rates.append(outcomes[0], id_number)
+            self.scores.append(outcomes[1], id_number)
         if sa.n_error or sb.n_error or outcomes is None:
             both = _outcomes(shown, sa, sb, cluster, category, keep_errors=True)
             assert both is not None
@@ -309,7 +314,7 @@ class Pairing:
         self.paired.add(sa, sb)
         self.checks.add(ra, rb, cluster)
         self.clusters.add(cluster, _refs(ra))  # type: ignore[arg-type]
-        self.epochs.add(c.shown_id, sa.passes, sb.passes, flaky)
+        self.epochs.add(id_number, sa.passes, sb.passes, flaky)  # paired: it has outcomes
 
     def _only_a(self, case_id: str, ra: Sequence[dict[str, Any]]) -> None:
         self.only_a.append(Unpaired(case_id, str(_first(ra, "question") or ""), MISSING_WHY))  # type: ignore[arg-type]
@@ -322,10 +327,12 @@ class Pairing:
         sb = SideCase(len(nothing), 0, 0, None, [], ["missing from B"], nothing, list(nothing))
         cluster = _interned(_text(_first(ra, "cluster")))  # type: ignore[arg-type]
         category = _interned(_text(_first(ra, "category")))  # type: ignore[arg-type]
-        outcomes = _outcomes(shown_case_id(case_id), sa, sb, cluster, category)
+        shown = shown_case_id(case_id)
+        outcomes = _outcomes(shown, sa, sb, cluster, category)
         assert outcomes is not None  # B's epochs are all undecided, none errored
-        self.missing_rates.append(dataclasses.replace(outcomes[0], missing=True))
-        self.missing_scores.append(dataclasses.replace(outcomes[1], missing=True))
+        id_number = self.ids.add(shown)
+        self.missing_rates.append(dataclasses.replace(outcomes[0], missing=True), id_number)
+        self.missing_scores.append(dataclasses.replace(outcomes[1], missing=True), id_number)
 
 
 def _interned(value: str | None) -> str | None:
@@ -346,7 +353,7 @@ def stream_compare(
     paired case for the listing (`--all`, JSON), else only those a report lists."""
     check_options(fail_on, alpha, margin, power)
     with spill_folder() as tmp:
-        spill = Spill(Path(tmp))
+        spill = Spill(Path(tmp), CHUNK_BYTES)
         run_a, counts_a = spill_run(path_a, spill, 0)
         run_b, counts_b = spill_run(path_b, spill, 1)
         check_pairable(run_a, run_b)
@@ -376,6 +383,11 @@ def _comparison(
 ) -> Comparison:
     p.rates.extend(p.missing_rates)
     p.scores.extend(p.missing_scores)
+    # The tables beside the gate first, their tallies let go: the gate's own working lists
+    # then meet only the outcome columns.
+    checks, p.checks = p.checks.changes(alpha), CheckTally()
+    clusters, epochs = p.clusters.info(), p.epochs.info()
+    p.clusters, p.epochs = ClusterTally(), EpochTally(p.ids)
     has_errors = bool(p.rates_e.patches)
     decision = decide(
         {RATE: p.rates, SCORE: p.scores},
@@ -398,12 +410,12 @@ def _comparison(
         only_a=p.only_a,
         only_b=p.only_b,
         errored=p.errored,
-        checks=p.checks.changes(alpha),
+        checks=checks,
         categories=category_changes(scored_cases(p.rates), scored_cases(p.scores), alpha),
         stats=p.paired.stats(alpha, power, margin),
         decision=decision,
-        clusters=p.clusters.info(),
-        epochs=p.epochs.info(),
+        clusters=clusters,
+        epochs=epochs,
         fail_on=fail_on,
         in_review=p.in_review,
         change_counts=dict(p.changes),
