@@ -7,13 +7,12 @@ of its table, so a table of ten checks does not hand out ten chances of a false 
 
 from __future__ import annotations
 
-import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evals.compare.columns import KeyColumn, Keys
+from evals.compare.columns import KeyColumn, Keys, Values
 from evals.compare.epochs import (
     CaseOutcome,
     EpochSplit,
@@ -139,29 +138,6 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
     return {name: k / n for name, (k, n) in seen.items()}
 
 
-class _Rates:
-    """One check's rates in one run, a case each: a byte each while every rate is 0 or 1
-    (one attempt a case), doubles from the first that is not."""
-
-    def __init__(self) -> None:
-        self.codes: array[int] | None = array("B")
-        self.doubles: array[float] | None = None
-
-    def append(self, x: float) -> None:
-        if self.codes is not None:
-            if x == 1.0 or (x == 0.0 and math.copysign(1.0, x) > 0):
-                self.codes.append(int(x))
-                return
-            self.doubles, self.codes = array("d", map(float, self.codes)), None
-        self.doubles.append(x)  # type: ignore[union-attr]
-
-    def __len__(self) -> int:
-        return len(self.codes if self.codes is not None else self.doubles)  # type: ignore[arg-type]
-
-    def values(self) -> array[float]:
-        return self.doubles if self.codes is None else array("d", map(float, self.codes))  # type: ignore[return-value]
-
-
 class CheckTally:
     """`check_changes` one paired case at a time, holding no row: the counts, each check's
     per-case rates (a byte each while they are 0 or 1) and, once a check has skipped a case,
@@ -172,7 +148,7 @@ class CheckTally:
         self.tally_b: dict[str, list[int]] = {}
         self.clusters = KeyColumn(Keys())
         #: Per check: rates in A, in B, and the cases they are of (None: cases 0, 1, 2, ...).
-        self.per_case: dict[str, tuple[_Rates, _Rates, list[array[int] | None]]] = {}
+        self.per_case: dict[str, tuple[Values, Values, list[array[int] | None]]] = {}
 
     def add(
         self,
@@ -191,7 +167,7 @@ class CheckTally:
                 continue
             entry = self.per_case.get(name)
             if entry is None:
-                entry = self.per_case[name] = (_Rates(), _Rates(), [None])
+                entry = self.per_case[name] = (Values(), Values(), [None])
             a, b, cases = entry
             if cases[0] is None and len(a) != case:  # the first case it skipped
                 cases[0] = array("I", range(len(a)))
@@ -206,7 +182,7 @@ class CheckTally:
             return [], [], []
         a, b, (cases,) = entry
         keys = self.clusters[: len(a)] if cases is None else [self.clusters[i] for i in cases]
-        return a.values(), b.values(), keys
+        return a.doubles_all(), b.doubles_all(), keys
 
     def changes(self, alpha: float) -> list[CheckChange]:
         """Each check's counts and paired change, Holm over the checks."""

@@ -13,10 +13,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import overload
 
 from evals.compare.epochs import CaseOutcome
+from evals.compare.intervals import TIE_TOLERANCE
 
 _NONE = math.nan  # no value (every epoch undecided); scores and rates are never NaN
 
@@ -39,6 +40,41 @@ class Keys:
 
     def value(self, code: int) -> str | None:
         return None if code < 0 else self.values[code]
+
+
+class Values:
+    """Doubles, a byte each while every one is 0.0, 1.0 or missing (pass/fail outcomes of
+    one attempt), eight from the first that is not; missing reads back as NaN."""
+
+    def __init__(self) -> None:
+        self.codes: array[int] | None = array("B")  # 0, 1, or 2 for missing
+        self.doubles: array[float] | None = None
+
+    def append(self, x: float | None) -> None:
+        if self.codes is not None:
+            if x is None:
+                self.codes.append(2)
+                return
+            if x == 1.0 or (x == 0.0 and math.copysign(1.0, x) > 0):  # not -0.0: kept as is
+                self.codes.append(int(x))
+                return
+            self.doubles, self.codes = array("d", (_DECODE[c] for c in self.codes)), None
+        self.doubles.append(_NONE if x is None else x)  # type: ignore[union-attr]
+
+    def __len__(self) -> int:
+        return len(self.codes if self.codes is not None else self.doubles)  # type: ignore[arg-type]
+
+    def __getitem__(self, i: int) -> float:
+        return _DECODE[self.codes[i]] if self.codes is not None else self.doubles[i]  # type: ignore[index]
+
+    def doubles_all(self) -> array[float]:
+        """Every value as a double (NaN: missing): the array itself, or a copy of the bytes."""
+        if self.codes is None:
+            return self.doubles  # type: ignore[return-value]
+        return array("d", (_DECODE[c] for c in self.codes))
+
+
+_DECODE = (0.0, 1.0, _NONE)
 
 
 class KeyColumn(Sequence[str | None]):
@@ -94,8 +130,8 @@ class OutcomeColumns(Sequence[CaseOutcome]):
         self.keys = keys
         self.ids = ids if ids is not None else Ids()
         self._id = array("I")
-        self.a = array("d")
-        self.b = array("d")
+        self.a = Values()
+        self.b = Values()
         self._cluster = array("i")
         self._category = array("i")
         self._flags = bytearray()  # bit 0: flaky, bit 1: missing
@@ -106,8 +142,8 @@ class OutcomeColumns(Sequence[CaseOutcome]):
     def append(self, c: CaseOutcome, id_number: int | None = None) -> None:
         """Add one case; `id_number`: its id's number in `ids`, if it is there already."""
         self._id.append(self.ids.add(c.id) if id_number is None else id_number)
-        self.a.append(_NONE if c.a is None else c.a)
-        self.b.append(_NONE if c.b is None else c.b)
+        self.a.append(c.a)
+        self.b.append(c.b)
         self.n_unscored += c.a is None or c.b is None
         self._cluster.append(self.keys.code(c.cluster))
         self._category.append(self.keys.code(c.category))
@@ -156,6 +192,26 @@ class OutcomeColumns(Sequence[CaseOutcome]):
     def __iter__(self) -> Iterator[CaseOutcome]:
         return (self._one(i) for i in range(len(self)))
 
+    def indices(self, kind: str) -> Iterator[int]:
+        """The cases that are `kind` (see `ids_where`), read from the arrays."""
+        a, b, flags, n = self.a, self.b, self._flags, len(self)
+        if kind in ("flaky", "missing"):
+            bit = 1 if kind == "flaky" else 2
+            return (i for i in range(n) if flags[i] & bit)
+        if kind == "undecided":
+            bounds = self._bounds
+            return (
+                i
+                for i in range(n)
+                if a[i] != a[i]
+                or b[i] != b[i]
+                or (i in bounds and (bounds[i][0] is not None or bounds[i][1] is not None))
+            )
+        return (i for i in range(n) if b[i] < a[i] - TIE_TOLERANCE)  # "down"
+
+    def clusters(self) -> list[str | None]:
+        return [self.keys.value(code) for code in self._cluster]
+
     def scored(self) -> OutcomeColumns:
         """The cases with a value in both runs, in order (the reading that leaves out the
         undecided ones): itself when every case has both (it is never changed once read)."""
@@ -163,7 +219,8 @@ class OutcomeColumns(Sequence[CaseOutcome]):
             return self
         out = OutcomeColumns(self.keys, self.ids)
         for i in range(len(self)):
-            if self.a[i] == self.a[i] and self.b[i] == self.b[i]:  # neither is NaN
+            a, b = self.a[i], self.b[i]
+            if a == a and b == b:  # neither is NaN
                 out.append(self._one(i), self._id[i])
         return out
 
@@ -236,6 +293,34 @@ class Patched(Sequence[CaseOutcome]):
         return list(self)[i]  # read whole only on the rare path that indexes it
 
 
+_TESTS: dict[str, Callable[[CaseOutcome], bool]] = {
+    "flaky": lambda c: c.flaky,
+    "missing": lambda c: c.missing,
+    "undecided": lambda c: c.has_error,
+    "down": lambda c: c.b < c.a - TIE_TOLERANCE,  # type: ignore[operator]
+}
+
+
+def ids_where(endpoints: Mapping[str, Sequence[CaseOutcome]], kind: str) -> set[str]:
+    """The ids of the cases of any figure that are flaky, missing from B, undecided in a
+    run (`CaseOutcome.has_error`) or down in B (by more than the tie tolerance)."""
+    out: set[str] = set()
+    for cases in endpoints.values():
+        if isinstance(cases, OutcomeColumns):
+            out.update(cases.ids[cases.id_number(i)] for i in cases.indices(kind))
+        else:
+            test = _TESTS[kind]
+            out.update(c.id for c in cases if test(c))
+    return out
+
+
+def cluster_keys(cases: Sequence[CaseOutcome]) -> list[str | None]:
+    """Each case's cluster key, in order."""
+    if isinstance(cases, OutcomeColumns):
+        return cases.clusters()
+    return [c.cluster for c in cases]
+
+
 def scored_cases(cases: Sequence[CaseOutcome]) -> Sequence[CaseOutcome]:
     """The cases with a value in both runs, in order (columns stay columns)."""
     if isinstance(cases, OutcomeColumns):
@@ -246,7 +331,7 @@ def scored_cases(cases: Sequence[CaseOutcome]) -> Sequence[CaseOutcome]:
 def pair_values(cases: Sequence[CaseOutcome]) -> tuple[Sequence[float], Sequence[float]]:
     """A's and B's values of fully scored cases, as floats (columns: their arrays)."""
     if isinstance(cases, OutcomeColumns):
-        return cases.a, cases.b
+        return cases.a.doubles_all(), cases.b.doubles_all()
     return [float(c.a) for c in cases], [float(c.b) for c in cases]  # type: ignore[arg-type]
 
 

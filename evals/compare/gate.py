@@ -32,11 +32,11 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from evals.compare.columns import reading_cases
+from evals.compare.columns import ids_where, reading_cases
 from evals.compare.epochs import CaseOutcome
 from evals.compare.errorrate import ErrorCounts, ErrorRateTest, error_rate_test
 from evals.compare.figures import Figure, figure, same_signal, shown
-from evals.compare.intervals import TIE_TOLERANCE, holm
+from evals.compare.intervals import holm
 from evals.compare.power import reaches
 from evals.compare.worst import least_favourable_cases, spread
 
@@ -94,10 +94,6 @@ class Decision:
         return self.readings[LEFT_OUT]
 
 
-def _down(c: CaseOutcome) -> bool:
-    return c.b < c.a - TIE_TOLERANCE  # type: ignore[operator]
-
-
 def _decide_reading(
     name: str,
     endpoints: Mapping[str, Sequence[CaseOutcome]],
@@ -111,8 +107,8 @@ def _decide_reading(
     """The decision on cases scored in both runs (errors already resolved one way)."""
     first = next(iter(endpoints.values()))
     n = len(first)
-    flaky = {c.id for cases in endpoints.values() for c in cases if c.flaky}
-    down = sorted({c.id for cases in endpoints.values() for c in cases if _down(c)})
+    flaky = ids_where(endpoints, "flaky")
+    down = sorted(ids_where(endpoints, "down"))
     base = {
         "name": name,
         "n_paired": n,
@@ -307,8 +303,8 @@ def decide(
     if not isinstance(endpoints, Mapping):
         endpoints = {"pass rate": list(endpoints)}
     args = (mode, alpha, margin, power, compute_mde, use_clusters)
-    unknown = {c.id for cases in endpoints.values() for c in cases if c.has_error}
-    missing = {c.id for cases in endpoints.values() for c in cases if c.missing}
+    unknown = ids_where(endpoints, "undecided")
+    missing = ids_where(endpoints, "missing")
     left_out = _decide_reading(LEFT_OUT, reading_cases(endpoints, False, floor, ceiling), *args)
     rate_test = error_rate_test(errors, alpha) if errors is not None and errors.any else None
     common = {
