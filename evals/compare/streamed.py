@@ -4,7 +4,7 @@ Each run file is read row by row; each row, cut to what a comparison reads, goes
 chunk files in a temporary folder (`run/ordered.py`, as `invoke merge` does), and the rows of
 both runs come back together in case order, one case at a time. Of each case what is kept
 is what the figures need: its two outcomes for the gate in columns (`compare/columns.py`),
-its per-check rates as doubles, a few counts; and, in full, only the cases a report lists
+its per-check rates (a byte each while they are 0 or 1), a few counts; and, in full, only the cases a report lists
 (changed, flaky, errored, in review, in one run only), or every case when the report lists
 every case (`--all`, JSON).
 
@@ -168,7 +168,9 @@ class Pairing:
         else:
             self._common(case_id, ra, rb)
 
-    def _common(self, case_id: str, ra: Sequence[dict[str, Any]], rb: Sequence[dict[str, Any]]):
+    def _common(
+        self, case_id: str, ra: Sequence[dict[str, Any]], rb: Sequence[dict[str, Any]]
+    ) -> None:
         self.n_common += 1
         question = str(_first(rb, "question") or _first(ra, "question") or "")
         shas_a, shas_b = {r["case_sha"] for r in ra}, {r["case_sha"] for r in rb}
