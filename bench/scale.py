@@ -17,11 +17,11 @@ the last lines print, per command, the ratio of peak memory at --large to that a
 
     .venv/bin/python bench/scale.py [--small 1000] [--large 100000] [--keep DIR]
 
-Last measured (`bench/scale.py --small 1000 --large 100000`, the 2-CPU build machine;
-docs/performance.md, "Large suites", has the table): peak memory at 100,000 cases against
-1,000: validate 1.45x (57.0 MB), run 1.39x (74.3 MB), run --shard 1.26x, merge 1.40x,
-report --html 1.40x (101.8 MB, a 6.0 MB page), all within the target; diff 5.09x (199 MB),
-not within it: a diff still holds every paired case.
+Last measured (`bench/scale.py --small 1000 --large 100000`, the 2-CPU build machine, shared
+with other work; docs/performance.md, "Large suites", has the table): peak memory at 100,000
+cases against 1,000: validate 1.39x (55.9 MB), run 1.38x (75.3 MB), run --shard 1.26x,
+merge 1.36x, diff 1.40x (53.5 MB; 5.09x, 199 MB, before it streamed both runs), report --html
+1.40x (101.9 MB, a 6.0 MB page), all within the target.
 
 Generating and running 100,000 cases takes a few minutes per command on a quiet machine.
 The script exits 0 once it has printed the figures; a command that exits with an

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evals.compare.columns import KeyColumn, Keys, Values
 from evals.compare.epochs import (
     CaseOutcome,
     EpochSplit,
@@ -137,6 +138,82 @@ def _check_rates(rows: list[dict[str, Any]], tally: dict[str, list[int]]) -> dic
     return {name: k / n for name, (k, n) in seen.items()}
 
 
+class CheckTally:
+    """`check_changes` one paired case at a time, holding no row: the counts, each check's
+    per-case rates (a byte each while they are 0 or 1) and, once a check has skipped a case,
+    the numbers of the cases it was scored in; the cases' cluster keys once, as integers."""
+
+    def __init__(self) -> None:
+        self.tally_a: dict[str, list[int]] = {}
+        self.tally_b: dict[str, list[int]] = {}
+        self.clusters = KeyColumn(Keys())
+        #: Per check: rates in A, in B, and the cases they are of (None: cases 0, 1, 2, ...).
+        self.per_case: dict[str, tuple[Values, Values, list[array[int] | None]]] = {}
+
+    def add(
+        self,
+        rows_a: Sequence[dict[str, Any]],
+        rows_b: Sequence[dict[str, Any]],
+        cluster: str | None,
+    ) -> None:
+        """One paired case's rows in A and in B, and its cluster key."""
+        case = len(self.clusters)
+        self.clusters.append(cluster)
+        rates_a = _check_rates(rows_a, self.tally_a)  # type: ignore[arg-type]
+        rates_b = _check_rates(rows_b, self.tally_b)  # type: ignore[arg-type]
+        for name, ra in rates_a.items():
+            rb = rates_b.get(name)
+            if rb is None:
+                continue
+            entry = self.per_case.get(name)
+            if entry is None:
+                entry = self.per_case[name] = (Values(), Values(), [None])
+            a, b, cases = entry
+            if cases[0] is None and len(a) != case:  # the first case it skipped
+                cases[0] = array("I", range(len(a)))
+            a.append(ra)
+            b.append(rb)
+            if cases[0] is not None:
+                cases[0].append(case)
+
+    def _values(self, name: str) -> tuple[Sequence[float], Sequence[float], list[str | None]]:
+        entry = self.per_case.get(name)
+        if entry is None:
+            return [], [], []
+        a, b, (cases,) = entry
+        keys = self.clusters[: len(a)] if cases is None else [self.clusters[i] for i in cases]
+        return a.doubles_all(), b.doubles_all(), keys
+
+    def changes(self, alpha: float) -> list[CheckChange]:
+        """Each check's counts and paired change, Holm over the checks."""
+        out = []
+        for name in sorted(self.tally_a.keys() | self.tally_b.keys()):
+            (a_pass, a_fail, a_err, a_rev), (b_pass, b_fail, b_err, b_rev) = (
+                self.tally_a.get(name, [0, 0, 0, 0]),
+                self.tally_b.get(name, [0, 0, 0, 0]),
+            )
+            a, b, keys = self._values(name)
+            out.append(
+                CheckChange(
+                    name,
+                    a_pass=a_pass,
+                    a_n=a_pass + a_fail,
+                    a_error=a_err,
+                    b_pass=b_pass,
+                    b_n=b_pass + b_fail,
+                    b_error=b_err,
+                    n_cases=len(a),
+                    change=_interval(a, b, keys, alpha) if a else None,
+                    a_review=a_rev,
+                    b_review=b_rev,
+                )
+            )
+        tested = [c for c in out if c.change is not None and c.change.p_value is not None]
+        for c, q in zip(tested, holm([c.change.p_value for c in tested]), strict=True):  # type: ignore[union-attr]
+            c.p_holm = q
+        return out
+
+
 def check_changes(
     pairs: Sequence[tuple[list[dict[str, Any]], list[dict[str, Any]]]],
     clusters: Sequence[str | None],
@@ -148,47 +225,10 @@ def check_changes(
     or failed (a check that errored is counted, never scored); the change is paired over
     the cases where the check was scored in both runs.
     """
-    tally_a: dict[str, list[int]] = {}
-    tally_b: dict[str, list[int]] = {}
-    # Each check's per-case rates as doubles (a float object each took 24 bytes more).
-    per_case: dict[str, tuple[array[float], array[float], list[str | None]]] = {}
+    tally = CheckTally()
     for (rows_a, rows_b), cluster in zip(pairs, clusters, strict=True):
-        rates_a, rates_b = _check_rates(rows_a, tally_a), _check_rates(rows_b, tally_b)
-        for name, ra in rates_a.items():
-            rb = rates_b.get(name)
-            if rb is not None:
-                lists = per_case.get(name)
-                if lists is None:
-                    lists = per_case[name] = (array("d"), array("d"), [])
-                lists[0].append(ra)
-                lists[1].append(rb)
-                lists[2].append(cluster)
-    out = []
-    for name in sorted(tally_a.keys() | tally_b.keys()):
-        (a_pass, a_fail, a_err, a_rev), (b_pass, b_fail, b_err, b_rev) = (
-            tally_a.get(name, [0, 0, 0, 0]),
-            tally_b.get(name, [0, 0, 0, 0]),
-        )
-        a, b, keys = per_case.get(name, ([], [], []))
-        out.append(
-            CheckChange(
-                name,
-                a_pass=a_pass,
-                a_n=a_pass + a_fail,
-                a_error=a_err,
-                b_pass=b_pass,
-                b_n=b_pass + b_fail,
-                b_error=b_err,
-                n_cases=len(a),
-                change=_interval(a, b, keys, alpha) if a else None,
-                a_review=a_rev,
-                b_review=b_rev,
-            )
-        )
-    tested = [c for c in out if c.change is not None and c.change.p_value is not None]
-    for c, q in zip(tested, holm([c.change.p_value for c in tested]), strict=True):  # type: ignore[union-attr]
-        c.p_holm = q
-    return out
+        tally.add(rows_a, rows_b, cluster)
+    return tally.changes(alpha)
 
 
 def category_changes(
@@ -205,22 +245,27 @@ def category_changes(
     if not any(c.category is not None for c in rates):
         return []
     clustered = any(c.cluster is not None for c in rates)
-    groups: dict[str, list[int]] = {}
-    for i, c in enumerate(rates):
-        groups.setdefault(c.category if c.category is not None else "(none)", []).append(i)
+    # Each category's values as doubles and its keys as small integers, read in one pass
+    # (the cases may be columns: no case is held as an object).
+    table = Keys()
+    groups: dict[str, tuple[array[float], array[float], array[float], array[float], KeyColumn]]
+    groups = {}
+    for r, s in zip(rates, scores, strict=True):
+        name = r.category if r.category is not None else "(none)"
+        group = groups.get(name)
+        if group is None:
+            group = groups[name] = (*(array("d") for _ in range(4)), KeyColumn(table))  # type: ignore[assignment]
+        for column, value in zip(group, (r.a, r.b, s.a, s.b), strict=False):
+            column.append(float(value))  # type: ignore[arg-type]
+        group[4].append(r.cluster)
     out = []
-    for name, idx in sorted(groups.items()):
-        r = [rates[i] for i in idx]
-        s = [scores[i] for i in idx]
-        keys = [c.cluster for c in r]
+    for name, (ra, rb, sa, sb, keys) in sorted(groups.items()):
         n_clusters = len({g for g in keys if g is not None}) + keys.count(None)
-        ra, rb = [float(c.a) for c in r], [float(c.b) for c in r]  # type: ignore[arg-type]
-        sa, sb = [float(c.a) for c in s], [float(c.b) for c in s]  # type: ignore[arg-type]
         testable = not clustered or n_clusters >= 2
         out.append(
             GroupChange(
                 name=name,
-                n=len(idx),
+                n=len(ra),
                 rate_a=mean(ra),
                 rate_b=mean(rb),
                 score_a=mean(sa),
@@ -248,19 +293,55 @@ def cluster_info(
     `sources` (each case's retrieved refs, `doc#section`) finds key-less cases that share a
     document: those may move together although nothing says so to the gate.
     """
-    keyed = [g for g in clusters if g is not None]
-    seen: dict[str, set[int]] = {}
-    for i, (g, refs) in enumerate(zip(clusters, sources or [[]] * len(clusters), strict=True)):
-        if g is None:
+    tally = ClusterTally()
+    for g, refs in zip(clusters, sources or [[]] * len(clusters), strict=True):
+        tally.add(g, refs)
+    return tally.info()
+
+
+class ClusterTally:
+    """`cluster_info` one paired case at a time, holding a few bytes a case: the distinct
+    keys, and for each ref of a key-less case a hash of its document and the case's number.
+
+    Two documents are taken as one when their 64-bit hashes agree (about one chance in
+    10^9 over 100,000 documents), which could only miscount `n_sharing`, a note."""
+
+    def __init__(self) -> None:
+        self.n_cases = 0
+        self.n_keyed = 0
+        self.keyed: set[str] = set()
+        self._doc = array("q")
+        self._case = array("q")
+
+    def add(self, cluster: str | None, refs: Sequence[str]) -> None:
+        if cluster is not None:
+            self.n_keyed += 1
+            self.keyed.add(cluster)
+        else:
             for ref in refs:
-                seen.setdefault(str(ref).split("#", 1)[0], set()).add(i)
-    sharing = set().union(*(ids for ids in seen.values() if len(ids) > 1))
-    return ClusterInfo(
-        len(clusters),
-        len(keyed),
-        len(set(keyed)) + len(clusters) - len(keyed),
-        len(sharing),
-    )
+                self._doc.append(hash(str(ref).split("#", 1)[0]))
+                self._case.append(self.n_cases)
+        self.n_cases += 1
+
+    def info(self) -> ClusterInfo:
+        order = sorted(range(len(self._doc)), key=self._doc.__getitem__)
+        sharing: set[int] = set()
+        start = 0
+        while start < len(order):
+            end = start
+            doc = self._doc[order[start]]
+            while end < len(order) and self._doc[order[end]] == doc:
+                end += 1
+            cases = {self._case[order[i]] for i in range(start, end)}
+            if len(cases) > 1:
+                sharing |= cases
+            start = end
+        return ClusterInfo(
+            self.n_cases,
+            self.n_keyed,
+            len(self.keyed) + self.n_cases - self.n_keyed,
+            len(sharing),
+        )
 
 
 def epoch_info(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,12 +13,12 @@ from evals.compare.pairing import (
     DEFAULT_MARGIN,
     Comparison,
     check_options,
-    compare_runs,
 )
 from evals.compare.render import RENDERERS
 from evals.compare.safe import one_line
+from evals.compare.streamed import stream_compare
 from evals.errors import InputError
-from evals.run.files import OutputError, RunFile, read_run, write_whole
+from evals.run.files import OutputError, write_whole
 from evals.run.latest import resolve_for_suite
 from evals.run.prompt_use import diff_note, read_header
 
@@ -48,20 +47,6 @@ def guard_internal(command: str, body: Callable[[], int]) -> int:
         return EXIT_INTERNAL
 
 
-def read_pair(path_a: Path, path_b: Path) -> tuple[RunFile, RunFile]:
-    """Read both run files with the cycle collector paused.
-
-    Parsing builds millions of small objects and no reference cycles, so collections would
-    only rescan them; freezing them afterwards keeps later collections short as well.
-    """
-    gc.disable()
-    try:
-        return read_run(path_a, slim=True), read_run(path_b, slim=True)
-    finally:
-        gc.enable()
-        gc.freeze()
-
-
 def build_report(
     path_a: Path,
     path_b: Path,
@@ -71,11 +56,16 @@ def build_report(
     alpha: float = 0.05,
     margin: float = DEFAULT_MARGIN,
 ) -> tuple[Comparison, str]:
-    """Everything `invoke diff` does short of printing: read, pair, decide, render."""
-    run_a, run_b = read_pair(path_a, path_b)
-    cmp = compare_runs(run_a, run_b, alpha=alpha, fail_on=fail_on, margin=margin)
+    """Everything `invoke diff` does short of printing: read, pair, decide, render.
+
+    The two files are streamed (`compare/streamed.py`): what is held grows with the cases a
+    report lists, not with the suite, except for `--all` and JSON, which list every case."""
     # JSON is for machines: it always lists every paired case.
-    return cmp, RENDERERS[fmt](cmp, show_all=show_all or fmt == "json")
+    listed = show_all or fmt == "json"
+    cmp = stream_compare(
+        path_a, path_b, alpha=alpha, fail_on=fail_on, margin=margin, keep_all=listed
+    )
+    return cmp, RENDERERS[fmt](cmp, show_all=listed)
 
 
 def _number(flag: str, value: float | str) -> float:

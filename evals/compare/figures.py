@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evals.compare.columns import cluster_keys, pair_values
 from evals.compare.epochs import CaseOutcome
 from evals.compare.intervals import TIE_TOLERANCE, Interval, effect_interval
 from evals.compare.power import mde_exact, mde_t, reaches, smallest_p
@@ -97,10 +98,10 @@ def figure(
 ) -> Figure:
     """One figure of fully scored cases: its interval and one-sided test at level 1 - alpha,
     what the test detects at `level` (the share of alpha it gets), and its noninferiority."""
-    a = [float(c.a) for c in cases]  # type: ignore[arg-type]
-    b = [float(c.b) for c in cases]  # type: ignore[arg-type]
-    clustered = use_clusters and any(c.cluster is not None for c in cases)
-    ci = effect_interval(a, b, [c.cluster for c in cases] if clustered else None, alpha)
+    a, b = pair_values(cases)
+    keys = cluster_keys(cases) if use_clusters else []
+    clustered = any(g is not None for g in keys)
+    ci = effect_interval(a, b, keys if clustered else None, alpha)
     n, mc = len(cases), ci.mcnemar
     # Values lie in [0, 1]: no change can exceed 100 points (1 on the score scale), so the
     # strongest evidence any outcome could give is every case dropping by that much.

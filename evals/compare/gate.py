@@ -32,10 +32,11 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evals.compare.columns import ids_where, reading_cases
 from evals.compare.epochs import CaseOutcome
 from evals.compare.errorrate import ErrorCounts, ErrorRateTest, error_rate_test
 from evals.compare.figures import Figure, figure, same_signal, shown
-from evals.compare.intervals import TIE_TOLERANCE, holm
+from evals.compare.intervals import holm
 from evals.compare.power import reaches
 from evals.compare.worst import least_favourable_cases, spread
 
@@ -93,10 +94,6 @@ class Decision:
         return self.readings[LEFT_OUT]
 
 
-def _down(c: CaseOutcome) -> bool:
-    return c.b < c.a - TIE_TOLERANCE  # type: ignore[operator]
-
-
 def _decide_reading(
     name: str,
     endpoints: Mapping[str, Sequence[CaseOutcome]],
@@ -110,8 +107,8 @@ def _decide_reading(
     """The decision on cases scored in both runs (errors already resolved one way)."""
     first = next(iter(endpoints.values()))
     n = len(first)
-    flaky = {c.id for cases in endpoints.values() for c in cases if c.flaky}
-    down = sorted({c.id for cases in endpoints.values() for c in cases if _down(c)})
+    flaky = ids_where(endpoints, "flaky")
+    down = sorted(ids_where(endpoints, "down"))
     base = {
         "name": name,
         "n_paired": n,
@@ -235,34 +232,6 @@ def _decide_reading(
     return Reading(verdict="PASS", reason=why, test=test, code="no-evidence", **base)
 
 
-def _reading(
-    endpoints: Mapping[str, Sequence[CaseOutcome]], worst: bool, floor: float, ceiling: float
-) -> dict[str, list[CaseOutcome]]:
-    """Each figure's cases under one reading of the undecided outcomes (worst: the plain
-    extremes; a case undecided in both runs takes part like any other, as a pass in A and a
-    fail in B: leaving it out would not be the least favourable reading)."""
-    out: dict[str, list[CaseOutcome]] = {}
-    for key, cases in endpoints.items():
-        if not worst:
-            out[key] = [c for c in cases if c.a is not None and c.b is not None]
-            continue
-        out[key] = [
-            c
-            if not c.has_error
-            else dataclasses.replace(
-                c,
-                a=c.a_worst if c.a_worst is not None else ceiling if c.a is None else c.a,
-                b=c.b_worst if c.b_worst is not None else floor if c.b is None else c.b,
-                a_worst=None,
-                b_worst=None,
-                a_best=None,
-                b_best=None,
-            )
-            for c in cases
-        ]
-    return out
-
-
 _SEVERITY = {"PASS": 0, "INCONCLUSIVE": 1, "FAIL": 2}
 
 
@@ -279,7 +248,7 @@ def _worst_reading(
     of the two verdicts is kept.
     """
     mode, alpha, use_clusters = args[0], args[1], args[5]
-    plain = _decide_reading(WORST, _reading(endpoints, True, floor, ceiling), *args)
+    plain = _decide_reading(WORST, reading_cases(endpoints, True, floor, ceiling), *args)
     if mode not in ("significant", "noninferior"):
         return plain
     # The level each figure is tested at: alpha split over the figures (the most any figure
@@ -291,7 +260,7 @@ def _worst_reading(
     }
     if all(v is None for v in searched.values()):
         return plain
-    plain_cases = _reading(endpoints, True, floor, ceiling)
+    plain_cases = reading_cases(endpoints, True, floor, ceiling)
     cases = {k: v if v is not None else plain_cases[k] for k, v in searched.items()}
     other = _decide_reading(WORST, cases, *args)
     return other if _SEVERITY[other.verdict] > _SEVERITY[plain.verdict] else plain
@@ -334,9 +303,9 @@ def decide(
     if not isinstance(endpoints, Mapping):
         endpoints = {"pass rate": list(endpoints)}
     args = (mode, alpha, margin, power, compute_mde, use_clusters)
-    unknown = {c.id for cases in endpoints.values() for c in cases if c.has_error}
-    missing = {c.id for cases in endpoints.values() for c in cases if c.missing}
-    left_out = _decide_reading(LEFT_OUT, _reading(endpoints, False, floor, ceiling), *args)
+    unknown = ids_where(endpoints, "undecided")
+    missing = ids_where(endpoints, "missing")
+    left_out = _decide_reading(LEFT_OUT, reading_cases(endpoints, False, floor, ceiling), *args)
     rate_test = error_rate_test(errors, alpha) if errors is not None and errors.any else None
     common = {
         "mode": mode,

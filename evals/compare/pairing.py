@@ -121,6 +121,11 @@ class Comparison:
     fail_on: str = DEFAULT_FAIL_ON  # as given; `decision.mode` is the mode it names
     #: Cases not scored in a run because a check left them for review (read both ways).
     in_review: list[Unpaired] = field(default_factory=list)
+    #: Set when `cases` holds only the cases a report lists (changed or flaky: a streamed
+    #: diff), so the counts of every paired case are kept apart: change -> cases.
+    change_counts: dict[str, int] | None = None
+    #: Unchanged, steady cases among those: what "N unchanged case(s) not shown" counts.
+    n_steady_same: int | None = None
 
     def headline(self) -> str:
         """The plain count first: "6 worse, 0 better, 29 same", then what was not compared."""
@@ -141,8 +146,14 @@ class Comparison:
         return text + (f" ({', '.join(rest)}: not paired)" if rest else "")
 
     def counts(self) -> dict[str, int]:
-        found = Counter(c.change for c in self.cases)
+        found = self.change_counts or Counter(c.change for c in self.cases)
         return {k: found.get(k, 0) for k in CHANGE_ORDER}
+
+    def steady_same(self) -> int:
+        """Paired cases that did not change and are not flaky (the ones a listing leaves out)."""
+        if self.n_steady_same is not None:
+            return self.n_steady_same
+        return sum(1 for c in self.cases if c.change == "same" and not c.flaky)
 
     @property
     def deprecated(self) -> str | None:

@@ -218,7 +218,7 @@ def render_markdown(cmp: Comparison, show_all: bool = False) -> str:
                 f"| {md_id(c.shown_id)} | {md_text(c.question, QUESTION_WIDTH)} | "
                 f"{side_label(c.a)} | {side_label(c.b)} | {label} |"
             )
-    same = sum(1 for c in cmp.cases if c.change == "same" and not c.flaky)
+    same = cmp.steady_same()
     if not show_all and same:
         lines += ["", f"_{same} unchanged case(s) not shown; `--all` lists them._"]
     unpaired = [(t, g) for t, g in _unpaired_groups(cmp) if g]
@@ -277,7 +277,7 @@ def render_text(cmp: Comparison, show_all: bool = False) -> str:
                 f"  {c.shown_id:<{id_w}}  {side_label(c.a):>16} -> {side_label(c.b):<16}  "
                 f"{one_line(change_label(c))}"
             )
-    same = sum(1 for c in cmp.cases if c.change == "same" and not c.flaky)
+    same = cmp.steady_same()
     if not show_all and same:
         lines.append(f"  ({same} unchanged case(s) not shown; --all lists them)")
     for title, group in _unpaired_groups(cmp):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,30 +69,40 @@ class SideCase:
         )
 
 
+def row_problem(row: Mapping[str, Any]) -> str | None:
+    """What makes one row unreadable for the pairing, or None."""
+    if not isinstance(row.get("case"), str) or not row["case"]:
+        return "missing case id"
+    if row.get("status") not in STATUSES:
+        return f"status {row.get('status')!r} is not pass|fail|error|review"
+    if not isinstance(row.get("case_sha"), str):
+        return "missing case_sha"
+    if not isinstance(row.get("epoch", 0), int | None):
+        return f"epoch {row['epoch']!r} is not an integer"
+    if row["status"] not in UNSCORED and not isinstance(row.get("score"), int | float):
+        return "a pass/fail row needs a numeric score"
+    if row["status"] not in UNSCORED and not 0 <= row["score"] <= 1:
+        return f"score {row['score']!r} is not in [0, 1]"
+    return None
+
+
 def row_problems(run: RunFile) -> list[Problem]:
     """Rows the pairing cannot read, each named by its position among the case rows."""
-    out = []
-    for i, row in enumerate(run.rows, 1):
-        where = f"case row {i}"
-        if not isinstance(row.get("case"), str) or not row["case"]:
-            out.append(Problem(str(run.path), where, "missing case id"))
-        elif row.get("status") not in STATUSES:
-            out.append(
-                Problem(
-                    str(run.path),
-                    where,
-                    f"status {row.get('status')!r} is not pass|fail|error|review",
-                )
-            )
-        elif not isinstance(row.get("case_sha"), str):
-            out.append(Problem(str(run.path), where, "missing case_sha"))
-        elif not isinstance(row.get("epoch", 0), int | None):
-            out.append(Problem(str(run.path), where, f"epoch {row['epoch']!r} is not an integer"))
-        elif row["status"] not in UNSCORED and not isinstance(row.get("score"), int | float):
-            out.append(Problem(str(run.path), where, "a pass/fail row needs a numeric score"))
-        elif row["status"] not in UNSCORED and not 0 <= row["score"] <= 1:
-            out.append(Problem(str(run.path), where, f"score {row['score']!r} is not in [0, 1]"))
-    return out
+    return [
+        Problem(str(run.path), f"case row {i}", why)
+        for i, row in enumerate(run.rows, 1)
+        if (why := row_problem(row)) is not None
+    ]
+
+
+def latest_epochs(rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """One case's rows with a repeated epoch kept once, as its last row (a resumed run)."""
+    if len(rows) < 2:
+        return rows
+    latest: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        latest[int(row.get("epoch") or 0)] = row
+    return list(latest.values()) if len(latest) < len(rows) else rows
 
 
 def by_case(run: RunFile) -> dict[str, Sequence[dict[str, Any]]]:
