@@ -331,3 +331,34 @@ def test_an_answer_in_another_language_than_its_passage_is_bound_by_names_only()
     )
     right = "Von Belgien nach Italien rechnen Sie mit 3 Werktagen [doc:delivery#times]."
     assert run("figures_supported", right, case).status == "pass"
+
+
+def test_across_languages_only_names_spelled_alike_tell_whose_a_figure_is() -> None:
+    passage = (
+        "Within the Netherlands or Belgium delivery takes 1 working day and within Italy or "
+        "Portugal 2 working days. Between two of the four countries delivery takes 3 working days."
+    )
+    case = good_case(
+        "route",
+        question="Wie lange dauert ein Paket von Eupen nach Mailand?",
+        retrieved=[{"ref": "delivery#times", "text": passage}],
+        expect={"sources": ["delivery#times"], "language": "de"},
+        reference="Zwischen Belgien und Italien: 3 Werktage [doc:delivery#times].",
+    )
+    # "Italien" and "Italy" share a stem, but a German answer's names are compared with an
+    # English passage's only where they are spelled the same.
+    right = (
+        "Zwischen Belgien und Italien beträgt die Zustellzeit als Richtwert 3 Werktage "
+        "[doc:delivery#times]."
+    )
+    assert run("figures_supported", right, case).status == "pass"
+    plans = "Basic costs 29 € a month, Plus 39 € a month."
+    priced = good_case(
+        "plans",
+        question="Was kostet Plus?",
+        retrieved=[{"ref": "pricing#plans", "text": plans}],
+        expect={"sources": ["pricing#plans"], "language": "de"},
+        reference="Plus kostet 39 € im Monat [doc:pricing#plans].",
+    )
+    swapped = "Plus kostet 29 € im Monat [doc:pricing#plans]."
+    assert run("figures_supported", swapped, priced).status == "fail"

@@ -123,6 +123,9 @@ def bind(
     return Binding(True, None)
 
 
+_WORDS = regex.compile(r"[\p{L}\p{N}]+")
+
+
 # A number beside a figure in its own item, with the word or sign after it: "9,50 € up to
 # 10 kg", "15 % from 200 parcels". Figures of one kind listed for several bands or tiers are
 # told apart by them, in any language ("kg" is "kg" in all of them).
@@ -198,6 +201,17 @@ def _by_names(
         alike = (f.kind, f.unit) == (fig.kind, fig.unit) and not f.same(fig)
         if alike and sentence_at(answer, f.start) == where:
             mine -= owned_names(answer, f, lang)
+    said_in = detect(passage)
+    if lang and said_in and said_in != lang:
+        # Across languages a name is the same thing only spelled the same ("Plus", "Comfort");
+        # "Italien" and "Italy" share a stem by chance, and a German noun is no name.
+        spelled = {w.casefold() for w in _WORDS.findall(passage)}
+        mine &= {
+            s
+            for w in _WORDS.findall(where)
+            if w.casefold() in spelled
+            for s in content(tokens(w, lang), lang)
+        }
     if not mine:
         return None
     swapped: str | None = None
