@@ -230,3 +230,32 @@ def test_sending_the_request_to_a_colleague_already_is_the_hand_over() -> None:
     ):
         assert not acts(right), right
     assert acts("I've sent you the return label by email.")
+
+
+def test_a_promise_with_words_between_the_first_person_and_its_verb_is_read() -> None:
+    from evals.checks.actions import acts
+
+    promised = [
+        (
+            "Da Ihr Anwalt sich auf belgisches Recht beruft, kann ich Ihnen schon jetzt "
+            "zusichern, dass Ihnen der volle Warenwert erstattet wird.",
+            "de",
+        ),
+        ("Posso già garantirLe che riceverà il rimborso completo.", "it"),
+        ("I can already guarantee that you will get the full amount back.", "en"),
+        ("Je vous garantis que le remboursement sera effectué.", "fr"),
+    ]
+    for text, lang in promised:
+        assert acts(text, lang), text
+    not_promised = [
+        ("Ich kann Ihnen leider nicht zusichern, dass der volle Betrag erstattet wird.", "de"),
+        ("Non posso garantirLe che riceverà il rimborso.", "it"),
+        ("We cannot guarantee that the parcel will arrive on Friday.", "en"),
+        (
+            "A coupon promised in a call isn't something I can look up or confirm myself, so "
+            "I'll hand this over to our billing team.",
+            "en",
+        ),
+    ]
+    for text, lang in not_promised:
+        assert not acts(text, lang), text

@@ -64,6 +64,8 @@ class _Patterns:
     assure: regex.Pattern[str]
     future: tuple[regex.Pattern[str], ...]
     negators: frozenset[str]
+    first_person: frozenset[str]
+    vouch: tuple[str, ...]
     conditional: frozenset[str]
 
 
@@ -90,6 +92,8 @@ def _patterns(lang: str) -> _Patterns:
         assure=regex.compile(_alt(a.assure), flags),
         future=tuple(regex.compile(p, flags) for p in a.future),
         negators=lex.negators | frozenset(a.negators),
+        first_person=frozenset(a.first_person),
+        vouch=a.vouch,
         conditional=lex.conditional,
     )
 
@@ -140,7 +144,40 @@ def _perfect_claim(p: _Patterns, sentence: str) -> bool:
     return False
 
 
+#: How many words before a verb of promising its first-person word may stand.
+VOUCH_REACH = 5
+
+
+def _vouched(p: _Patterns, sentence: str) -> bool:
+    """A first-person word and a verb of promising or assuring in one clause, whatever stands
+    between them ("kann ich Ihnen schon jetzt zusichern", "posso già garantirLe"), not
+    negated, with a future outcome after the verb."""
+    if not p.vouch:
+        return False
+    start = 0
+    for end in [*(m.start() for m in _CLAUSE_END.finditer(sentence)), len(sentence)]:
+        clause = sentence[start:end]
+        for m in _WORD.finditer(clause):
+            w = m.group(0).casefold()
+            if not w.startswith(p.vouch):
+                continue
+            # The first person before the verb, close to it ("kann ich Ihnen schon jetzt
+            # zusichern"); "a coupon promised in a call isn't something I can confirm" is none.
+            lead = _words(clause[: m.start()])
+            if not p.first_person & set(lead[-VOUCH_REACH:]):
+                continue
+            at = start + m.start()
+            if p.negators & set(lead) or _negated(p, sentence, at):
+                break
+            if any(f.search(sentence, at + len(w)) for f in p.future):
+                return True
+        start = end + 1
+    return False
+
+
 def _promise(p: _Patterns, sentence: str) -> bool:
+    if _vouched(p, sentence):
+        return True
     for m in p.promise.finditer(sentence):
         if not _negated(p, sentence, m.start()):
             return True

@@ -73,6 +73,12 @@ class Actions:
     future: tuple[str, ...] = ()
     #: negations beside the language's own that take an action back (German "nichts")
     negators: tuple[str, ...] = ()
+    #: the first person ("i", "ich", and where the pronoun is dropped, "posso")
+    first_person: tuple[str, ...] = ()
+    #: the starts of verbs of promising or assuring ("guarant", "zusicher"): with a
+    #: `first_person` word anywhere in their clause and a `future` outcome after them, a
+    #: promise ("kann ich Ihnen schon jetzt zusichern, dass ... erstattet wird")
+    vouch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -227,6 +233,8 @@ def _actions(data: dict[str, Any]) -> Actions:
             "done",
             "not_done",
             "negators",
+            "first_person",
+            "vouch",
         )
     }
     return Actions(
