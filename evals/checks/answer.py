@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evals.checks.akin import akin_found
+from evals.checks.bare_no import denies_by_polarity
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -29,7 +30,6 @@ from evals.checks.matching import (
     NEG,
     NEGATION_REACH,
     content,
-    denies_by_polarity,
     find,
     near,
     states,
