@@ -20,7 +20,7 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
-from evals.checks.clauses import claims, clause_at, clauses, corrects, stated_text
+from evals.checks.clauses import claims, clauses, corrects, excused, stated_text
 from evals.checks.expectations import Item, items
 from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
@@ -253,8 +253,11 @@ def _named_to_correct(answer: str, pos: int, lang: str | None) -> bool:
     """Whether the figure at `pos` is named to correct or compare it: its clause says so, or
     the part of its sentence a colon joins to it ("Ter vergelijking: Variabel 1,35 €", "Falls
     Sie 0,24 € gesehen haben: Das ist der archivierte Tarif und gilt nicht mehr")."""
-    if corrects(clause_at(answer, pos), lang):
-        return True
+    for start, piece in clauses(answer):
+        if start <= pos < start + len(piece) + 1:
+            if excused(piece, pos - start, lang):
+                return True
+            break
     for start, sentence in sentences(answer):
         if not start <= pos < start + len(sentence):
             continue
