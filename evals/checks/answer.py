@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evals.checks.akin import akin_found
+from evals.checks.akin import akin_found, opens_with_yes
 from evals.checks.bare_no import denies_by_polarity
 from evals.checks.base import (
     CheckInput,
@@ -149,13 +149,16 @@ def _flipped(
     """A negative fact's phrasings whose affirmative the answer states: "payroll export is
     part of Starter" against the fact "payroll export is not part of Starter"."""
     out = []
+    # After an opening yes, even a short affirmative is the claim: "Ja, uw e-bike is
+    # verzekerd" against the fact "niet verzekerd".
+    least = 1 if _plain_yes(answer, lang) else MIN_FLIPPED_WORDS
     for alt in it.alternatives:
         words = tokens(alt, lang, syn)
         if NEG not in words:
             continue
         positive = " ".join(w for w in alt.split() if NEG not in tokens(w, lang))
         # "no phone" without its "no" is "phone": too little to be a claim of the opposite.
-        if len(content(tokens(positive, lang, syn), lang)) < MIN_FLIPPED_WORDS:
+        if len(content(tokens(positive, lang, syn), lang)) < least:
             continue
         # "comes with Pro rather than Starter" names Starter to set it apart: no flip.
         if any(
@@ -164,6 +167,19 @@ def _flipped(
         ):
             out.append(alt)
     return out
+
+
+def _plain_yes(answer: str, lang: str | None) -> bool:
+    """Whether the answer opens with a yes that no negation in its first sentence takes back
+    ("Goed nieuws: nee." opens with good news, and says no)."""
+    if not opens_with_yes(answer, lang):
+        return False
+    first = next((s for _, s in sentences(answer)), answer)
+    return NEG not in tokens(first, lang)[:FIRST_WORDS]
+
+
+#: The words of an opening sentence read for a negation that takes its yes back.
+FIRST_WORDS = 8
 
 
 def _key_terms_present(

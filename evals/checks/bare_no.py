@@ -7,7 +7,8 @@ from functools import lru_cache
 
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.matching import BOUNDARY, NEG, Synonyms, content, states, tokens
+from evals.checks.matching import BOUNDARY, NEG, Synonyms, content, says, states, tokens
+from evals.checks.text import sentences
 
 
 def answers_no(answer: str, lang: str | None = None) -> bool:
@@ -50,5 +51,13 @@ def denies_by_polarity(
     asked = set(tokens(question, lang, synonyms))
     if not (words and words <= asked and answers_no(answer, lang)):
         return False
+    if _reassures(answer, lang or detect(answer) or FALLBACK):
+        return False  # "No, don't worry: it is covered" says no to the worry
     positive = " ".join(w for w in phrase.split() if NEG not in tokens(w, lang))
     return not (positive.strip() and states(answer, positive, lang=lang, synonyms=synonyms))
+
+
+def _reassures(answer: str, lang: str) -> bool:
+    """Whether the answer's first sentence says the customer's worry is unfounded."""
+    first = next((s for _, s in sentences(answer)), answer)
+    return any(says(first, r, lang=lang) for r in lexicon(lang).reassurances)

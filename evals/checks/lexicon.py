@@ -70,6 +70,8 @@ class Lexicon:
     #: phrases that set what follows them apart ("instead of", "anders als"): only what comes
     #: after them in their clause is named to contrast it, not claimed
     contrasts: tuple[str, ...] = ()
+    #: phrases after a bare "no" that say a worry is unfounded ("don't worry", "keine Sorge")
+    reassurances: tuple[str, ...] = ()
     equivalences: tuple[tuple[str, ...], ...] = ()
     more: tuple[str, ...] = ()
     percent: tuple[str, ...] = ()
@@ -131,6 +133,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         compounds=bool(data.get("compounds", False)),
         negating_prefixes=_words(data.get("negating_prefixes")),
         contrasts=tuple(str(p) for p in claims.get("contrasts", ())),
+        reassurances=_words_phrases(claims.get("reassurances")),
         # Hashed once: the matching's memos take them as an argument (suite/groups.py).
         equivalences=Groups(_words(g) for g in data.get("equivalences", ())),
         more=_words(figures.get("more")),

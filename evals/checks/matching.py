@@ -260,7 +260,7 @@ def _find(
     want = list(wanted)
     said = token_set(answer, lang, synonyms, general)
     if compound:
-        seq = compound_read(seq, words - said, lexicon(lang))
+        seq = compound_read(seq, words, lexicon(lang))
         said = frozenset(seq)
     if not words <= said:
         # Some word of the phrase is nowhere in the answer: only its content words, in any

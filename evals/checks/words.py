@@ -129,8 +129,25 @@ def compound_read(seq: tuple[str, ...], wanted: frozenset[str], lex: Lexicon) ->
     if not heads:
         return seq
     out = list(seq)
+    # "einde van dat jaar" after "het eerste contractjaar": a fact's compound whose first part
+    # the answer names elsewhere is stated by its last part alone.
+    wholes = {w for w in wanted if len(w) >= MIN_COMPOUND_PART + MIN_FIRST_PART}
     for i, tok in enumerate(seq):
         if tok in wanted or tok in (NEG, BOUNDARY):
+            continue
+        whole = next(
+            (
+                w
+                for w in sorted(wholes)
+                if len(tok) >= MIN_HEAD_ALONE
+                and w.endswith(tok)
+                and len(w) - len(tok) >= MIN_FIRST_PART
+                and any(t != tok and t.startswith(w[: -len(tok)]) for t in seq)
+            ),
+            None,
+        )
+        if whole is not None:
+            out[i] = whole
             continue
         for head in heads:
             first = tok[: -len(head)]
@@ -148,6 +165,8 @@ def compound_read(seq: tuple[str, ...], wanted: frozenset[str], lex: Lexicon) ->
 #: part at least MIN_FIRST_PART ("mit" in "mitversichert").
 MIN_COMPOUND_PART = 5
 MIN_FIRST_PART = 3
+#: A compound's last part standing alone for it, where the answer names its first part.
+MIN_HEAD_ALONE = 4
 
 
 @dataclass(frozen=True)
