@@ -20,13 +20,13 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
-from evals.checks.clauses import claims, clauses, corrects, excused, stated_text
+from evals.checks.clauses import claims, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
+from evals.checks.forbidden import denied, named_to_correct
 from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
     BOUNDARY,
-    MARKER,
     NEG,
     NEGATION_REACH,
     content,
@@ -265,53 +265,6 @@ def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
     ]
 
 
-def _named_to_correct(answer: str, pos: int, lang: str | None) -> bool:
-    """Whether the figure at `pos` is named to correct or compare it: its clause says so, or
-    the part of its sentence a colon joins to it ("Ter vergelijking: Variabel 1,35 €", "Falls
-    Sie 0,24 € gesehen haben: Das ist der archivierte Tarif und gilt nicht mehr")."""
-    for start, piece in clauses(answer):
-        if start <= pos < start + len(piece) + 1:
-            if excused(piece, pos - start, lang):
-                return True
-            break
-    for start, sentence in sentences(answer):
-        if not start <= pos < start + len(sentence):
-            continue
-        # Citations blanked first: the colon of "[doc:ref]" joins nothing.
-        parts = MARKER.sub(lambda m: " " * len(m.group(0)), sentence).split(":")
-        at, offset = 0, start
-        for i, part in enumerate(parts):
-            if offset + len(part) >= pos:
-                at = i
-                break
-            offset += len(part) + 1
-        near = [parts[j] for j in (at - 1, at + 1) if 0 <= j < len(parts)]
-        return any(corrects(p, lang) for p in near)
-    return False
-
-
-#: Languages that put the sentence's negation after the object: "je krijgt die 150 € niet",
-#: "Sie bekommen die 150 € nicht", "du får ikke" comes before, but "får de 150 € ikke" too.
-_NEGATION_LAST = ("nl", "de", "da")
-
-
-def _denied(answer: str, fig: Figure, lang: str | None) -> bool:
-    """Whether the figure itself is denied: a negation right before it ("50 €, not 300 €",
-    "non i 300 €"), or, in Dutch, German and Danish, closing its clause right after it
-    ("krijg je die 150 € niet"); "not refunded before 5 days" still states 5 days."""
-    before = tokens(answer[max(0, fig.start - 40) : fig.start], lang)
-    if before and before[-1] == NEG:
-        return True
-    if lang not in _NEGATION_LAST:
-        return False
-    after = tokens(answer[fig.end : fig.end + 40], lang)
-    cut = next((i for i, w in enumerate(after) if w == BOUNDARY), len(after))
-    # The negation follows the figure within two words and closes the clause, at most a
-    # particle after it ("niet", "niet terug", "nicht mehr"; not "niet meer dan één keer").
-    at = next((i for i, w in enumerate(after[: min(cut, 2)]) if w == NEG), None)
-    return at is not None and cut <= at + 2
-
-
 def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     """Whether a negation stands before the figure in its clause ("not 300 €", "non i 300 €")."""
     before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
@@ -352,8 +305,8 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
             # Named to correct it ("archived", "no longer") or denied ("50 €, not 300 €").
             if (
                 fig.same(want)
-                and not _named_to_correct(inp.answer, fig.start, inp.lang)
-                and not _denied(inp.answer, fig, inp.lang)
+                and not named_to_correct(inp.answer, fig.start, inp.lang)
+                and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')
