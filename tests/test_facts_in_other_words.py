@@ -225,3 +225,21 @@ def test_a_yes_taken_back_in_its_first_sentence_is_no_yes() -> None:
     data = case("Moet ik een opzegvergoeding betalen?", "nl", facts=[["geen opzegvergoeding"]])
     said = "Goed nieuws: nee. De opzegvergoeding van 100 € vervalt bij een verhuizing."
     assert run("facts_present", said, data).status != "fail"
+
+
+def test_a_review_detail_quotes_the_answers_own_words_not_stems_or_a_groups_head() -> None:
+    data = case("Is payroll export on Starter?", "en", facts=[["not part of the starter plan"]])
+    said = "Payroll export comes with Pro; the Starter plan has the CSV export."
+    result = run("facts_present", said, data)
+    assert result.status == "review"
+    assert "comes with" in result.detail and "Starter" in result.detail
+    assert "part of" not in result.detail.split("(its words")[-1]
+    assert "starter," not in result.detail and "includ" not in result.detail
+
+
+def test_a_quoted_clause_keeps_no_gap_where_its_citation_stood() -> None:
+    data = case("Are SMS reminders still there?", "en", facts=[["discontinued"]])
+    said = "SMS reminders ended on 1 June 2026 for all plans [doc:notifications#channels]."
+    result = run("facts_present", said, data)
+    assert result.status == "review"
+    assert '"SMS reminders ended on 1 June 2026 for all plans."' in result.detail

@@ -334,11 +334,27 @@ def surface_words(
     for group in (*synonyms, *lexicon(lang).equivalences):
         head = set(tokens(group[0], lang, synonyms))
         if head & left:
-            said = next((p for p in group if says(text, p, lang=lang)), None)
+            # The phrasing the text itself uses ("comes with"), not the group's first.
+            said = next(
+                (p for p in group if _find(text, p, MAX_GAP, lang, (), general=False)),
+                next((p for p in group if says(text, p, lang=lang)), None),
+            )
             if said is not None:
-                out.setdefault(said, None)
+                out.setdefault(_own_words(text, said, lang), None)
                 left -= head
     return list(out)
+
+
+def _own_words(text: str, phrasing: str, lang: str) -> str:
+    """The text's words for a phrasing it uses: "comes with" for "come with"."""
+    plain = [w for w in tokens(phrasing, lang, general=False) if w not in (NEG, BOUNDARY)]
+    words: dict[str, str] = {}
+    for m in _SURFACE_WORD.finditer(MARKER.sub(" ", text)):
+        for tok in tokens(m.group(0), lang, general=False):
+            words.setdefault(tok, m.group(0))
+    if all(w in words for w in plain):
+        return " ".join(words[w] for w in plain)
+    return phrasing
 
 
 # "Amsterdam, Utrecht and Rotterdam": a comma between two words of a fact that lists items
