@@ -116,3 +116,36 @@ def test_compound_reading_leaves_short_words_and_negations_alone() -> None:
     )
     assert compound_read(seq, frozenset({"glas"}), lexicon("de")) == seq
     assert compound_read(seq, frozenset({"versichert"}), lexicon("en")) == seq
+
+
+@pytest.mark.parametrize("lang", ["da", "de", "en", "es", "fr", "it", "nl", "pt"])
+def test_each_language_lists_its_contrasts_and_reassurances_and_they_compile(lang: str) -> None:
+    import re
+
+    lex = lexicon(lang)
+    assert lex.contrasts and lex.reassurances
+    for pattern in lex.contrasts:
+        re.compile(pattern)
+    for pattern, phrase in lex.read_as:
+        re.compile(pattern)
+        assert phrase and NEG not in tokens(phrase, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said", "free"),
+    [
+        ("en", "You won't pay anything for the replacement.", "free of charge"),
+        ("en", "The replacement is completely free.", "free of charge"),
+        ("nl", "U betaalt niets voor de installatie.", "gratis"),
+        ("de", "Sie zahlen nichts für den Austausch.", "kostenlos"),
+        ("it", "Non paghi nulla per la sostituzione.", "gratuito"),
+        ("fr", "Vous ne payez rien pour le remplacement.", "gratuit"),
+    ],
+)
+def test_paying_nothing_is_free_of_charge(lang: str, said: str, free: str) -> None:
+    assert states(said, free, lang=lang)
+
+
+def test_free_to_choose_or_a_free_trial_is_no_price() -> None:
+    assert not states("You are free to choose any plan.", "free of charge", lang="en")
+    assert not states("The free trial is 14 days.", "free of charge", lang="en")
