@@ -128,7 +128,7 @@ def test_each_language_lists_its_contrasts_and_reassurances_and_they_compile(lan
         re.compile(pattern)
     for pattern, phrase in lex.read_as:
         re.compile(pattern)
-        assert phrase and NEG not in tokens(phrase, lang)
+        assert phrase and NEG not in tokens(phrase, lang, general=False)
 
 
 @pytest.mark.parametrize(
@@ -149,3 +149,30 @@ def test_paying_nothing_is_free_of_charge(lang: str, said: str, free: str) -> No
 def test_free_to_choose_or_a_free_trial_is_no_price() -> None:
     assert not states("You are free to choose any plan.", "free of charge", lang="en")
     assert not states("The free trial is 14 days.", "free of charge", lang="en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "ended", "ends", "fact"),
+    [
+        ("en", "SMS reminders ended on 1 June.", "The trial ends on 1 June.", "discontinued"),
+        ("de", "Die Aktion endete am 31. März.", "Die Aktion endet am 31. März.", "abgelaufen"),
+        ("nl", "De actie eindigde op 31 maart.", "De actie eindigt op 31 maart.", "verlopen"),
+        (
+            "it",
+            "La promozione è terminata il 31 marzo.",
+            "La promozione termina il 31 marzo.",
+            "scaduta",
+        ),
+        (
+            "es",
+            "La promoción terminó el 31 de marzo.",
+            "La promoción termina el 31 de marzo.",
+            "caducada",
+        ),
+    ],
+)
+def test_ended_on_a_date_says_it_no_longer_applies_ends_on_does_not(
+    lang: str, ended: str, ends: str, fact: str
+) -> None:
+    assert states(ended, fact, lang=lang)
+    assert not states(ends, fact, lang=lang)
