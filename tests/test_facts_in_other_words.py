@@ -122,11 +122,18 @@ def test_costs_nothing_states_free_of_charge(lang: str, fact: str, right: str, w
     assert run("facts_present", wrong, data).status == "fail"
 
 
-def test_saturdays_and_sundays_skipped_state_that_weekends_do_not_count() -> None:
+def test_days_that_are_skipped_state_that_they_do_not_count() -> None:
     data = case("Do weekends count?", "en", facts=[["weekends do not count"]])
-    right = "Only working days count: Saturdays and Sundays are skipped."
+    right = "Only working days count: weekends are skipped."
     assert run("facts_present", right, data).status == "pass"
     assert run("facts_present", "Weekends count too.", data).status != "pass"
+
+
+def test_the_days_of_the_week_stay_days_for_the_checks_that_read_them() -> None:
+    # No group reads "Saturday and Sunday" as "weekend": opening times name their days.
+    from evals.checks.matching import tokens
+
+    assert {"saturday", "sunday"} <= set(tokens("Closed on Saturday and Sunday.", "en"))
 
 
 @pytest.mark.parametrize(
