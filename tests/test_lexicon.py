@@ -15,10 +15,11 @@ import pytest
 from casekit import good_case
 
 from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.checks.bare_no import answers_no
 from evals.checks.clauses import claims, corrects, stated_text
 from evals.checks.language import DEFAULT_LANGUAGES, detect
 from evals.checks.lexicon import LANGUAGE_DIR, SUPPORTED, lexicon, parse_lexicon
-from evals.checks.matching import answers_no, states
+from evals.checks.matching import states
 from evals.checks.values import parse_figures
 from evals.errors import InputError
 from evals.reply import Reply

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evals.checks.akin import akin_found
+from evals.checks.akin import akin_found, opens_with_yes
+from evals.checks.bare_no import denies_by_polarity
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -19,17 +20,16 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
-from evals.checks.clauses import claims, clause_at, clauses, corrects, stated_text
+from evals.checks.clauses import claims, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
+from evals.checks.forbidden import denied, named_to_correct
 from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
     BOUNDARY,
-    MARKER,
     NEG,
     NEGATION_REACH,
     content,
-    denies_by_polarity,
     find,
     near,
     states,
@@ -149,13 +149,16 @@ def _flipped(
     """A negative fact's phrasings whose affirmative the answer states: "payroll export is
     part of Starter" against the fact "payroll export is not part of Starter"."""
     out = []
+    # After an opening yes, even a short affirmative is the claim: "Ja, uw e-bike is
+    # verzekerd" against the fact "niet verzekerd".
+    least = 1 if _plain_yes(answer, lang) else MIN_FLIPPED_WORDS
     for alt in it.alternatives:
         words = tokens(alt, lang, syn)
         if NEG not in words:
             continue
         positive = " ".join(w for w in alt.split() if NEG not in tokens(w, lang))
         # "no phone" without its "no" is "phone": too little to be a claim of the opposite.
-        if len(content(tokens(positive, lang, syn), lang)) < MIN_FLIPPED_WORDS:
+        if len(content(tokens(positive, lang, syn), lang)) < least:
             continue
         # "comes with Pro rather than Starter" names Starter to set it apart: no flip.
         if any(
@@ -164,6 +167,19 @@ def _flipped(
         ):
             out.append(alt)
     return out
+
+
+def _plain_yes(answer: str, lang: str | None) -> bool:
+    """Whether the answer opens with a yes that no negation in its first sentence takes back
+    ("Goed nieuws: nee." opens with good news, and says no)."""
+    if not opens_with_yes(answer, lang):
+        return False
+    first = next((s for _, s in sentences(answer)), answer)
+    return NEG not in tokens(first, lang)[:FIRST_WORDS]
+
+
+#: The words of an opening sentence read for a negation that takes its yes back.
+FIRST_WORDS = 8
 
 
 def _key_terms_present(
@@ -257,50 +273,6 @@ def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
     ]
 
 
-def _named_to_correct(answer: str, pos: int, lang: str | None) -> bool:
-    """Whether the figure at `pos` is named to correct or compare it: its clause says so, or
-    the part of its sentence a colon joins to it ("Ter vergelijking: Variabel 1,35 €", "Falls
-    Sie 0,24 € gesehen haben: Das ist der archivierte Tarif und gilt nicht mehr")."""
-    if corrects(clause_at(answer, pos), lang):
-        return True
-    for start, sentence in sentences(answer):
-        if not start <= pos < start + len(sentence):
-            continue
-        # Citations blanked first: the colon of "[doc:ref]" joins nothing.
-        parts = MARKER.sub(lambda m: " " * len(m.group(0)), sentence).split(":")
-        at, offset = 0, start
-        for i, part in enumerate(parts):
-            if offset + len(part) >= pos:
-                at = i
-                break
-            offset += len(part) + 1
-        near = [parts[j] for j in (at - 1, at + 1) if 0 <= j < len(parts)]
-        return any(corrects(p, lang) for p in near)
-    return False
-
-
-#: Languages that put the sentence's negation after the object: "je krijgt die 150 € niet",
-#: "Sie bekommen die 150 € nicht", "du får ikke" comes before, but "får de 150 € ikke" too.
-_NEGATION_LAST = ("nl", "de", "da")
-
-
-def _denied(answer: str, fig: Figure, lang: str | None) -> bool:
-    """Whether the figure itself is denied: a negation right before it ("50 €, not 300 €",
-    "non i 300 €"), or, in Dutch, German and Danish, closing its clause right after it
-    ("krijg je die 150 € niet"); "not refunded before 5 days" still states 5 days."""
-    before = tokens(answer[max(0, fig.start - 40) : fig.start], lang)
-    if before and before[-1] == NEG:
-        return True
-    if lang not in _NEGATION_LAST:
-        return False
-    after = tokens(answer[fig.end : fig.end + 40], lang)
-    cut = next((i for i, w in enumerate(after) if w == BOUNDARY), len(after))
-    # The negation follows the figure within two words and closes the clause, at most a
-    # particle after it ("niet", "niet terug", "nicht mehr"; not "niet meer dan één keer").
-    at = next((i for i, w in enumerate(after[: min(cut, 2)]) if w == NEG), None)
-    return at is not None and cut <= at + 2
-
-
 def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     """Whether a negation stands before the figure in its clause ("not 300 €", "non i 300 €")."""
     before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
@@ -341,8 +313,8 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
             # Named to correct it ("archived", "no longer") or denied ("50 €, not 300 €").
             if (
                 fig.same(want)
-                and not _named_to_correct(inp.answer, fig.start, inp.lang)
-                and not _denied(inp.answer, fig, inp.lang)
+                and not named_to_correct(inp.answer, fig.start, inp.lang)
+                and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')

@@ -16,10 +16,43 @@ from evals.checks.text import sentences
 
 # A sentence that names something in order to correct or question it does not claim it: each
 # language's `corrections` (lexicon.py), read in that language's text only.
-@lru_cache(maxsize=16)
-def _correction(lang: str) -> regex.Pattern[str]:
-    parts = "|".join(f"(?:{p})" for p in lexicon(lang).corrections)
+@lru_cache(maxsize=32)
+def _correction(lang: str, contrasts: bool = True) -> regex.Pattern[str]:
+    lex = lexicon(lang)
+    listed = (*lex.corrections, *(lex.contrasts if contrasts else ()))
+    parts = "|".join(f"(?:{p})" for p in listed) or "(?!)"
     return regex.compile(rf"\b(?:{parts})\b", regex.IGNORECASE)
+
+
+@lru_cache(maxsize=16)
+def _contrast(lang: str) -> regex.Pattern[str] | None:
+    parts = "|".join(f"(?:{p})" for p in lexicon(lang).contrasts)
+    return regex.compile(rf"\b(?:{parts})\b", regex.IGNORECASE) if parts else None
+
+
+def contrasted(clause: str, lang: str | None = None) -> str:
+    """The clause with what it names to contrast blanked (same length): from a contrast
+    ("instead of", "anders als", "invece dei") to the next comma or the clause's end. "45 €
+    instead of 39 €" claims the 45 €, not the 39 €."""
+    pattern = _contrast(lang or detect(clause) or FALLBACK)
+    if pattern is None:
+        return clause
+    out = clause
+    for m in pattern.finditer(clause):
+        comma = clause.find(",", m.end())
+        end = comma if comma != -1 else len(clause)
+        out = out[: m.start()] + " " * (end - m.start()) + out[end:]
+    return out
+
+
+def excused(clause: str, offset: int, lang: str | None = None) -> bool:
+    """Whether what stands at `offset` of the clause is named to correct or contrast it: the
+    clause marks it retired or in question, or a contrast sets it apart."""
+    lang = lang or detect(clause) or FALLBACK
+    if _correction(lang, contrasts=False).search(expand(MARKER.sub(" ", clause))) is not None:
+        return True
+    kept = contrasted(clause, lang)
+    return 0 <= offset < len(kept) and kept[offset] == " " and clause[offset] != " "
 
 
 # A claim's reach: a sentence cut at ';', ':' and at "but" (a correction in one half does not
@@ -79,12 +112,16 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
         ):
             return False
     for _, piece in clauses(answer):
+        if _correction(lang or detect(piece) or FALLBACK, contrasts=False).search(expand(piece)):
+            continue  # named to correct it ("no longer", "archived")
+        # What a contrast sets apart is not claimed ("giga illimitati invece dei 200 GB").
+        piece = contrasted(piece, lang)
         # Commas inside a clause do not part a claim ("our smallest plan, Pro, costs 29 €"),
         # but they do bound a negation ("don't worry, they will honour it").
         found = find(piece, phrase, gap=0, lang=lang, synonyms=synonyms)
         if not found and "," in piece:
             found = find(piece.replace(",", " "), phrase, gap=0, lang=lang, synonyms=synonyms)
-        if any(not x.negated for x in found) and not corrects(piece, lang):
+        if any(not x.negated for x in found):
             return True
     return False
 

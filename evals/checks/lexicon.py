@@ -105,6 +105,21 @@ class Lexicon:
     politeness: frozenset[str] = frozenset()
     list_joiners: frozenset[str] = frozenset()
     same_word: dict[str, str] = field(default_factory=dict)
+    #: endings a stemmer leaves on a verb's person form ("telt" for "tellen"): cut off a stem
+    #: of at least MIN_VERB_STEM letters, in a fact and an answer alike
+    verb_endings: tuple[str, ...] = ()
+    #: (pattern, phrase): what a phrase reads as before its negations are read ("costs
+    #: nothing" is "free of charge", not a negation of "costs")
+    read_as: tuple[tuple[str, str], ...] = ()
+    #: whether a word may be a compound whose last part is a fact's word ("mitversichert"
+    #: for "versichert"), and the first parts that negate it ("unversichert")
+    compounds: bool = False
+    negating_prefixes: tuple[str, ...] = ()
+    #: phrases that set what follows them apart ("instead of", "anders als"): only what comes
+    #: after them in their clause is named to contrast it, not claimed
+    contrasts: tuple[str, ...] = ()
+    #: phrases after a bare "no" that say a worry is unfounded ("don't worry", "keine Sorge")
+    reassurances: tuple[str, ...] = ()
     equivalences: tuple[tuple[str, ...], ...] = ()
     more: tuple[str, ...] = ()
     percent: tuple[str, ...] = ()
@@ -184,6 +199,12 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         politeness=frozenset(_words(data.get("politeness"))),
         list_joiners=frozenset(_words(data.get("list_joiners"))),
         same_word={str(k).casefold(): str(v) for k, v in data.get("same_word", {}).items()},
+        verb_endings=_words(data.get("verb_endings")),
+        read_as=tuple((str(p), str(r)) for p, r in data.get("read_as", ())),
+        compounds=bool(data.get("compounds", False)),
+        negating_prefixes=_words(data.get("negating_prefixes")),
+        contrasts=tuple(str(p) for p in claims.get("contrasts", ())),
+        reassurances=_words_phrases(claims.get("reassurances")),
         # Hashed once: the matching's memos take them as an argument (suite/groups.py).
         equivalences=Groups(_words(g) for g in data.get("equivalences", ())),
         more=_words(figures.get("more")),

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.language import detect, stem, stop_words
+from evals.checks.language import detect, stop_words
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.values import with_digits
 from evals.checks.words import (
@@ -25,8 +25,11 @@ from evals.checks.words import (
     WORDS_KEPT,
     Match,
     clause_negated_before,
+    compound_read,
     expand,
+    read_as,
     windows,
+    word_stem,
     word_table,
     word_token,
 )
@@ -74,7 +77,7 @@ def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
     # negation in English, Dutch "de" no article in French.
     lex = lexicon(lang)
     # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
-    t, _ = with_digits(expand(MARKER.sub(" ", text)), lang)
+    t, _ = with_digits(read_as(expand(MARKER.sub(" ", text)), lex), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
     table = word_table(lex, lang)
@@ -147,7 +150,7 @@ def _stops(lang: str | None) -> frozenset[str]:
     # A stop-words list stands in where a file keeps none, but such lists are too broad for
     # facts: the English one (1,333 words) holds "free", "end", "off", "back" and "need".
     words = set(lex.glue) if lex.glue is not None else stop_words(lex.lang) - lex.restrictive
-    return frozenset(stem(w, lang) for w in words)
+    return frozenset(word_stem(w, lex, lang or FALLBACK) for w in words)
 
 
 def content(words: tuple[str, ...] | list[str], lang: str | None) -> set[str]:
@@ -192,6 +195,9 @@ def find(
         and (_groups_change(answer, lang, synonyms) or _groups_change(phrase, lang, synonyms))
     ):
         found = _find(answer, phrase, gap, lang, (), general=False)
+    if not found and gap and lexicon(lang).compounds:
+        # "mitversichert" states "versichert": a compound's last part is the fact's word.
+        found = _find(answer, phrase, gap, lang, synonyms, compound=True)
     return found
 
 
@@ -239,7 +245,13 @@ def phrase_words(
 
 
 def _find(
-    answer: str, phrase: str, gap: int, lang: str | None, synonyms: Synonyms, general: bool = True
+    answer: str,
+    phrase: str,
+    gap: int,
+    lang: str | None,
+    synonyms: Synonyms,
+    general: bool = True,
+    compound: bool = False,
 ) -> list[Match]:
     seq = _read(answer, lang, synonyms, general)
     wanted, words, need = _wanted(phrase, lang, synonyms, general)
@@ -247,6 +259,9 @@ def _find(
         return []
     want = list(wanted)
     said = token_set(answer, lang, synonyms, general)
+    if compound:
+        seq = compound_read(seq, words, lexicon(lang))
+        said = frozenset(seq)
     if not words <= said:
         # Some word of the phrase is nowhere in the answer: only its content words, in any
         # order, may still match ("non cumulabile" states "non è cumulabile").
@@ -319,55 +334,27 @@ def surface_words(
     for group in (*synonyms, *lexicon(lang).equivalences):
         head = set(tokens(group[0], lang, synonyms))
         if head & left:
-            said = next((p for p in group if says(text, p, lang=lang)), None)
+            # The phrasing the text itself uses ("comes with"), not the group's first.
+            said = next(
+                (p for p in group if _find(text, p, MAX_GAP, lang, (), general=False)),
+                next((p for p in group if says(text, p, lang=lang)), None),
+            )
             if said is not None:
-                out.setdefault(said, None)
+                out.setdefault(_own_words(text, said, lang), None)
                 left -= head
     return list(out)
 
 
-def answers_no(answer: str, lang: str | None = None) -> bool:
-    """Whether the answer opens with a bare "no": its first clause is a negation and at most
-    words of regret ("No.", "Unfortunately not:", "Leider nein", "Purtroppo no"), after a
-    clause of regret alone ("Sadly, no."). "Not quite." and "Not always." are no bare no."""
-    lang = lang or detect(answer) or FALLBACK
-    seq = tokens(answer, lang)
-    polite = _politeness(lang)
-    clauses_: list[list[str]] = [[]]
-    for w in seq:
-        if w == BOUNDARY:
-            clauses_.append([])
-        else:
-            clauses_[-1].append(w)
-    for head in clauses_:
-        rest = [w for w in head if w != NEG and w not in polite]
-        if rest:
-            return False
-        if NEG in head:
-            return True
-    return False
-
-
-@lru_cache(maxsize=16)
-def _politeness(lang: str) -> frozenset[str]:
-    return frozenset(w for p in lexicon(lang).politeness for w in tokens(p, lang) if w != NEG)
-
-
-def denies_by_polarity(
-    answer: str, phrase: str, question: str, *, lang: str | None = None, synonyms: Synonyms = ()
-) -> bool:
-    """A negative fact about what the customer asked, met by a bare "no": "Does it work on
-    Starter as well?" answered "Unfortunately not." states "not on Starter". Not when the
-    answer goes on to state the fact's affirmative ("No. You do need a card")."""
-    want = tokens(phrase, lang, synonyms)
-    if NEG not in want:
-        return False
-    words = content(want, lang)
-    asked = set(tokens(question, lang, synonyms))
-    if not (words and words <= asked and answers_no(answer, lang)):
-        return False
-    positive = " ".join(w for w in phrase.split() if NEG not in tokens(w, lang))
-    return not (positive.strip() and states(answer, positive, lang=lang, synonyms=synonyms))
+def _own_words(text: str, phrasing: str, lang: str) -> str:
+    """The text's words for a phrasing it uses: "comes with" for "come with"."""
+    plain = [w for w in tokens(phrasing, lang, general=False) if w not in (NEG, BOUNDARY)]
+    words: dict[str, str] = {}
+    for m in _SURFACE_WORD.finditer(MARKER.sub(" ", text)):
+        for tok in tokens(m.group(0), lang, general=False):
+            words.setdefault(tok, m.group(0))
+    if all(w in words for w in plain):
+        return " ".join(words[w] for w in plain)
+    return phrasing
 
 
 # "Amsterdam, Utrecht and Rotterdam": a comma between two words of a fact that lists items

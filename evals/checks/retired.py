@@ -82,8 +82,15 @@ def retirement_said(answer: str, phrasings: tuple[str, ...], lang: str | None) -
         return None
     for _, piece in clauses(answer):
         if corrects(piece, lang):
-            return " ".join(piece.split())
+            return quoted(piece)
     return None
+
+
+def quoted(piece: str) -> str:
+    """A clause as a detail quotes it: the answer's words, without the gaps its blanked
+    citations leave ("for all plans ." is "for all plans.") or a trailing comma."""
+    text = regex.sub(r"\s+([.,;:!?])", r"\1", " ".join(piece.split()))
+    return text.rstrip(" ,;:")
 
 
 def _deduction(lang: str | None) -> regex.Pattern[str]:
@@ -110,5 +117,5 @@ def deduction_said(
         return None
     for _, piece in clauses(answer):
         if cue.search(piece) and wanted & content(tokens(piece, lang, synonyms), lang):
-            return " ".join(piece.split())
+            return quoted(piece)
     return None

@@ -13,7 +13,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.language import stem
-from evals.checks.lexicon import Lexicon
+from evals.checks.lexicon import Lexicon, lexicon
 from evals.checks.text import normalise
 
 NEG = "¬"
@@ -82,7 +82,91 @@ def word_token(w: str, lex: Lexicon, lang: str) -> str:
         return NEG
     if w in lex.articles:
         return DROPPED
-    return stem(lex.same_word.get(w, w), lang)
+    return word_stem(lex.same_word.get(w, w), lex, lang)
+
+
+#: The shortest stem a verb ending is cut from ("telt" -> "tel", not "wat" -> "wa").
+MIN_VERB_STEM = 4
+
+
+def word_stem(w: str, lex: Lexicon, lang: str) -> str:
+    """The word's Snowball stem, less a person ending the stemmer leaves on a verb: Dutch and
+    German "telt", "zählt", "houdt" read as "tellen", "zählen", "houden" do (Snowball joins
+    the infinitive and the participle, not the third person)."""
+    s = stem(w, lang)
+    for end in lex.verb_endings:
+        if len(s) >= MIN_VERB_STEM and s.endswith(end):
+            return s[: -len(end)]
+    return s
+
+
+@lru_cache(maxsize=16)
+def _read_as(lang: str) -> tuple[tuple[regex.Pattern[str], str], ...]:
+    lex = lexicon(lang)
+    return tuple(
+        (regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{p})(?![\p{{L}}\p{{N}}])"), r)
+        for p, r in lex.read_as
+    )
+
+
+def read_as(text: str, lex: Lexicon) -> str:
+    """The (normalised) text with the language's `read_as` phrases replaced, before its
+    negations are read: "costs nothing" is "free of charge", "kost niets" is "gratis"."""
+    for pattern, phrase in _read_as(lex.lang) if lex.read_as else ():
+        text = pattern.sub(phrase, text)
+    return text
+
+
+def compound_read(seq: tuple[str, ...], wanted: frozenset[str], lex: Lexicon) -> tuple[str, ...]:
+    """`seq` with a compound read as its last part where that part is a wanted word:
+    "mitversichert" as "versichert", "opzegvergoeding" as "vergoeding" (Dutch, German and
+    Danish put a compound's head last). Not where the first part negates it
+    ("unversichert", "onverzekerd"), nor for a short word (a stem of fewer than
+    MIN_COMPOUND_PART letters ends too many words)."""
+    if not lex.compounds:
+        return seq
+    heads = [w for w in wanted if len(w) >= MIN_COMPOUND_PART and not w.isdigit()]
+    if not heads:
+        return seq
+    out = list(seq)
+    # "einde van dat jaar" after "het eerste contractjaar": a fact's compound whose first part
+    # the answer names elsewhere is stated by its last part alone.
+    wholes = {w for w in wanted if len(w) >= MIN_COMPOUND_PART + MIN_FIRST_PART}
+    for i, tok in enumerate(seq):
+        if tok in wanted or tok in (NEG, BOUNDARY):
+            continue
+        whole = next(
+            (
+                w
+                for w in sorted(wholes)
+                if len(tok) >= MIN_HEAD_ALONE
+                and w.endswith(tok)
+                and len(w) - len(tok) >= MIN_FIRST_PART
+                and any(t != tok and t.startswith(w[: -len(tok)]) for t in seq)
+            ),
+            None,
+        )
+        if whole is not None:
+            out[i] = whole
+            continue
+        for head in heads:
+            first = tok[: -len(head)]
+            if (
+                len(first) >= MIN_FIRST_PART
+                and tok.endswith(head)
+                and not any(first.startswith(p) for p in lex.negating_prefixes)
+            ):
+                out[i] = head
+                break
+    return tuple(out)
+
+
+#: A compound's last part read as a fact's word has at least this many letters, its first
+#: part at least MIN_FIRST_PART ("mit" in "mitversichert").
+MIN_COMPOUND_PART = 5
+MIN_FIRST_PART = 3
+#: A compound's last part standing alone for it, where the answer names its first part.
+MIN_HEAD_ALONE = 4
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,57 @@
+"""A forbidden figure that the answer names without claiming it: to correct it ("archived",
+"no longer"), to contrast it ("anders als die sonst üblichen 150 €", "invece dei 200 GB"), or
+to deny it ("50 €, not 300 €", "krijg je die 150 € niet")."""
+
+from __future__ import annotations
+
+from evals.checks.clauses import clauses, corrects, excused
+from evals.checks.matching import BOUNDARY, MARKER, NEG, tokens
+from evals.checks.text import sentences
+from evals.checks.values import Figure
+
+
+def named_to_correct(answer: str, pos: int, lang: str | None) -> bool:
+    """Whether the figure at `pos` is named to correct or compare it: its clause says so, or
+    the part of its sentence a colon joins to it ("Ter vergelijking: Variabel 1,35 €", "Falls
+    Sie 0,24 € gesehen haben: Das ist der archivierte Tarif und gilt nicht mehr")."""
+    for start, piece in clauses(answer):
+        if start <= pos < start + len(piece) + 1:
+            if excused(piece, pos - start, lang):
+                return True
+            break
+    for start, sentence in sentences(answer):
+        if not start <= pos < start + len(sentence):
+            continue
+        # Citations blanked first: the colon of "[doc:ref]" joins nothing.
+        parts = MARKER.sub(lambda m: " " * len(m.group(0)), sentence).split(":")
+        at, offset = 0, start
+        for i, part in enumerate(parts):
+            if offset + len(part) >= pos:
+                at = i
+                break
+            offset += len(part) + 1
+        near = [parts[j] for j in (at - 1, at + 1) if 0 <= j < len(parts)]
+        return any(corrects(p, lang) for p in near)
+    return False
+
+
+#: Languages that put the sentence's negation after the object: "je krijgt die 150 € niet",
+#: "Sie bekommen die 150 € nicht", "du får ikke" comes before, but "får de 150 € ikke" too.
+_NEGATION_LAST = ("nl", "de", "da")
+
+
+def denied(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether the figure itself is denied: a negation right before it ("50 €, not 300 €",
+    "non i 300 €"), or, in Dutch, German and Danish, closing its clause right after it
+    ("krijg je die 150 € niet"); "not refunded before 5 days" still states 5 days."""
+    before = tokens(answer[max(0, fig.start - 40) : fig.start], lang)
+    if before and before[-1] == NEG:
+        return True
+    if lang not in _NEGATION_LAST:
+        return False
+    after = tokens(answer[fig.end : fig.end + 40], lang)
+    cut = next((i for i, w in enumerate(after) if w == BOUNDARY), len(after))
+    # The negation follows the figure within two words and closes the clause, at most a
+    # particle after it ("niet", "niet terug", "nicht mehr"; not "niet meer dan één keer").
+    at = next((i for i, w in enumerate(after[: min(cut, 2)]) if w == NEG), None)
+    return at is not None and cut <= at + 2
