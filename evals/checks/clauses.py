@@ -111,7 +111,10 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
             phrase_words(phrase, lang, (), False) <= plain
         ):
             return False
+    form = _sole_form(phrase, lang, synonyms)
     for _, piece in clauses(answer):
+        if form is not None and form not in _WORD_FORMS.findall(piece.casefold()):
+            continue  # "le rimborseremo" is a promise; "un rimborso" is not that claim
         if _correction(lang or detect(piece) or FALLBACK, contrasts=False).search(expand(piece)):
             continue  # named to correct it ("no longer", "archived")
         # What a contrast sets apart is not claimed ("giga illimitati invece dei 200 GB").
@@ -124,6 +127,25 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
         if any(not x.negated for x in found):
             return True
     return False
+
+
+_WORD_FORMS = regex.compile(r"[\p{L}\p{N}]+")
+
+
+@lru_cache(maxsize=4096)
+def _sole_form(phrase: str, lang: str | None, synonyms: Synonyms) -> str | None:
+    """The one word, as written, of a claim of several words whose other words are all glue
+    ("le rimborseremo", "you will refund"): its stem alone would meet every form of the word
+    ("un rimborso"), while the claim is the form the phrase gives (a tense, a person)."""
+    words = _WORD_FORMS.findall(phrase.casefold())
+    if len(words) < 2 or lang is None:
+        return None
+    wanted = phrase_words(phrase, lang, synonyms, True)
+    if len(wanted) != 1 or phrase_words(phrase, lang, (), False) != wanted:
+        return None
+    (stem,) = wanted
+    forms = [w for w in words if w.startswith(stem[:4]) and len(w) > len(stem)]
+    return forms[0] if len(forms) == 1 else None
 
 
 @lru_cache(maxsize=4096)
