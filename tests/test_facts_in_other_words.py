@@ -250,3 +250,36 @@ def test_a_quoted_clause_keeps_no_gap_where_its_citation_stood() -> None:
     result = run("facts_present", said, data)
     assert result.status == "review"
     assert '"The 39 € quote came from the 2025 list, valid until 28 February."' in result.detail
+
+
+@pytest.mark.parametrize(
+    "lang, fact, right, wrong",
+    [
+        ("en", "up to 10 kg", "Each parcel may weigh no more than 10 kg.", "Not 10 kg."),
+        ("de", "bis zu 10 kg", "Ein Paket darf nicht mehr als 10 kg wiegen.", "Nicht 10 kg."),
+        ("it", "fino a 10 kg", "Il pacco può pesare non più di 10 kg.", "Non 10 kg."),
+        ("nl", "tot 10 kg", "Een pakket mag niet meer dan 10 kg wegen.", "Niet 10 kg."),
+    ],
+)
+def test_a_limit_said_with_a_negation_states_the_limit(
+    lang: str, fact: str, right: str, wrong: str
+) -> None:
+    # The fact's words are "10 kg": a negation before them still denies it.
+    data = case("How heavy may a parcel be?", lang, facts=[[fact]])
+    assert run("facts_present", right, data).status == "pass"
+    assert run("facts_present", wrong, data).status != "pass"
+
+
+@pytest.mark.parametrize(
+    "lang, fact, right",
+    [
+        ("pt", "estava errada", "Peço desculpa, a informação que lhe dei antes não estava certa."),
+        ("nl", "klopte niet", "Mijn eerdere antwoord was fout, excuses daarvoor."),
+        ("en", "was wrong", "Sorry, my earlier answer was not correct."),
+    ],
+)
+def test_an_earlier_answer_said_to_be_wrong_in_the_past_tense(
+    lang: str, fact: str, right: str
+) -> None:
+    data = case("Was your earlier answer right?", lang, facts=[[fact]])
+    assert run("facts_present", right, data).status == "pass"
