@@ -274,8 +274,8 @@ def test_a_limit_said_with_a_negation_states_the_limit(
     "lang, fact, right",
     [
         ("pt", "estava errada", "Peço desculpa, a informação que lhe dei antes não estava certa."),
-        ("nl", "klopte niet", "Mijn eerdere antwoord was fout, excuses daarvoor."),
-        ("en", "was wrong", "Sorry, my earlier answer was not correct."),
+        ("nl", "klopte dat niet", "Mijn eerdere antwoord was fout, excuses daarvoor."),
+        ("en", "was wrong", "Sorry, my earlier answer was a mistake."),
     ],
 )
 def test_an_earlier_answer_said_to_be_wrong_in_the_past_tense(
