@@ -6,9 +6,10 @@ phrasing (a fact as a user writes it).
     .venv/bin/python bench/fresh_answers.py bench/suites/pedalo bench/suites/pedalo/answers.jsonl
     .venv/bin/python bench/fresh_answers.py bench/suites/polder bench/suites/polder/answers.jsonl
 
-The two suites under bench/suites/ were written from the docs alone, in other domains and
-languages, with answers written blind from the prompt and the tickets; polder was kept out of
-sight until the checks were done and measured once (see the README).
+The suites under bench/suites/ (pedalo, polder, lumo, tegola, vracht, brisa) were written
+from the docs alone, in other domains and languages, with answers written blind from the
+prompt and the tickets; brisa was kept out of sight while the checks changed and measured
+once (see the README).
 
 Prints one line of counts; -v also prints every disagreement and review with the checks'
 details; --by-check prints, for each check and reason, how many correct answers it failed or
