@@ -107,3 +107,19 @@ def test_an_amount_in_words_keeps_its_cents_in_words() -> None:
     # A number after an amount that is not its cents stays its own figure.
     figs = parse_figures("ten euros for 30 days.", "en")
     assert [f.kind for f in figs] == ["money", "duration"] and figs[0].value == 10
+
+
+def test_kroner_weights_lengths_and_energy_are_figures_with_their_unit() -> None:
+    from evals.checks.values import parse_figures, parse_one
+
+    def read(text: str, lang: str) -> list[tuple[str, str, float]]:
+        return [(f.kind, f.unit, float(f.value)) for f in parse_figures(text, lang)]  # type: ignore[arg-type]
+
+    assert read("Abonnementet koster 39 kr. om måneden.", "da") == [("money", "DKK", 39.0)]
+    assert read("DKK 600 eller kr. 600", "da") == [("money", "DKK", 600.0)] * 2
+    assert read("up to 10 kg", "en") == [("count", "kilogram", 10.0)]
+    assert read("maximaal 100 cm lang", "nl") == [("count", "centimetre", 100.0)]
+    assert read("más de 5.000 kWh al año", "es")[0] == ("count", "kilowatt_hour", 5000.0)
+    assert read("med én måneds varsel", "da") == [("duration", "month", 1.0)]
+    # An expected figure may name a weight: it is read, so it can be held to a passage.
+    assert parse_one("10 kg") is not None and parse_one("23 kg") != parse_one("10 kg")

@@ -83,11 +83,14 @@ def _marks(
     """Citation markers after the figure before its sentence ends, or right after its full
     stop (offsets from the figure's end)."""
     text = answer[fig.end : fig.end + window]
-    end = SENTENCE_END.search(text)
-    head = text if end is None else text[: end.start()]
+    # Searched in the answer, so that what stands before the figure's end is seen: the "kr"
+    # of "100 kr. pr. måned" makes its point no sentence end.
+    stop = SENTENCE_END.search(answer, fig.end, fig.end + window)
+    end = None if stop is None else (stop.start() - fig.end, stop.end() - fig.end)
+    head = text if end is None else text[: end[0]]
     found = list(cite.finditer(head, timeout=patterns.MATCH_TIMEOUT_S))
     if end is not None:
-        at = end.end()
+        at = end[1]
         while (
             m := cite.match(
                 text,

@@ -93,9 +93,14 @@ _ABBREVIATIONS = (
     # English words that end sentences
     r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|mo|fr|sa|lun|mer|gio|ven|sab|dom"
 )
-# "No. 5" is a number; "No. The trial ..." is an answer and a sentence.
+# "No. 5" is a number; "No. The trial ..." is an answer and a sentence. Danish "kr." (kroner)
+# and "kl." (o'clock) end nothing before a lower-case word, a citation or a number ("100 kr.
+# pr. måned", "kl. 8"); before a capital they may end a sentence ("... 600 kr. Husk ...").
 SENTENCE_END = regex.compile(
-    rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\bno(?=\.\s*\d))[.!?]+(?=\s|$)|\n", regex.IGNORECASE
+    rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\bno(?=\.\s*\d))"
+    r"(?<!\b(?:kr|kl)(?=\.\s*(?:(?-i:\p{Ll})|\[|\d)))"
+    r"[.!?]+(?=\s|$)|\n",
+    regex.IGNORECASE,
 )
 
 

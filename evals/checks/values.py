@@ -74,6 +74,10 @@ def _union(attr: str) -> list[str]:
 _CURRENCIES = {
     "€": "EUR",
     "eur": "EUR",
+    # Danish kroner ("600 kr.", "DKK 600"): the krone of the one language read that has it.
+    "kr": "DKK",
+    "kr.": "DKK",
+    "dkk": "DKK",
     "euro": "EUR",
     "euros": "EUR",
     "$": "USD",
@@ -111,8 +115,8 @@ def _alt(words: list[str]) -> str:
 
 # Thousands groups ("1.312,50", "2 000", "1,080") or a plain number with decimals.
 _NUM = r"\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
-_CUR_PRE = r"[€$£]|\b(?:eur|usd|gbp|chf)\b"
-_CUR_POST = r"[€$£]|\b(?:eur|euros?|usd|dollars?|gbp|chf)\b"
+_CUR_PRE = r"[€$£]|\b(?:eur|usd|gbp|chf|dkk|kr\.)(?![\p{L}])"
+_CUR_POST = r"[€$£]|\b(?:eur|euros?|usd|dollars?|gbp|chf|dkk|kr)\b"
 
 
 def _phrase(words: list[str]) -> str:
