@@ -123,3 +123,14 @@ def test_kroner_weights_lengths_and_energy_are_figures_with_their_unit() -> None
     assert read("med én måneds varsel", "da") == [("duration", "month", 1.0)]
     # An expected figure may name a weight: it is read, so it can be held to a passage.
     assert parse_one("10 kg") is not None and parse_one("23 kg") != parse_one("10 kg")
+
+
+def test_french_d_un_is_one_with_either_apostrophe() -> None:
+    from evals.checks.values import parse_figures
+
+    for text in ("avec un préavis d'un mois.", "avec un préavis d’un mois."):
+        months = [f for f in parse_figures(text, "fr") if f.kind == "duration"]
+        assert [(f.unit, f.value, f.text) for f in months] == [("month", 1, "un mois")], text
+    # Elsewhere an apostrophe is read as written: English contractions, Italian "un'offerta".
+    eleven = parse_figures("If nobody changes it, it's eleven hours.", "en")
+    assert [f.value for f in eleven if f.kind == "duration"] == [660]

@@ -163,6 +163,8 @@ _LETTER = regex.compile(r"\p{L}")
 # An ordinal keeps its mark ("terzo mese" is "3º mese", not a duration of 3 months).
 _LEAD_NUMBER = regex.compile(r"(\d+(?:st|nd|rd|th|º|°|ª|ᵉʳ|er|re|ème|ste|de|e)?)")
 _NON_WORD = regex.compile(r"\W*")
+_ELIDED = regex.compile(r"\p{L}{1,3}’(?=\d)")
+_STRAIGHT_ELISION = regex.compile(r"(?<=\b[dD])'(?=une?\b)")
 _TRAILING = regex.compile(r"\p{L}(\W*)$")
 
 
@@ -177,8 +179,12 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
         return ()
     from text_to_num import alpha2digit
 
-    converted = alpha2digit(text, lang, threshold=0)
-    if converted == text:
+    # text2num reads French "d'un mois" only with a typographic apostrophe ("d’un mois"); the
+    # two are one character each, so offsets hold. Only there: "un'offerta", "it's" read as
+    # they are.
+    text_read = _STRAIGHT_ELISION.sub("’", text) if lang == "fr" else text
+    converted = alpha2digit(text_read, lang, threshold=0)
+    if converted == text_read:
         return ()
     import difflib
 
@@ -193,11 +199,14 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
             continue  # text2num also rewrites "20 %" as "20%": only words are numbers here
         # "twenty-nine euros," -> "29 euros,": keep the number; trailing punctuation stays out.
         got = " ".join(dst[j1:j2])
-        m = _LEAD_NUMBER.match(got)
+        # "d’1 mois": the elided word before the number stays out of it.
+        elided = _ELIDED.match(got)
+        cut = elided.end() if elided else 0
+        m = _LEAD_NUMBER.match(got, cut)
         if m is None:
             continue
         lead = _NON_WORD.match(src[i1][2])
-        start = src[i1][0] + (lead.end() if lead else 0)
+        start = src[i1][0] + (lead.end() if lead else 0) + cut
         end = src[i2 - 1][1]
         tail = _TRAILING.search(src[i2 - 1][2])
         if tail:
