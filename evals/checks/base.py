@@ -141,6 +141,8 @@ def is_refusal(inp: CheckInput) -> bool:
 
 
 @lru_cache(maxsize=4096)
+# Memoised: the abstention, grounding and citation checks all ask it of the same answer.
+@lru_cache(maxsize=4096)
 def says_refusal(answer: str, phrases: tuple[str, ...], lang: str | None) -> bool:
     """Whether the answer says one of the refusal `phrases` (asked by several checks)."""
     return any(contains_phrase(answer, p) or says(answer, p, lang=lang) for p in phrases)

@@ -35,7 +35,8 @@ def _patterns(lang: str) -> tuple[regex.Pattern[str], regex.Pattern[str], regex.
     to = _alt((*words.get("to", ()), *marks))
     oclock, at = _alt(words.get("oclock", ())), _alt(words.get("at", ()))
     edge = r"(?<![\p{L}\p{N}])"
-    end = r"(?![\p{L}\p{N}]|[.,]\d)"
+    # Nor a malformed time ("18:1"): a colon and a digit after the hour end no hour.
+    end = r"(?![\p{L}\p{N}]|[.,:]\d)"
     rng = regex.compile(
         rf"{edge}(?P<from>{start})\s+{_HOUR.format('a')}(?:\s*(?P<ao>{oclock}){end})?"
         rf"(?P<aeve>\s+\S+(?:\s+\S+)?)?"

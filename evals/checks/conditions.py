@@ -61,12 +61,15 @@ def dropped_days(answer: str, passages: tuple[str, ...], lang: str | None) -> li
 
 def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
     """`dropped_days` as pairs: the answer's sentence (citations cut) and the passage's."""
-    plain = MARKER.sub(" ", answer)
+    # Citations blanked to their length, so that one reading of the answer's figures gives
+    # every sentence's times by offset (a reading per sentence cost more than the check).
+    plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
     days_said = _names_days(plain)
+    clock = [f for f in parse_figures(plain, lang) if f.kind == "time"]
     out = []
-    for _, sentence in sentences(plain):
+    for start, sentence in sentences(plain):
         every = _EVERY_DAY.search(sentence) is not None
-        times = [f for f in parse_figures(sentence, lang) if f.kind == "time"]
+        times = [f for f in clock if start <= f.start < start + len(sentence)]
         if not (times or every) or _names_days(sentence):
             continue
         words = content(tokens(sentence, lang), lang)
@@ -85,7 +88,7 @@ def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[
         # if another passage sentence (about reporting a claim) names working days.
         found = by_times or by_words
         if found and all(_names_days(t) and not _EVERY_DAY.search(t) for t in found):
-            out.append((sentence.strip(), found[0]))
+            out.append((" ".join(sentence.split()), found[0]))
     return out
 
 

@@ -61,6 +61,12 @@ class Spill:
 
     def rows(self) -> Iterator[Spilled]:
         """Every row added, by (case, epoch); may be read again."""
+        if not self._chunks:
+            # All of it fits in one chunk: sorted where it is, nothing written (a small diff
+            # or merge touches no disk, and a full disk fails only the output it writes).
+            self._held.sort(key=lambda t: (t[0], t[1]))
+            yield from (Spilled(*item) for item in self._held)
+            return
         self._flush()
         # heapq.merge keeps equal keys in the order of the chunks, and chunks were written
         # in the order their rows were added.
