@@ -234,3 +234,26 @@ def test_less_than_a_duration_is_no_deduction() -> None:
     passage = "Se annulla il sopralluogo meno di 24 ore prima, si pagano 80 €."
     answer = "Tegola decide entro 20 giorni dal ricevimento della documentazione completa."
     assert not whole_despite_deduction(answer, (passage,), "it")
+
+
+def test_times_given_for_a_range_of_days_where_the_passage_gives_them_every_day() -> None:
+    from evals.checks.conditions import narrowed_days
+
+    passages = ("Lockers are open every day from 06:00 to 23:00.",)
+    narrowed = [
+        ("Pode levantar a sua encomenda de segunda a sexta-feira, das 06:00 às 23:00.", "pt"),
+        ("Monday to Friday 06:00–23:00.", "en"),
+        ("Van maandag tot vrijdag, 06:00 tot 23:00.", "nl"),
+        ("Sie können das Paket werktags von 06:00 bis 23:00 abholen.", "de"),
+    ]
+    for text, lang in narrowed:
+        assert narrowed_days(text, passages, lang), text
+    kept = [
+        ("Os cacifos estão abertos todos os dias das 06:00 às 23:00.", "pt"),
+        ("On Saturday the lockers are open from 06:00 to 23:00 too.", "en"),
+    ]
+    for text, lang in kept:
+        assert not narrowed_days(text, passages, lang), text
+    # A passage that itself names the days is not widened by the answer's range.
+    weekdays = ("Support is available Monday to Friday from 08:00 to 18:00.",)
+    assert not narrowed_days("Monday to Friday, 08:00 to 18:00.", weekdays, "en")

@@ -26,14 +26,15 @@ from evals.checks.values import _alt, parse_figures
 _EVERY_DAY = regex.compile(
     r"\b(?:any\s+day|every\s+day|daily|7\s+days\s+a\s+week|seven\s+days\s+a\s+week|"
     r"tutti\s+i\s+giorni|ogni\s+giorno|jeden\s+tag|täglich|todos\s+los\s+días|"
-    r"tous\s+les\s+jours|elke\s+dag|dagelijks|todos\s+os\s+dias)\b",
+    r"tous\s+les\s+jours|elke\s+dag|dagelijks|todos\s+os\s+dias|hver\s+dag|alle\s+dage|"
+    r"dagligt?)\b",
     regex.IGNORECASE,
 )
 # The days as a class: "weekdays", "working days", "Werktage", "giorni feriali", ...
 _WEEKDAYS = regex.compile(
     r"\b(?:weekdays?|working\s+days?|business\s+days?|werktag\w*|arbeitstag\w*|"
     r"giorni\s+(?:feriali|lavorativi)|feriali|jours\s+ouvr\w+|en\s+semaine|días\s+laborables|"
-    r"werkdag\w*|dias\s+úteis)\b",
+    r"werkdag\w*|dias\s+úteis|hverdag\w*)\b",
     regex.IGNORECASE,
 )
 
@@ -89,6 +90,43 @@ def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[
         found = by_times or by_words
         if found and all(_names_days(t) and not _EVERY_DAY.search(t) for t in found):
             out.append((" ".join(sentence.split()), found[0]))
+    return out
+
+
+# Two day names joined as a range ("Monday to Friday", "de segunda a sexta", "lun.–ven.").
+_RANGE_JOIN = r"\s*(?:-|–|—|to|through|bis|tot|t/m|a|al|à|au|til)\s*"
+
+
+@lru_cache(maxsize=1)
+def _day_range() -> regex.Pattern[str]:
+    """Two day names as a range; a name's first part counts ("segunda" of "segunda-feira")."""
+    names = {name for lang in DEFAULT_LANGUAGES for name in day_names(lang)}
+    names |= {n.split("-")[0] for n in names if "-" in n and len(n.split("-")[0]) >= 4}
+    day = rf"(?<!\p{{L}})(?:{_alt(sorted(names))})(?!\p{{L}})"
+    return regex.compile(rf"{day}\.?{_RANGE_JOIN}{day}", regex.IGNORECASE)
+
+
+def narrowed_days(answer: str, passages: tuple[str, ...], lang: str | None) -> list[str]:
+    """The answer's sentences that give times for a range of days or for the weekdays only
+    ("de segunda a sexta-feira, das 06:00 às 23:00") where every passage sentence stating
+    those times holds them for every day and names no day: a condition the answer adds."""
+    plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
+    clock = [f for f in parse_figures(plain, lang) if f.kind == "time"]
+    out = []
+    for start, sentence in sentences(plain):
+        if not (_day_range().search(sentence) or _WEEKDAYS.search(sentence)):
+            continue
+        times = [f for f in clock if start <= f.start < start + len(sentence)]
+        if not times:
+            continue
+        found = [
+            theirs.strip()
+            for passage in passages
+            for _, theirs in sentences(passage)
+            if any(t.same(p) for p in parse_figures(theirs) if p.kind == "time" for t in times)
+        ]
+        if found and all(_EVERY_DAY.search(t) and not _names_days(t) for t in found):
+            out.append(f'{" ".join(sentence.split())} (the passage: "{found[0]}")')
     return out
 
 

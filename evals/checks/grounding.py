@@ -25,6 +25,7 @@ from evals.checks.base import (
 from evals.checks.conditions import (
     day_drops,
     dropped_days,
+    narrowed_days,
     stacked,
     unconditional_amounts,
     whole_despite_deduction,
@@ -283,6 +284,9 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     # Two things applied together that a passage says cannot be combined.
     both = [f'{s} (the passage: "{t}")' for s, t in _stacked(inp, lang)]
     days = [f"drops the days the passage gives: {_shown(dropped)}"] if dropped else []
+    limited = narrowed_days(inp.answer, now, lang)
+    if limited:
+        days.append(f"limits to some days what the passage gives every day: {_shown(limited)}")
     if loose:
         days.append(
             f"gives as unconditional what the passage attaches a condition to: {_shown(loose)}"
