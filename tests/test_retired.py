@@ -111,3 +111,17 @@ def test_a_deduction_fact_taken_off_in_other_words_is_undecided() -> None:
     # The deduction of something else, or none, still fails.
     assert _fact("Il deposito viene ridotto per i ritardi.", fact, "it").status == "fail"
     assert _fact("Ti restituiamo i 100 € entro 14 giorni.", fact, "it").status == "fail"
+
+
+def test_a_figure_cited_to_an_archive_the_answer_has_already_retired_is_no_claim() -> None:
+    # The earlier sentence retires the archived offer; the figure is then named, cited to it,
+    # to compare.
+    said = (
+        "Die Wärmepumpe aus dem Angebot [doc:heatpump#archive] gibt es nicht mehr. "
+        "Gegenüber den 39 € von damals [doc:heatpump#archive] liefern wir heute Strom und Gas "
+        "[doc:products#overview]."
+    )
+    assert run(said, "de").status == "pass"
+    # Cited to the archive without any sentence retiring it, it stays a claim.
+    claimed = "Die Wärmepumpe kostet 39 € im Monat [doc:heatpump#archive]."
+    assert run(claimed, "de").status == "fail"

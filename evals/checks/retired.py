@@ -10,7 +10,7 @@ from evals.checks.base import CheckInput
 from evals.checks.clauses import clauses, corrects
 from evals.checks.figures import own_citations
 from evals.checks.matching import MARKER, Synonyms, content, tokens
-from evals.checks.text import sentences
+from evals.checks.text import cited_refs, sentences
 from evals.checks.things import archived
 from evals.checks.values import Figure
 from evals.suite import patterns
@@ -34,7 +34,20 @@ def retired_by_its_source(inp: CheckInput, fig: Figure) -> bool:
     passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
     if not refs or not all(archived(passages.get(r, "")) for r in refs):
         return False
-    return any(corrects(part, inp.lang) for part in _joined_parts(inp.answer, fig.start))
+    if any(corrects(part, inp.lang) for part in _joined_parts(inp.answer, fig.start)):
+        return True
+    # Or an earlier sentence citing the same archived passage said it no longer applies
+    # ("Der Flyer stammt aus der Preisliste 2025 [doc:archive]; er gilt nicht mehr. ...
+    # Gegenüber den 12,90 € vom Flyer [doc:archive] ..."): the answer has named its source
+    # retired, and cites the figure to it.
+    for start, sentence in sentences(inp.answer):
+        if start + len(sentence) > fig.start:
+            break
+        if set(refs) & set(cited_refs(sentence, inp.settings.citation_pattern)) and corrects(
+            MARKER.sub(" ", sentence), inp.lang
+        ):
+            return True
+    return False
 
 
 def _joined_parts(text: str, pos: int) -> list[str]:
