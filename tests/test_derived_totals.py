@@ -205,3 +205,11 @@ def test_a_total_that_no_shown_figures_add_up_to_still_fails() -> None:
     )
     r = supported(wrong, data)
     assert r.status == "fail" and "37,80" in r.detail
+
+
+def test_a_date_moved_on_by_working_days_skips_the_weekends() -> None:
+    sent = parse_figures("The expected delivery was 3 November 2026.", "en")
+    term = parse_figures("lost after 10 working days", "en")
+    assert date_after(parse_figures("on 17 November 2026", "en")[0], sent, term)
+    # Ten calendar days would be 13 November: not ten working days.
+    assert not date_after(parse_figures("on 13 November 2026", "en")[0], sent, term)

@@ -55,6 +55,18 @@ def _moved(date: tuple[int | None, int, int], term: Figure) -> tuple[int | None,
         except ValueError:
             return None
         y2, m2, d2 = day.year, day.month, day.day
+    elif term.unit == "working-day" and y is not None:
+        # Working days skip Saturdays and Sundays (public holidays are each country's own,
+        # and not known here): 3 November 2026 and 10 working days are 17 November.
+        try:
+            day = datetime.date(y, m, d)
+        except ValueError:
+            return None
+        left = int(term.value)  # type: ignore[call-overload]
+        while left > 0:
+            day += datetime.timedelta(days=1)
+            left -= day.weekday() < 5
+        y2, m2, d2 = day.year, day.month, day.day
     else:
         return None
     return (y2 if y is not None else None, m2, d2)
@@ -73,7 +85,10 @@ def date_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) ->
         for t in terms:
             if t.kind != "duration" or not isinstance(t.value, Decimal) or t.value != int(t.value):
                 continue
-            got = _moved(g.value, t)  # type: ignore[arg-type]
+            start = g.value
+            if start[0] is None and t.unit == "working-day" and want[0] is not None:
+                start = (want[0], start[1], start[2])  # weekdays need a year: the answer's
+            got = _moved(start, t)  # type: ignore[arg-type]
             if got is None:
                 continue
             if got[1:] == want[1:] and (got[0] is None or want[0] is None or got[0] == want[0]):
