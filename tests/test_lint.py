@@ -53,3 +53,28 @@ def test_validate_prints_warnings_and_exits_0(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "warning: '45' is a bare number" in r.stderr
     assert "brittle expectation(s) warned about" in r.stdout
+
+
+def test_a_forbidden_figure_a_current_passage_states_is_a_warning() -> None:
+    from casekit import good_case
+
+    from evals.checks.lint import brittle
+    from evals.suite.case import Case
+
+    data = good_case(
+        "insurance-800",
+        question="What does extra insurance for 800 € cost?",
+        retrieved=[
+            {
+                "ref": "insurance#cover",
+                "text": "Extra cover costs 1,5 % of the value, at least 3,00 €.",
+            },
+            {"ref": "pricing#2025", "text": "ARCHIVED. Extra cover cost 2,00 € flat in 2025."},
+        ],
+        expect={"forbidden_figures": ["3,00 €", "2,00 €"], "sources": ["insurance#cover"]},
+        reference="It costs 12,00 € [doc:insurance#cover].",
+    )
+    found = [p for p in brittle(Case(data)) if "forbidden_figures" in p.pointer]
+    # The archived passage states its figure on purpose (the trap): no warning for it.
+    assert [p.pointer for p in found] == ["/expect/forbidden_figures/0"]
+    assert "insurance#cover" in found[0].message

@@ -105,3 +105,11 @@ def test_a_greeting_and_a_sign_off_name_no_product_thing() -> None:
     assert run(letter).status == "pass"
     assert run("Plus includes Spotify [doc:plans#change].").status == "review"
     assert run("Hi! Plus includes Spotify.").status == "review"
+
+
+def test_an_archived_passage_is_known_by_its_mark_in_each_language() -> None:
+    from evals.checks.things import archived
+
+    for mark in ("ARCHIVED.", "ARCHIEF.", "GEARCHIVEERD:", "ARCHIVIO.", "ARQUIVADO.", "ARKIVERET."):
+        assert archived(f"{mark} Price list 2025: 5,80 € up to 2 kg."), mark
+    assert not archived("Prices: 6,80 € up to 2 kg. The archived list no longer applies.")

@@ -15,7 +15,8 @@ from evals.checks.expectations import items
 from evals.checks.language import detect
 from evals.checks.lexicon import SUPPORTED
 from evals.checks.matching import tokens
-from evals.checks.values import parse_one
+from evals.checks.things import archived
+from evals.checks.values import contains_value, parse_one
 from evals.errors import Problem
 from evals.suite.case import Case
 
@@ -102,6 +103,27 @@ def brittle(case: Case) -> list[Problem]:
                         path,
                         f"/expect/must_not_contain/{i}",
                         f"{phrase!r} is stated by {name}: a correct answer quoting it fails",
+                    )
+                )
+                break
+    # A forbidden figure that a current passage states: a correct answer that quotes it in the
+    # passage's own role ("a minimum of 3,00 €") fails; forbid the claim it must not make.
+    for i, text in enumerate(expect.get("forbidden_figures") or []):
+        want = parse_one(text) if isinstance(text, str) else None
+        if want is None:
+            continue
+        for name, passage in texts.items():
+            if (
+                name.startswith("passage")
+                and not archived(passage)
+                and contains_value(passage, want)
+            ):
+                out.append(
+                    _warning(
+                        path,
+                        f"/expect/forbidden_figures/{i}",
+                        f"{text!r} is stated by {name}: a correct answer quoting it fails; "
+                        "forbid the wrong claim instead (must_not_contain)",
                     )
                 )
                 break

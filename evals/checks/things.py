@@ -31,7 +31,7 @@ _CODE = regex.compile(
 _CAPITAL = regex.compile(r"(?<=[\p{L}\p{N},;]\s+)\p{Lu}\p{Ll}+(?:[-’']\p{L}+)*")
 _NOUN_CAPITALS = frozenset({"de", "lb"})
 # A passage marked as retired: "ARCHIVED.", "ARCHIVIERT", "GEARCHIVEERD", "ARCHIVIATO".
-_ARCHIVED = regex.compile(r"^\W*(?:ARCHIV\w*|GEARCHIVEERD|ARQUIVAD\w*)\b")
+_ARCHIVED = regex.compile(r"^\W*(?:ARCHIV\w*|ARCHIEF|GEARCHIVEERD|ARQUIV\w*|ARKIV\w*)\b")
 
 
 def archived(passage: str) -> bool:
