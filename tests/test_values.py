@@ -134,3 +134,14 @@ def test_french_d_un_is_one_with_either_apostrophe() -> None:
     # Elsewhere an apostrophe is read as written: English contractions, Italian "un'offerta".
     eleven = parse_figures("If nobody changes it, it's eleven hours.", "en")
     assert [f.value for f in eleven if f.kind == "duration"] == [660]
+
+
+def test_a_lone_zero_before_three_digits_is_a_decimal_not_a_thousands_group() -> None:
+    from decimal import Decimal
+
+    from evals.checks.values import number, parse_figures
+
+    assert number("0,142") == Decimal("0.142") and number("0.142") == Decimal("0.142")
+    assert number("1,500") == Decimal("1500") and number("1.500") == Decimal("1500")
+    price = parse_figures("O preço é 0,151 € por kWh.", "pt")
+    assert [(f.kind, f.value) for f in price] == [("money", Decimal("0.151"))]

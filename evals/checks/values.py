@@ -213,8 +213,9 @@ def number(text: str) -> Decimal | None:
     elif "," in t or "." in t:
         sep = "," if "," in t else "."
         parts = t.split(sep)
-        # One separator before exactly three digits groups thousands; otherwise it is a decimal.
-        if all(len(p) == 3 for p in parts[1:]) and len(parts[0]) <= 3:
+        # One separator before exactly three digits groups thousands; otherwise it is a decimal
+        # (and always after a lone 0: "0,142 € per kWh" is no 142 €).
+        if all(len(p) == 3 for p in parts[1:]) and len(parts[0]) <= 3 and parts[0] != "0":
             t = "".join(parts)
         elif len(parts) == 2:
             t = parts[0] + "." + parts[1]
