@@ -213,3 +213,13 @@ def test_a_date_moved_on_by_working_days_skips_the_weekends() -> None:
     assert date_after(parse_figures("on 17 November 2026", "en")[0], sent, term)
     # Ten calendar days would be 13 November: not ten working days.
     assert not date_after(parse_figures("on 13 November 2026", "en")[0], sent, term)
+
+
+def test_a_term_set_before_a_date_moves_the_customers_date_back_not_on() -> None:
+    data = case(
+        "I move out on 20 December 2026. By when must I cancel?",
+        {"ref": "cancel", "text": "Cancel in the app at least 15 days before your move."},
+    )
+    assert supported("Cancel by 5 December 2026 [doc:cancel].", data).status == "pass"
+    # Fifteen days after the move is the wrong way round.
+    assert supported("Cancel by 4 January 2027 [doc:cancel].", data).status == "fail"

@@ -94,3 +94,15 @@ def date_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) ->
             if got[1:] == want[1:] and (got[0] is None or want[0] is None or got[0] == want[0]):
                 return True
     return False
+
+
+def date_before(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) -> bool:
+    """Whether a dated figure is one of `dates` moved back by one of `terms` (a passage's term
+    that comes before a date: moving on 20 December, cancel at least 15 days before: by
+    5 December). Days, months and years; working days are not counted back."""
+    back = [
+        Figure(t.kind, t.unit, -t.value, t.start, t.end, t.text)  # type: ignore[operator]
+        for t in terms
+        if t.kind == "duration" and t.unit != "working-day" and isinstance(t.value, Decimal)
+    ]
+    return date_after(fig, dates, back)

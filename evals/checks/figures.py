@@ -10,7 +10,7 @@ import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
-from evals.checks.dates import date_after, date_from_given
+from evals.checks.dates import date_after, date_before, date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
@@ -221,8 +221,19 @@ def passage_states(
     if fig.kind == "date":
         # The customer's date moved on by the passage's term ("signed on 10 November", "active
         # 30 days after signing": from 10 December).
-        return date_after(fig, given, (*stated, *given))
+        # Or moved back by a term the passage sets before a date ("at least 15 days before").
+        before = [t for t in stated if _BEFORE.match(text, t.end)]
+        after = [t for t in stated if t not in before]
+        return date_after(fig, given, (*after, *given)) or date_before(fig, given, before)
     return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors, beside)
+
+
+# A term that comes before a date: "15 days before", "15 Tage vor", "15 jours avant".
+_BEFORE = regex.compile(
+    r"\s+(?:in\s+advance|before|prior\s+to|ahead\s+of|vor(?:her)?|avant|antes|prima|voor(?:af)?|"
+    r"før|inden)\b",
+    regex.IGNORECASE,
+)
 
 
 @check()
