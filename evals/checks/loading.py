@@ -130,13 +130,9 @@ def _retrieved(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
 
 
-def load_cases(
-    suite: Suite, *, strict: bool = True, known: KnownValid | None = None
-) -> tuple[list[Case], list[Problem]]:
-    """Parse and validate every case file; returns the valid cases and all problems.
-
-    With `known`, a file whose bytes were found valid before under the same rules is taken
-    as it is (its content sha included), and every newly valid file is remembered."""
+def suite_problems(suite: Suite) -> tuple[list[Problem], set[str]]:
+    """What is wrong with a suite before its case files are read (its `checks.py`, the
+    checks `suite.toml` adds, a missing `cases/`), and the check names then known."""
     problems: list[Problem] = []
     try:
         load_suite_checks(suite)
@@ -146,6 +142,17 @@ def load_cases(
     problems += added_check_problems(suite, known_checks)
     if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
         problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
+    return problems, known_checks
+
+
+def load_cases(
+    suite: Suite, *, strict: bool = True, known: KnownValid | None = None
+) -> tuple[list[Case], list[Problem]]:
+    """Parse and validate every case file; returns the valid cases and all problems.
+
+    With `known`, a file whose bytes were found valid before under the same rules is taken
+    as it is (its content sha included), and every newly valid file is remembered."""
+    problems, known_checks = suite_problems(suite)
     paths = suite.case_files()
     keys = [""] * len(paths)
     rules = ""

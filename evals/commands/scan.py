@@ -12,14 +12,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from pathlib import Path
 
-from evals.checks.base import REGISTRY
 from evals.checks.grading import EXTERNAL_CHECKS
 from evals.checks.known_valid import KnownValid, file_key, rules_digest
-from evals.checks.loading import _each, added_check_problems, parse_case_file
+from evals.checks.loading import _each, parse_case_file, suite_problems
 from evals.errors import InputError, Problem
 from evals.suite.case import parse_json_text
 from evals.suite.caselist import CaseList, CaseListBuilder, case_names
-from evals.suite.folder import Suite, load_suite_checks
+from evals.suite.folder import Suite
 
 #: Case files read, looked up and parsed together.
 BLOCK = 1000
@@ -31,15 +30,7 @@ def scan_cases(
     """Validate every case file; the valid cases (read again when used) and all problems.
 
     The same problems, in the same order, as `load_cases`."""
-    problems: list[Problem] = []
-    try:
-        load_suite_checks(suite)
-    except InputError as exc:
-        problems += exc.problems
-    known_checks = set(REGISTRY)
-    problems += added_check_problems(suite, known_checks)
-    if not suite.cases_dir.is_dir() and not suite.sealed_dir.is_dir():
-        problems.append(Problem(str(suite.cases_dir), "", "no cases/ folder"))
+    problems, known_checks = suite_problems(suite)
     names = case_names(suite.cases_dir)
     rules = rules_digest(suite, known_checks | EXTERNAL_CHECKS) if known is not None else ""
     cases = CaseListBuilder(suite.cases_dir)
