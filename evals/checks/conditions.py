@@ -19,7 +19,7 @@ from evals.checks.language import DEFAULT_LANGUAGES, day_names, detect
 from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
 from evals.checks.text import cited_refs, sentences
-from evals.checks.values import _alt, parse_figures
+from evals.checks.values import Figure, _alt, parse_figures
 
 # "Any day", "every day", "daily", "7 days a week" in the languages read: a claim that no
 # day is excluded.
@@ -53,6 +53,17 @@ def _names_days(text: str) -> bool:
     return bool(_WEEKDAYS.search(text)) or bool(_day_names().search(text))
 
 
+def _sentences_with_times(answer: str, lang: str | None) -> list[tuple[str, list[Figure]]]:
+    """The answer's sentences (citations blanked) with the clock times each holds, from one
+    reading of the answer's figures (a reading per sentence cost more than the checks)."""
+    plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
+    clock = [f for f in parse_figures(plain, lang) if f.kind == "time"]
+    return [
+        (sentence, [f for f in clock if start <= f.start < start + len(sentence)])
+        for start, sentence in sentences(plain)
+    ]
+
+
 def dropped_days(answer: str, passages: tuple[str, ...], lang: str | None) -> list[str]:
     """The answer's sentences that give a passage's opening times without the days the
     passage gives them for (and the answer names no days anywhere), or claim every day
@@ -62,15 +73,10 @@ def dropped_days(answer: str, passages: tuple[str, ...], lang: str | None) -> li
 
 def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
     """`dropped_days` as pairs: the answer's sentence (citations cut) and the passage's."""
-    # Citations blanked to their length, so that one reading of the answer's figures gives
-    # every sentence's times by offset (a reading per sentence cost more than the check).
-    plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
-    days_said = _names_days(plain)
-    clock = [f for f in parse_figures(plain, lang) if f.kind == "time"]
+    days_said = _names_days(MARKER.sub(" ", answer))
     out = []
-    for start, sentence in sentences(plain):
+    for sentence, times in _sentences_with_times(answer, lang):
         every = _EVERY_DAY.search(sentence) is not None
-        times = [f for f in clock if start <= f.start < start + len(sentence)]
         if not (times or every) or _names_days(sentence):
             continue
         words = content(tokens(sentence, lang), lang)
@@ -110,14 +116,9 @@ def narrowed_days(answer: str, passages: tuple[str, ...], lang: str | None) -> l
     """The answer's sentences that give times for a range of days or for the weekdays only
     ("de segunda a sexta-feira, das 06:00 às 23:00") where every passage sentence stating
     those times holds them for every day and names no day: a condition the answer adds."""
-    plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
-    clock = [f for f in parse_figures(plain, lang) if f.kind == "time"]
     out = []
-    for start, sentence in sentences(plain):
-        if not (_day_range().search(sentence) or _WEEKDAYS.search(sentence)):
-            continue
-        times = [f for f in clock if start <= f.start < start + len(sentence)]
-        if not times:
+    for sentence, times in _sentences_with_times(answer, lang):
+        if not times or not (_day_range().search(sentence) or _WEEKDAYS.search(sentence)):
             continue
         found = [
             theirs.strip()
