@@ -110,8 +110,8 @@ def test_a_text_is_cut_into_clauses_once() -> None:
     assert clauses(text) is first
     assert first == (
         (0, "Data is kept for 30 days"),
-        (24, " backups within 14 days, "),
-        (49, " not longer."),
+        (25, " backups within 14 days, "),
+        (53, " not longer."),
     )
 
 

@@ -8,3 +8,46 @@ def test_a_claim_of_one_inflected_word_and_glue_needs_that_form() -> None:
     )
     assert claims("Wir erstatten Ihnen den Betrag.", "wir erstatten", lang="de")
     assert not claims("Eine Erstattung prüft der Kundenservice.", "wir erstatten", lang="de")
+
+
+def test_each_clause_stands_at_its_own_offset_after_a_break_word() -> None:
+    from evals.checks.clauses import clauses
+
+    text = "It costs 5 €, but with the cap it is 6 €; so pay 6 € now."
+    pieces = clauses(text)
+    assert [p.strip() for _, p in pieces] == [
+        "It costs 5 €,",
+        "with the cap it is 6 €",
+        "so pay 6 € now.",
+    ]
+    for offset, piece in pieces:
+        assert text[offset : offset + len(piece)] == piece
+
+
+def test_what_would_be_set_aside_by_a_but_is_no_forbidden_claim() -> None:
+    from evals.checks.clauses import claims, stated_text
+
+    right = (
+        "Gebyret er 100 kr. pr. resterende måned [doc:aftale#binding], så 9 måneder ville "
+        "give 900 kr. [doc:aftale#binding], men gebyret er højst 600 kr. [doc:aftale#binding]."
+    )
+    assert not claims(stated_text(right, "da", aside=True), "900 kr", lang="da")
+    assert not claims(
+        stated_text(
+            "Nine months would come to 900 kr, but the fee is capped at 600 kr.", "en", aside=True
+        ),
+        "900 kr",
+        lang="en",
+    )
+    # Said as what applies, the figure is claimed: no "but" sets it aside.
+    for wrong, lang in (
+        ("Med 9 måneder tilbage bliver det 900 kr. [doc:aftale#binding].", "da"),
+        ("It would be 900 kr in your case [doc:aftale#binding].", "en"),
+        ("It costs 900 kr, but you can pay it in two parts.", "en"),
+    ):
+        assert claims(stated_text(wrong, lang, aside=True), "900 kr", lang=lang), wrong
+    # A fact still reads the words of what would be ("a fee would apply, but it lapses").
+    normally = (
+        "Normaal zou een opzegvergoeding van 100 € gelden, maar bij een verhuizing vervalt die."
+    )
+    assert "opzegvergoeding" in stated_text(normally, "nl")

@@ -301,15 +301,14 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
     banned = inp.case.expect.get("forbidden_figures") or []
     if not phrases and not banned:
         return skipped("no expect.must_not_contain or expect.forbidden_figures")
-    hits = [
-        f'"{p}"' for p in phrases if claims(inp.answer, p, lang=inp.lang, synonyms=inp.synonyms)
-    ]
+    # Asked, under "it is not true that" or supposed: no claim (stated_text keeps offsets).
+    said = stated_text(inp.answer, inp.lang, aside=True)
+    hits = [f'"{p}"' for p in phrases if claims(said, p, lang=inp.lang, synonyms=inp.synonyms)]
     for text in banned:
         want = parse_one(text)
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
-        # Asked, under "it is not true that" or supposed: no claim (stated_text keeps offsets).
-        for fig in parse_figures(stated_text(inp.answer, inp.lang), inp.lang):
+        for fig in parse_figures(said, inp.lang):
             # Named to correct it ("archived", "no longer") or denied ("50 €, not 300 €").
             if (
                 fig.same(want)

@@ -70,9 +70,12 @@ def clauses(text: str) -> tuple[tuple[int, str], ...]:
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), text)
     out: list[tuple[int, str]] = []
     for start, sentence in sentences(plain):
-        for piece in _CLAUSE_BREAK.split(sentence):
-            out.append((start, piece))
-            start += len(piece)
+        # Each piece at its own offset: the break words between pieces are in neither.
+        at = 0
+        for m in _CLAUSE_BREAK.finditer(sentence):
+            out.append((start + at, sentence[at : m.start()]))
+            at = m.end()
+        out.append((start + at, sentence[at:]))
     return tuple(out)
 
 
@@ -162,10 +165,14 @@ def _said(answer: str, lang: str, synonyms: Synonyms) -> tuple[frozenset[str], f
 
 
 @lru_cache(maxsize=4096)
-def stated_text(text: str, lang: str | None = None) -> str:
+def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
     """`text` with what it does not state blanked (same length): a question ("Is it true
     that the trial lasts 14 days?"), what follows "it is not true that", and a counterfactual
-    clause ("If the trial lasted 14 days you would be billed later, but it lasts 7")."""
+    clause ("If the trial lasted 14 days you would be billed later, but it lasts 7").
+
+    `aside`: also what would be, set aside by a "but" ("9 months would give 900 kr., but
+    the fee is at most 600 kr."): not claimed, though its words may still name the subject
+    a fact is about ("normally a fee would apply, but for a move it lapses")."""
     lex = lexicon(lang or detect(text) or FALLBACK)
     out = list(text)
 
@@ -195,14 +202,32 @@ def stated_text(text: str, lang: str | None = None) -> str:
             # that only supposes, after the answer has said what applies ("... zahlen Sie
             # 100 €. Erst bei einer Restlaufzeit bis 1,5 Jahre wären es 50 €.").
             follows = i + 1 < len(pieces) and expand(pieces[i + 1][1]).split()[:1] != []
+            would = any(w.strip(",.") in lex.would for w in words)
             if (
                 words
                 and words[0].strip(",") in lex.conditional
-                and any(w.strip(",.") in lex.would for w in words)
+                and would
                 and (follows or i > 0 or _after_a_statement(text, start))
             ):
                 blank(offset, offset + len(piece))
+            elif (
+                aside
+                and would
+                and follows
+                and _but_between(text, offset + len(piece), pieces[i + 1][0])
+            ):
+                # "9 months would give 900 kr., but the fee is at most 600 kr.": what would
+                # be, set aside by the "but" that follows it, is not what the answer states.
+                blank(offset, offset + len(piece))
     return "".join(out)
+
+
+_LETTER = regex.compile(r"\p{L}")
+
+
+def _but_between(text: str, end: int, start: int) -> bool:
+    """Whether the break between two clauses is a word ("but", "aber", "men"), not a mark."""
+    return _LETTER.search(text, end, start) is not None
 
 
 def _after_a_statement(text: str, start: int) -> bool:

@@ -99,7 +99,8 @@ _ABBREVIATIONS = (
 SENTENCE_END = regex.compile(
     rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\bno(?=\.\s*\d))"
     r"(?<!\b(?:kr|kl)(?=\.\s*(?:(?-i:\p{Ll})|\[|\d)))"
-    r"[.!?]+(?=\s|$)|\n",
+    # A comma or semicolon after the mark (a citation blanked between) continues the sentence.
+    r"[.!?]+(?=\s|$)(?![^\S\n]*[,;])|\n",
     regex.IGNORECASE,
 )
 
