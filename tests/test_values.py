@@ -125,6 +125,20 @@ def test_kroner_weights_lengths_and_energy_are_figures_with_their_unit() -> None
     assert parse_one("10 kg") is not None and parse_one("23 kg") != parse_one("10 kg")
 
 
+def test_french_data_volumes_and_speeds_are_figures_with_their_unit() -> None:
+    from evals.checks.values import parse_figures, parse_one
+
+    def read(text: str, lang: str) -> list[tuple[str, str, float]]:
+        return [(f.kind, f.unit, float(f.value)) for f in parse_figures(text, lang)]  # type: ignore[arg-type]
+
+    assert read("une recharge de 15 Go", "fr") == [("count", "gigabyte", 15.0)]
+    assert parse_one("15 Go").same(parse_one("15 GB"))  # type: ignore[union-attr,arg-type]
+    assert read("ralentie à 64 kbit/s", "fr") == [("count", "kilobit_per_second", 64.0)]
+    assert read("bis zu 10 Mbit/s", "de") == [("count", "megabit_per_second", 10.0)]
+    # "to" and "mo" stay words: "1 to 5 days" holds no terabyte, "12 mo" no megabyte.
+    assert [f.kind for f in parse_figures("from 1 to 5 days", "en")] == ["duration"]
+
+
 def test_french_d_un_is_one_with_either_apostrophe() -> None:
     from evals.checks.values import parse_figures
 

@@ -74,8 +74,8 @@ def suite_toml() -> str:
 # own_action = "{d.own_action}"
 # dropped_condition = "{d.dropped_condition}"
 
-# The floors of `invoke calibrate --checks`: the share of answers labelled right that the
-# checks pass (sensitivity) and of answers labelled wrong that they fail (specificity),
+# The floors of `invoke calibrate --checks`: the share of answers labelled wrong that the
+# checks fail (sensitivity) and of answers labelled right that they pass (specificity),
 # below which it exits 1.
 # [calibration]
 # min_sensitivity = {d.min_sensitivity}
