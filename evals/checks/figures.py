@@ -16,6 +16,7 @@ from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.text import SENTENCE_END, quote
 from evals.checks.values import Figure, parse_figures, with_digits
+from evals.checks.worked import worked_out
 from evals.suite import patterns
 from evals.suite.case import Case
 
@@ -150,14 +151,24 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             f"{n} figures, no inline markers: sourced by the {len(reported)} reported citation(s)",
         )
     window = inp.settings.figure_window
-    cited = [f for f in found if sentence_citations(inp.answer, f, cite, window)]
     unsourced = []
     given = given_figures(inp.case)
+    # Figures with a source so far (cited, the customer's, or worked out from such): the
+    # inputs of a result the answer works out after them.
+    sourced: list[Figure] = []
     for fig in found:
         if from_ticket(fig, inp.case) or date_from_given(fig, given):
+            sourced.append(fig)
             continue
-        if not sentence_citations(inp.answer, fig, cite, window) and not _cited_before(fig, cited):
-            unsourced.append(fig.text.strip())
+        if sentence_citations(inp.answer, fig, cite, window) or _cited_before(fig, sourced):
+            sourced.append(fig)
+            continue
+        start = _sentence_start(inp.answer, fig)
+        factors = _factors(inp.answer, fig, inp.case)
+        if worked_out(fig, start, inp.answer, sourced, given, factors):
+            sourced.append(fig)
+            continue
+        unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
@@ -165,9 +176,9 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
 
 
 def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
-    """Whether the answer cited the same value before: a figure restated ("the minimum is
+    """Whether the answer sourced the same value before: a figure restated ("the minimum is
     30 € [doc:a]. To lower it to 30 €, open ...", "about 675 € [doc:a] ... = 675 €") has its
-    source where it was first given. A citation only after it does not count: the prompt
+    source where it was first given (cited, the customer's, or worked out from such). A citation only after it does not count: the prompt
     asks for the source right after a figure, and "421,20 € in total. ... = 421,20 € [doc:a]"
     gives the total first without one."""
     return any(c.start < fig.start and c.same(fig) for c in cited)
@@ -179,13 +190,18 @@ _INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
 MONTHS_A_YEAR = 12
 
 
+def _sentence_start(answer: str, fig: Figure) -> int:
+    """Where the figure's sentence starts: after the last sentence end before it."""
+    return max((m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)), default=0)
+
+
 def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
     """The counts a figure may be a product of: the other numbers of its sentence ("10 more
     seats would be 450 €", "72 € (3 × 24 €)") and the customer's own ("a team of four":
     4 × 29 €)."""
     # The sentence's start: the last sentence end before the figure ("2 a 7.95 EUR cada":
     # the point of 7.95 ends nothing).
-    start = max((m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)), default=0)
+    start = _sentence_start(answer, fig)
     end = SENTENCE_END.search(answer, fig.end)
     stop = end.start() if end is not None else len(answer)
     lang = detect(answer) or "en"

@@ -1,0 +1,53 @@
+"""A figure the answer works out in front of the reader from cited inputs: "5 × 2,50 €
+[doc:roaming#day] = 12,50 €", "8 € [doc:a] + 5 € [doc:a] = 13 €", "20 November + 7 days
+[doc:esim#qr] = 27 November". A prompt that asks to show a computation's inputs with their
+sources ("3 × 9,50 € [doc:REF] = 28,50 €") leaves the result uncited: it is sourced by its
+inputs when the arithmetic holds, and unsourced when it does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import regex
+
+from evals.checks.dates import date_after, date_before
+from evals.checks.derived import computed
+from evals.checks.values import Figure
+
+# The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
+_RESULT_SIGN = regex.compile(r"[=→⇒]")
+
+
+def worked_out(
+    fig: Figure,
+    sentence_start: int,
+    answer: str,
+    inputs: Sequence[Figure],
+    given: Sequence[Figure],
+    factors: Sequence[int],
+) -> bool:
+    """Whether `fig` follows a result sign in its sentence and is computed from `inputs`
+    (figures before it in the answer with a source: cited, the customer's, or worked out
+    before), the customer's figures `given` and the sentence's counts `factors`."""
+    sign = None
+    for m in _RESULT_SIGN.finditer(answer, sentence_start, fig.start):
+        sign = m
+    if fig.kind == "date":
+        # A date is exact: moved on or back by a term its sentence gives ("24 Monate
+        # [doc:a] ab dem 10. Mai 2025, also bis zum 10. Mai 2027"), it is worked out with
+        # or without a sign.
+        before = [f for f in inputs if f.end <= fig.start]
+        dates = [f for f in (*before, *given) if f.kind == "date"]
+        terms = [f for f in before if f.kind == "duration" and f.start >= sentence_start]
+        terms += [f for f in given if f.kind == "duration"]
+        return date_after(fig, dates, terms) or date_before(fig, dates, terms)
+    if sign is None or answer[sign.end() : fig.start].strip(" *_"):
+        return False
+    # The inputs are the sentence's figures before the sign (the last equation's terms) and
+    # what the answer sourced before it: a result restates nothing a passage must hold.
+    before = [f for f in inputs if f.end <= sign.start()]
+    own = [f for f in before if f.start >= sentence_start]
+    if not own:
+        return False
+    return computed(fig, own, [*given, *before], factors)

@@ -1,0 +1,64 @@
+"""A result the answer works out from cited inputs ("5 × 2,50 € [doc:a] = 12,50 €") is
+sourced by them when the arithmetic holds, and unsourced when it does not."""
+
+from __future__ import annotations
+
+import pytest
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+
+def run(answer: str, question: str = "What does it cost?") -> CheckResult:
+    case = Case(good_case(question=question))
+    return REGISTRY["no_unsourced_number"].fn(
+        CheckInput(case, Reply(answer=answer), SuiteSettings())
+    )
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Five days cost 5 × 2,50 € [doc:pricing#plans] = 12,50 €.",
+        "Two packs: 8 € [doc:pricing#plans] + 5 € [doc:pricing#plans] = 13 €.",
+        "Per maand 18,50 € [doc:pricing#plans] plus 15 € [doc:pricing#plans] = 33,50 €. "
+        "Over 24 maanden is dat 24 × 33,50 € = 804 €.",
+        "It costs 12,99 € [doc:pricing#plans] with 20 % off [doc:pricing#plans]: "
+        "12,99 € × 0,80 → 10,39 €.",
+    ],
+)
+def test_a_result_worked_out_from_cited_inputs_needs_no_citation_of_its_own(answer: str) -> None:
+    r = run(answer, "Wat kost het over 24 maanden?")
+    assert r.status == "pass", r.detail
+
+
+@pytest.mark.parametrize(
+    ("answer", "bad"),
+    [
+        ("Five days cost 5 × 2,50 € [doc:pricing#plans] = 15 €.", "15 €"),
+        ("Two packs: 8 € [doc:pricing#plans] + 5 € [doc:pricing#plans] = 14 €.", "14 €"),
+        # No sign sets it after its inputs: a total given bare is unsourced.
+        ("8 € [doc:pricing#plans] and 5 € [doc:pricing#plans], 13 € in all.", "13 €"),
+    ],
+)
+def test_a_result_the_arithmetic_does_not_give_stays_unsourced(answer: str, bad: str) -> None:
+    r = run(answer)
+    assert r.status == "fail" and bad in r.detail, r.detail
+
+
+def test_a_date_moved_by_a_cited_term_is_worked_out_and_a_wrong_one_is_not() -> None:
+    asked = "The code came on 20 November 2026. Does it still work?"
+    right = "Codes last 7 days [doc:pricing#plans]: 20 November 2026 + 7 days = 27 November 2026."
+    assert run(right, asked).status == "pass"
+    # Moved on, then back by a term the next sentence cites: still worked out.
+    chained = (
+        "The term is 24 months [doc:pricing#plans] from 10 May 2025, so until 10 May 2027. "
+        "Notice is 1 month [doc:pricing#plans], so cancel by 10 April 2027."
+    )
+    assert run(chained, "I signed on 10 May 2025.").status == "pass"
+    wrong = "Codes last 7 days [doc:pricing#plans]: 20 November 2026 + 7 days = 28 November 2026."
+    r = run(wrong, asked)
+    assert r.status == "fail" and "28 November 2026" in r.detail
