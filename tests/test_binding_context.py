@@ -110,3 +110,15 @@ def test_a_rival_in_the_other_item_of_the_sentence_does_not_unbind_the_figure() 
     )
     assert state(answer, "250 €", "franchigia", "it", ("rimborso",)) == "bound"
     assert state(answer, "650 €", "rimborso", "it", ("franchigia",)) == "bound"
+
+
+def test_a_rival_subject_in_another_figures_item_is_that_figures_not_this_ones() -> None:
+    # The SIM is the 7,50 €'s subject; the 2 working days are about something unsaid.
+    answer = "Nu kost een nieuwe simkaart 7,50 € en heb je hem binnen 2 werkdagen."
+    assert state(answer, "2 werkdagen", "bezorgd", "nl", rivals=("simkaart",)) != "other"
+    # "24 maanden" is a figure of its own: its month is no subject of the 804 €.
+    total = "Over 24 maanden is dat 24 × 33,50 € = 804 €."
+    assert state(total, "804 €", "totaal", "nl", rivals=("per maand",)) != "other"
+    # In the figure's own item the rival still says it is about the other thing.
+    swapped = "Een nieuwe simkaart kost 2 werkdagen."
+    assert state(swapped, "2 werkdagen", "bezorgd", "nl", rivals=("simkaart",)) == "other"

@@ -1,3 +1,6 @@
+import pytest
+
+
 def test_a_claim_of_one_inflected_word_and_glue_needs_that_form() -> None:
     from evals.checks.clauses import claims
 
@@ -51,3 +54,39 @@ def test_what_would_be_set_aside_by_a_but_is_no_forbidden_claim() -> None:
         "Normaal zou een opzegvergoeding van 100 € gelden, maar bij een verhuizing vervalt die."
     )
     assert "opzegvergoeding" in stated_text(normally, "nl")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("nl", "10 € was het tarief tot 1 juli 2026."),
+        ("en", "It was 10 € until 1 July 2026."),
+        ("de", "Der Preis war bis zum 30. Juni 12 €."),
+        ("fr", "Le prix était de 10 € jusqu’au 1 juillet."),
+        ("es", "El precio era de 10 € hasta el 1 de julio."),
+        ("it", "Il prezzo era 5 € fino al 30 giugno."),
+        ("pt", "O preço era 5 € até 30 de junho."),
+        ("da", "Prisen var 29 kr. indtil den 1. juli."),
+    ],
+)
+def test_what_applied_until_a_date_said_in_the_past_is_named_to_retire_it(
+    lang: str, text: str
+) -> None:
+    from evals.checks.clauses import corrects
+
+    assert corrects(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("nl", "10 € is het tarief tot 1 juli."),
+        ("en", "The price is 10 € until 1 July."),
+        ("nl", "Het was tot 10 GB per maand."),
+        ("da", "Det var op til 10 GB."),
+    ],
+)
+def test_a_present_or_a_limit_until_is_no_retirement(lang: str, text: str) -> None:
+    from evals.checks.clauses import corrects
+
+    assert not corrects(text, lang)

@@ -113,3 +113,17 @@ def test_an_archived_passage_is_known_by_its_mark_in_each_language() -> None:
     for mark in ("ARCHIVED.", "ARCHIEF.", "GEARCHIVEERD:", "ARCHIVIO.", "ARQUIVADO.", "ARKIVERET."):
         assert archived(f"{mark} Price list 2025: 5,80 € up to 2 kg."), mark
     assert not archived("Prices: 6,80 € up to 2 kg. The archived list no longer applies.")
+
+
+def test_a_country_or_region_is_a_place_not_a_thing_the_product_names() -> None:
+    # CLDR's names in the answer's language and in English: "Portugal", "Suiza", "Europe".
+    for answer in (
+        "Switch under My plan [doc:plans#change]; it works the same in Portugal and Switzerland.",
+        "Switch under My plan [doc:plans#change]. It works the same in the European Union.",
+    ):
+        assert run(answer).status == "pass", answer
+    # A product name beside a place is still asked about.
+    r = run(
+        "Switch under My plan [doc:plans#change]. In Portugal, Plus comes with Spotify Premium."
+    )
+    assert r.status == "review" and "Spotify" in r.detail and "Portugal" not in r.detail

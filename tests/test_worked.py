@@ -62,3 +62,17 @@ def test_a_date_moved_by_a_cited_term_is_worked_out_and_a_wrong_one_is_not() -> 
     wrong = "Codes last 7 days [doc:pricing#plans]: 20 November 2026 + 7 days = 28 November 2026."
     r = run(wrong, asked)
     assert r.status == "fail" and "28 November 2026" in r.detail
+
+
+def test_a_forbidden_figure_as_a_term_of_a_worked_sum_is_no_claim() -> None:
+    from evals.checks.values import parse_figures
+    from evals.checks.worked import term_of_sum
+
+    line = "Totaal: 24 × 18,50 € + 24 × 15 € = 444 € + 360 € = 804 €"
+    terms = {f.text: term_of_sum(line, f) for f in parse_figures(line, "nl")}
+    assert terms["444 €"] and terms["18,50 €"]
+    # The result, and a figure said alone, are claims.
+    assert not terms["804 €"]
+    assert not term_of_sum(
+        "Je betaalt 444 € in totaal.", parse_figures("Je betaalt 444 € in totaal.", "nl")[0]
+    )

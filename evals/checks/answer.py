@@ -41,6 +41,7 @@ from evals.checks.passage_units import as_passages_state
 from evals.checks.retired import retired_by_its_source
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
+from evals.checks.worked import term_of_sum
 from evals.suite import patterns
 
 
@@ -315,6 +316,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 and not named_to_correct(inp.answer, fig.start, inp.lang)
                 and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
+                and not term_of_sum(inp.answer, fig)
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break

@@ -14,7 +14,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.clauses import clauses, sentence_at
-from evals.checks.figure_items import clause_of, list_head, subject, subject_clause
+from evals.checks.figure_items import clause_of, list_head, own_item, subject, subject_clause
 from evals.checks.language import detect
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import owned_names
@@ -256,8 +256,11 @@ def about_state(
     mine = subject(answer, fig, lang, synonyms)
     if want & mine:
         return "bound"
+    # A rival named in the figure's clause but in another figure's item ("a new SIM costs
+    # 7,50 € and you have it within 2 working days") is that figure's subject, not this one's.
+    item = own_item(answer, fig, lang, synonyms)
     for rival in rivals:
-        if content(tokens(rival, lang, synonyms), lang) - want & mine:
+        if content(tokens(rival, lang, synonyms), lang) - want & mine & item:
             return "other"
     sentence = next((p for s, p in clauses(answer) if s <= fig.start < s + len(p)), "")
     if want & content(tokens(sentence, lang, synonyms), lang):

@@ -106,6 +106,26 @@ def subject(
 
 
 @lru_cache(maxsize=4096)
+def own_item(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ()) -> frozenset[str]:
+    """The content words of the figure's own item among all the figures of its clause, of
+    any kind: in "a new SIM costs 7,50 € and you have it within 2 working days" the SIM is
+    the 7,50 €'s subject, not the 2 days'."""
+    for start, piece in clauses(text):
+        if start <= fig.start < start + len(piece):
+            lo, hi = _cut(piece, fig.start - start, _item_breaks(lang, detect(text)))
+            item = list(piece[lo:hi])
+            # Other figures' words are theirs: "over 24 months is 804 €" says nothing of a
+            # month about the 804 €.
+            for f in parse_figures(text, lang):
+                if f.start != fig.start and start + lo <= f.start < start + hi:
+                    a, b = f.start - start - lo, min(f.end - start - lo, len(item))
+                    item[a:b] = " " * (b - a)
+            own = set(tokens(fig.text, lang, synonyms))
+            return frozenset(content(tokens("".join(item), lang, synonyms), lang) - own)
+    return frozenset()
+
+
+@lru_cache(maxsize=4096)
 def list_head(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ()) -> frozenset[str]:
     """The content words before the first figure of a list that `fig` belongs to: in "The
     yearly premium is 120 € for Base, 180 € for Comfort and 264 € for Totale" the premium is

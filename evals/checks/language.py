@@ -293,6 +293,27 @@ def babel_day_names(lang: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+@cache
+def place_names(lang: str) -> frozenset[str]:
+    """CLDR's names of countries and regions in `lang` ("Portugal", "Suiza", "Europa",
+    "Unión Europea"), case-folded: places, not things a product names."""
+    shipped = _shipped().get(lang)
+    if shipped is not None and "places" in shipped:
+        return frozenset(shipped["places"])
+    return frozenset(babel_place_names(lang))
+
+
+def babel_place_names(lang: str) -> tuple[str, ...]:
+    """`place_names` as Babel's CLDR data gives them (what cldr.json holds), sorted."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        locale = Locale.parse(lang)
+    except (ValueError, UnknownLocaleError):
+        return ()
+    return tuple(sorted({n.casefold() for n in locale.territories.values() if n}))
+
+
 def babel_month_names(lang: str) -> dict[str, int]:
     """`month_names` as Babel's CLDR data gives them (what cldr.json holds)."""
     from babel import Locale, UnknownLocaleError
@@ -332,6 +353,7 @@ def cldr_table(langs: tuple[str, ...] = DEFAULT_LANGUAGES) -> dict[str, Any]:
                 "months": babel_month_names(lang),
                 "units": {k: list(v) for k, v in babel_unit_names(lang).items()},
                 "days": list(babel_day_names(lang)),
+                "places": list(babel_place_names(lang)),
             }
             for lang in langs
         },

@@ -13,7 +13,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.clauses import corrects
-from evals.checks.language import detect
+from evals.checks.language import detect, place_names
 from evals.checks.matching import BOUNDARY, MARKER, NEG, content, tokens
 from evals.checks.text import sentences
 from evals.checks.values import months, parse_figures
@@ -64,6 +64,8 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
         figs = parse_figures(plain, lang)
         for f in figs:
             plain = plain[: f.start] + " " * (f.end - f.start) + plain[f.end :]
+        # Places of several words ("European Union", "Estados Unidos") are no two things.
+        plain = _places_of_words(lang).sub(lambda m: " " * len(m.group(0)), plain)
         found = [m.group(1) for m in _QUOTED.finditer(plain)]
         # A greeting or sign-off ("Dear Customer Care,", "Kind regards, The Pedalo Team")
         # names people and teams, not product things: a short first or closing line with
@@ -78,10 +80,24 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
                 found += [m.group(0) for m in _CAPITAL.finditer(plain)]
         for f in found:
             key = f.casefold().strip(" .,;:!?")
-            if key and key not in seen and key not in months():
+            # A country or region ("Portugal", "Suiza", "Europa") is a place the customer
+            # is in or goes to, not a thing the product names.
+            if key and key not in seen and key not in months() and not _place(key, lang):
                 seen.add(key)
                 out.append(Named(f.strip(" .,;:!?"), sentence))
     return out
+
+
+def _place(name: str, lang: str | None) -> bool:
+    return name in place_names(lang or "en") or name in place_names("en")
+
+
+@lru_cache(maxsize=16)
+def _places_of_words(lang: str | None) -> regex.Pattern[str]:
+    """CLDR's place names of more than one word, in `lang` and English."""
+    names = {n for n in place_names(lang or "en") | place_names("en") if " " in n}
+    joined = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
+    return regex.compile(rf"(?<!\p{{L}})(?:{joined or '(?!)'})(?!\p{{L}})", regex.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)

@@ -17,6 +17,16 @@ from evals.checks.values import Figure
 
 # The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
 _RESULT_SIGN = regex.compile(r"[=→⇒]")
+# What may stand between the sign and the result: nothing, or terms joined by operators.
+_TERMS = regex.compile(r"[\s*_]*(?:[\d.,\s]+\s*[€$£%]?\p{L}{0,3}\s*[+×*·−]\s*)*")
+# A figure followed by an operator and, later in its sentence, a result sign: a term of a
+# worked sum ("444 € + 360 € = 804 €"), not what the answer says applies.
+_TERM_OF_SUM = regex.compile(r"\s*[+×*·−][^=.;\n]*[=→⇒]")
+
+
+def term_of_sum(answer: str, fig: Figure) -> bool:
+    """Whether the figure is a term of a computation the answer works out after it."""
+    return _TERM_OF_SUM.match(answer, fig.end) is not None
 
 
 def worked_out(
@@ -42,7 +52,8 @@ def worked_out(
         terms = [f for f in before if f.kind == "duration" and f.start >= sentence_start]
         terms += [f for f in given if f.kind == "duration"]
         return date_after(fig, dates, terms) or date_before(fig, dates, terms)
-    if sign is None or answer[sign.end() : fig.start].strip(" *_"):
+    # Right after the sign, or after other terms of the same equation ("= 444 € + 360 €").
+    if sign is None or _TERMS.fullmatch(answer, sign.end(), fig.start) is None:
         return False
     # The inputs are the sentence's figures before the sign (the last equation's terms) and
     # what the answer sourced before it: a result restates nothing a passage must hold.
