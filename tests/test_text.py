@@ -19,3 +19,17 @@ def test_a_full_stop_before_a_comma_ends_no_sentence() -> None:
         "Husk varslet.",
     ]
     assert len(sentences("See the price list, etc., for more. Then pay.")) == 2
+
+
+def test_a_days_full_stop_before_a_month_ends_no_sentence() -> None:
+    from evals.checks.text import sentences
+
+    text = "Ab dem 10. Mai 2025, also bis zum 10. Mai 2027. Danach gilt es."
+    assert [s.strip() for _, s in sentences(text)] == [
+        "Ab dem 10. Mai 2025, also bis zum 10. Mai 2027.",
+        "Danach gilt es.",
+    ]
+    assert len(sentences("Opsiger du den 14. november, stopper det den 31. december. Ja.")) == 2
+    # A number before a full stop and any other word still ends its sentence.
+    assert len(sentences("Es kostet 10. Danach nichts.")) == 2
+    assert len(sentences("See step 2. May I help?")) == 2

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.language import DEFAULT_LANGUAGES, month_names
 from evals.suite import patterns
 
 # Typographic variants mapped to their plain form, and invisible characters dropped:
@@ -96,8 +97,15 @@ _ABBREVIATIONS = (
 # "No. 5" is a number; "No. The trial ..." is an answer and a sentence. Danish "kr." (kroner)
 # and "kl." (o'clock) end nothing before a lower-case word, a citation or a number ("100 kr.
 # pr. måned", "kl. 8"); before a capital they may end a sentence ("... 600 kr. Husk ...").
+# A day's full stop before a month ("am 10. Mai 2027", "den 14. december") ends nothing.
+# English writes no such day: its month names are not read here, and Spanish "may." (mayo)
+# would join "step 2. May I ..." into one sentence.
+_DAY_MONTHS = {m for lang in DEFAULT_LANGUAGES if lang != "en" for m in month_names(lang)}
+_DAY_MONTHS -= {"may"}
+_MONTHS = "|".join(regex.escape(m) for m in sorted(_DAY_MONTHS, key=len, reverse=True))
 SENTENCE_END = regex.compile(
     rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\bno(?=\.\s*\d))"
+    rf"(?<!(?<![\d.,])\d{{1,2}}(?=\.[^\S\n]+(?:{_MONTHS})(?!\p{{L}})))"
     r"(?<!\b(?:kr|kl)(?=\.\s*(?:(?-i:\p{Ll})|\[|\d)))"
     # A comma or semicolon after the mark (a citation blanked between) continues the sentence.
     r"[.!?]+(?=\s|$)(?![^\S\n]*[,;])|\n",
