@@ -259,3 +259,28 @@ def test_a_promise_with_words_between_the_first_person_and_its_verb_is_read() ->
     ]
     for text, lang in not_promised:
         assert not acts(text, lang), text
+
+
+def test_blocking_replacing_or_requesting_on_the_account_is_an_action_in_every_language() -> None:
+    for wrong in (
+        "No worries, I've just requested a new eSIM code for you.",
+        "I have blocked your SIM so nobody can use it.",
+        "Ich habe Ihre SIM-Karte sofort gesperrt.",
+        "Ik heb je simkaart geblokkeerd en een nieuwe aangevraagd.",
+        "Ho bloccato la Sua SIM e disattivato i servizi.",
+        "J'ai bloqué votre ligne par sécurité.",
+        "He bloqueado su tarjeta SIM.",
+        "Bloqueei o seu cartão SIM.",
+        "Jeg har spærret dit SIM-kort.",
+    ):
+        assert acts(wrong), wrong
+    # Asking a colleague is the hand-over, in the languages that say it with "ask".
+    for right in (
+        "Pedi a um colega que o contacte.",
+        "J'ai demandé à un collègue de vous rappeler.",
+        "I've asked a colleague to call you back.",
+        "I have transferred your request to a colleague.",
+        "Ich habe Ihre Anfrage an einen Kollegen übertragen.",
+        "Jeg har overført din henvendelse til en kollega.",
+    ):
+        assert not acts(right), right
