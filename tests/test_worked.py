@@ -76,3 +76,17 @@ def test_a_forbidden_figure_as_a_term_of_a_worked_sum_is_no_claim() -> None:
     assert not term_of_sum(
         "Je betaalt 444 € in totaal.", parse_figures("Je betaalt 444 € in totaal.", "nl")[0]
     )
+
+
+def test_a_worked_result_a_later_sum_takes_as_its_term_is_an_input_not_a_claim() -> None:
+    from evals.checks.values import parse_figures
+    from evals.checks.worked import worked_input
+
+    text = "Soit 6,50 € + 5,80 € = 12,30 € par mois [doc:a]. Sur un an, 12,30 € × 12 = 147,60 € [doc:a]."
+    figs = parse_figures(text, "fr")
+    first = next(f for f in figs if f.text == "12,30 €")
+    assert worked_input(text, first, figs)
+    # Worked out and left as the answer's figure, it is a claim.
+    alone = "9 × 100 kr. = 900 kr. [doc:a]"
+    figs = parse_figures(alone, "da")
+    assert not worked_input(alone, next(f for f in figs if f.text.startswith("900")), figs)

@@ -41,7 +41,7 @@ from evals.checks.passage_units import as_passages_state
 from evals.checks.retired import retired_by_its_source
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
-from evals.checks.worked import term_of_sum
+from evals.checks.worked import worked_input
 from evals.suite import patterns
 
 
@@ -309,14 +309,16 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
         want = parse_one(text)
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
-        for fig in parse_figures(said, inp.lang):
-            # Named to correct it ("archived", "no longer") or denied ("50 €, not 300 €").
+        figs = parse_figures(said, inp.lang)
+        for fig in figs:
+            # Named to correct it ("archived", "no longer"), denied ("50 €, not 300 €"), or
+            # a step of the answer's own arithmetic ("444 € + 360 € = 804 €").
             if (
                 fig.same(want)
                 and not named_to_correct(inp.answer, fig.start, inp.lang)
                 and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
-                and not term_of_sum(inp.answer, fig)
+                and not worked_input(inp.answer, fig, figs)
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break

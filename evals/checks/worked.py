@@ -29,6 +29,20 @@ def term_of_sum(answer: str, fig: Figure) -> bool:
     return _TERM_OF_SUM.match(answer, fig.end) is not None
 
 
+_AFTER_SIGN = regex.compile(r"[=→⇒][\s*_]*$")
+
+
+def worked_input(answer: str, fig: Figure, figs: Sequence[Figure]) -> bool:
+    """Whether the figure is an input of the answer's own arithmetic: a term of a worked sum,
+    or a result worked out ("6,50 € + 5,80 € = 12,30 € a month") that a later sum takes as
+    its term ("12,30 € × 12 = 147,60 €")."""
+    if term_of_sum(answer, fig):
+        return True
+    if _AFTER_SIGN.search(answer, 0, fig.start) is None:
+        return False
+    return any(f.start > fig.start and f.same(fig) and term_of_sum(answer, f) for f in figs)
+
+
 def worked_out(
     fig: Figure,
     sentence_start: int,
