@@ -189,3 +189,11 @@ def test_a_limit_beside_a_price_is_no_group_it_prices() -> None:
     seats = {"ref": "plans#seats", "text": "Pro costs 45 € per seat, at least 5 seats."}
     data = case("What do 5 seats cost?", seats)
     assert run("Five seats cost 225 € [doc:plans#seats].", data).status == "pass"
+
+
+def test_a_product_less_a_one_off_fee_is_computed() -> None:
+    # Seven unused months of a 100 € pass refunded, less a 30 € fee: 670 €.
+    stated = parse_figures("Unused months are refunded at 100 € each, less a 30 € fee.")
+    assert computed(money("670"), stated, factors=(7,))
+    assert computed(money("730"), stated, factors=(7,))  # plus the fee: a one-off on top
+    assert not computed(money("640"), stated, factors=(7,))

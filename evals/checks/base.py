@@ -140,7 +140,6 @@ def is_refusal(inp: CheckInput) -> bool:
     return says_refusal(inp.answer, phrases, inp.lang)
 
 
-@lru_cache(maxsize=4096)
 # Memoised: the abstention, grounding and citation checks all ask it of the same answer.
 @lru_cache(maxsize=4096)
 def says_refusal(answer: str, phrases: tuple[str, ...], lang: str | None) -> bool:

@@ -77,8 +77,14 @@ def computed(
     if _sum_times_count(own, second, counts, want):
         return True
     # A product and a one-off beside it: twelve months at 28 € and a 39 € activation are
-    # 375 € in the first year.
-    if any(_near(a * k + b, want) for a in terms for k in counts for b in second if b != a):
+    # 375 € in the first year; seven unused months at 100 € less a 30 € fee are 670 €.
+    if any(
+        _near(a * k + b, want) or (differs and _near(a * k - b, want))
+        for a in terms
+        for k in counts
+        for b in second
+        if b != a
+    ):
         return True
     rates = _with_sums([p.value for p in (*stated, *given, *beside) if p.kind == "percent"])
     # A percentage from the figure's own passage may be taken of a price cited elsewhere
