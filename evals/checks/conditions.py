@@ -19,6 +19,7 @@ from evals.checks.language import DEFAULT_LANGUAGES, day_names, detect
 from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
 from evals.checks.text import cited_refs, sentences
+from evals.checks.unmarked import unmarked_figures
 from evals.checks.values import Figure, _alt, parse_figures
 
 # "Any day", "every day", "daily", "7 days a week" in the languages read: a claim that no
@@ -57,7 +58,7 @@ def _sentences_with_times(answer: str, lang: str | None) -> list[tuple[str, list
     """The answer's sentences (citations blanked) with the clock times each holds, from one
     reading of the answer's figures (a reading per sentence cost more than the checks)."""
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
-    clock = [f for f in parse_figures(plain, lang) if f.kind == "time"]
+    clock = [f for f in unmarked_figures(answer, lang) if f.kind == "time"]
     return [
         (sentence, [f for f in clock if start <= f.start < start + len(sentence)])
         for start, sentence in sentences(plain)

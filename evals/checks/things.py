@@ -16,7 +16,8 @@ from evals.checks.clauses import corrects
 from evals.checks.language import detect, place_names
 from evals.checks.matching import BOUNDARY, MARKER, NEG, content, tokens
 from evals.checks.text import sentences
-from evals.checks.values import months, parse_figures
+from evals.checks.unmarked import figures_between
+from evals.checks.values import months
 
 # A quoted label: “Request change”, "Request change", „Anfrage“, «Demande», ‘Pause’.
 _QUOTED = regex.compile(r"[\"“„«‘]\s*([^\"“”„«»‘’\n]{2,40}?)\s*[\"”“»’]")
@@ -59,11 +60,13 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
     seen: set[str] = set()
     parts = sentences(answer)
     lines = {line.strip() for line in answer.split("\n")}
-    for n, (_, sentence) in enumerate(parts):
+    for n, (at, sentence) in enumerate(parts):
         plain = MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
-        figs = parse_figures(plain, lang)
+        # The answer's figures, read once for all its sentences.
+        figs = figures_between(answer, lang, at, at + len(sentence))
         for f in figs:
-            plain = plain[: f.start] + " " * (f.end - f.start) + plain[f.end :]
+            a, b = f.start - at, f.end - at
+            plain = plain[:a] + " " * (b - a) + plain[b:]
         # Places of several words ("European Union", "Estados Unidos") are no two things.
         plain = _places_of_words(lang).sub(lambda m: " " * len(m.group(0)), plain)
         found = [m.group(1) for m in _QUOTED.finditer(plain)]
