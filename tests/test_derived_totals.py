@@ -223,3 +223,21 @@ def test_a_term_set_before_a_date_moves_the_customers_date_back_not_on() -> None
     assert supported("Cancel by 5 December 2026 [doc:cancel].", data).status == "pass"
     # Fifteen days after the move is the wrong way round.
     assert supported("Cancel by 4 January 2027 [doc:cancel].", data).status == "fail"
+
+
+def test_a_date_may_take_its_term_from_a_passage_the_answer_cites_elsewhere() -> None:
+    data = case(
+        "My parcel was due on 3 November 2026. From when is it lost?",
+        {
+            "ref": "claims",
+            "text": "A parcel counts as lost 10 working days after the expected date.",
+        },
+        {"ref": "times", "text": "Working days are Monday to Friday."},
+    )
+    right = (
+        "It counts as lost 10 working days after the expected date [doc:claims]. Counting "
+        "Monday to Friday only [doc:times], that is 17 November 2026 [doc:times]."
+    )
+    assert supported(right, data).status == "pass"
+    wrong = right.replace("17 November", "13 November")
+    assert supported(wrong, data).status == "fail"

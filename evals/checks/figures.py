@@ -240,7 +240,10 @@ def passage_states(
         # Or moved back by a term the passage sets before a date ("at least 15 days before").
         before = [t for t in stated if _BEFORE.match(text, t.end)]
         after = [t for t in stated if t not in before]
-        return date_after(fig, given, (*after, *given)) or date_before(fig, given, before)
+        # The term may come from a passage the answer cites elsewhere ("10 working days
+        # [doc:claims] ... 3 November + 10 working days: 17 November [doc:times]").
+        terms = (*after, *given, *(t for t in beside if t.kind == "duration"))
+        return date_after(fig, given, terms) or date_before(fig, given, before)
     return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors, beside)
 
 
