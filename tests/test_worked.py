@@ -12,8 +12,11 @@ from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
 
 
-def run(answer: str, question: str = "What does it cost?") -> CheckResult:
-    case = Case(good_case(question=question))
+def run(answer: str, question: str = "What does it cost?", lang: str | None = None) -> CheckResult:
+    data = good_case(question=question)
+    if lang:
+        data["expect"]["language"] = lang
+    case = Case(data)
     return REGISTRY["no_unsourced_number"].fn(
         CheckInput(case, Reply(answer=answer), SuiteSettings())
     )
@@ -40,8 +43,8 @@ def test_a_result_worked_out_from_cited_inputs_needs_no_citation_of_its_own(answ
     [
         ("Five days cost 5 × 2,50 € [doc:pricing#plans] = 15 €.", "15 €"),
         ("Two packs: 8 € [doc:pricing#plans] + 5 € [doc:pricing#plans] = 14 €.", "14 €"),
-        # No sign sets it after its inputs: a total given bare is unsourced.
-        ("8 € [doc:pricing#plans] and 5 € [doc:pricing#plans], 13 € in all.", "13 €"),
+        # No sign or word sets it after its inputs as their total: a figure given bare.
+        ("8 € [doc:pricing#plans] and 5 € [doc:pricing#plans]; you then pay 13 €.", "13 €"),
     ],
 )
 def test_a_result_the_arithmetic_does_not_give_stays_unsourced(answer: str, bad: str) -> None:
@@ -90,3 +93,35 @@ def test_a_worked_result_a_later_sum_takes_as_its_term_is_an_input_not_a_claim()
     alone = "9 × 100 kr. = 900 kr. [doc:a]"
     figs = parse_figures(alone, "da")
     assert not worked_input(alone, next(f for f in figs if f.text.startswith("900")), figs)
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang"),
+    [
+        (
+            "- Toestel: 18,50 € [doc:pricing#plans] per maand\n- Abonnement: 15 € "
+            "[doc:pricing#plans] per maand\n- Samen: 33,50 € per maand",
+            "nl",
+        ),
+        (
+            "Paket 9,50 € [doc:pricing#plans], Abend 2,50 € [doc:pricing#plans], insgesamt 12,00 €.",
+            "de",
+        ),
+        (
+            "Parcel 9.50 € [doc:pricing#plans] and evening 2.50 € [doc:pricing#plans]: 12 € in all.",
+            "en",
+        ),
+    ],
+)
+def test_an_amount_after_a_word_that_totals_is_worked_out_from_what_came_before(
+    answer: str, lang: str
+) -> None:
+    r = run(answer, lang=lang)
+    assert r.status == "pass", r.detail
+
+
+def test_a_total_word_before_a_wrong_sum_leaves_it_unsourced() -> None:
+    r = run(
+        "Paket 9,50 € [doc:pricing#plans], Abend 2,50 € [doc:pricing#plans], insgesamt 13,00 €."
+    )
+    assert r.status == "fail" and "13,00 €" in r.detail

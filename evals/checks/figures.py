@@ -165,7 +165,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             continue
         start = _sentence_start(inp.answer, fig)
         factors = _factors(inp.answer, fig, inp.case)
-        if worked_out(fig, start, inp.answer, sourced, given, factors):
+        if worked_out(fig, start, inp.answer, sourced, given, factors, inp.lang):
             sourced.append(fig)
             continue
         unsourced.append(fig.text.strip())

@@ -134,6 +134,8 @@ class Lexicon:
     each_month: tuple[str, ...] = ()
     #: phrases that make a figure yearly: it may be twelve of a monthly one
     per_year: tuple[str, ...] = ()
+    #: words that give a total of the figures before them, as "=" does ("in all", "samen")
+    totals: tuple[str, ...] = ()
     #: words that make bare hours clock times (`from`, `to`, `marks`, `at`, `oclock`,
     #: `evening`): "dalle 8 alle 22", "van 7 tot 23 uur", "um 8 Uhr abends"
     clock: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -216,6 +218,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         day_words=_words(dom.get("day_words")),
         each_month=_words_phrases(dom.get("each_month")),
         per_year=_words_phrases(figures.get("per_year")),
+        totals=_words_phrases(figures.get("totals")),
         clock={k: _words_phrases(v) for k, v in figures.get("clock", {}).items()},
         corrections=tuple(str(p) for p in claims.get("corrections", ())),
         not_true=_words_phrases(claims.get("not_true")),

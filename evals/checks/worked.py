@@ -8,11 +8,13 @@ inputs when the arithmetic holds, and unsourced when it does not.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import regex
 
 from evals.checks.dates import date_after, date_before
 from evals.checks.derived import computed
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.values import Figure
 
 # The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
@@ -27,6 +29,35 @@ _TERM_OF_SUM = regex.compile(r"\s*[+×*·−][^=.;\n]*[=→⇒]")
 def term_of_sum(answer: str, fig: Figure) -> bool:
     """Whether the figure is a term of a computation the answer works out after it."""
     return _TERM_OF_SUM.match(answer, fig.end) is not None
+
+
+@lru_cache(maxsize=16)
+def _total_words(lang: str) -> regex.Pattern[str]:
+    words = sorted(lexicon(lang).totals, key=len, reverse=True)
+    joined = "|".join(regex.escape(w) for w in words) or "(?!)"
+    return regex.compile(rf"(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE)
+
+
+def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -> bool:
+    """Whether a word that totals stands between the figure and the figure or sentence
+    start before it."""
+    start = max(
+        [sentence_start]
+        + [m.end() for m in _FIGURE_END.finditer(answer, sentence_start, fig.start)]
+    )
+    words = _total_words(lang or FALLBACK)
+    if words.search(answer, start, fig.start) is not None:
+        return True
+    # Or right after it ("12 € in all", "36 € in totaal").
+    return (
+        words.match(answer, fig.end + len(answer[fig.end :]) - len(answer[fig.end :].lstrip()))
+        is not None
+    )
+
+
+# The end of a figure's sign or unit before the one asked about: a total word after it
+# totals what stands before it.
+_FIGURE_END = regex.compile(r"\d\s*(?:€|\$|£|%|\p{L}{1,4}\b)")
 
 
 _AFTER_SIGN = regex.compile(r"[=→⇒][\s*_]*$")
@@ -50,6 +81,7 @@ def worked_out(
     inputs: Sequence[Figure],
     given: Sequence[Figure],
     factors: Sequence[int],
+    lang: str | None = None,
 ) -> bool:
     """Whether `fig` follows a result sign in its sentence and is computed from `inputs`
     (figures before it in the answer with a source: cited, the customer's, or worked out
@@ -68,7 +100,12 @@ def worked_out(
         return date_after(fig, dates, terms) or date_before(fig, dates, terms)
     # Right after the sign, or after other terms of the same equation ("= 444 € + 360 €").
     if sign is None or _TERMS.fullmatch(answer, sign.end(), fig.start) is None:
-        return False
+        # Or an amount after a word that totals ("Samen: 33,50 €", "in all 36 €"): the sum of
+        # what the answer sourced before it.
+        if fig.kind != "money" or not _totalled(answer, fig, sentence_start, lang):
+            return False
+        before = [f for f in inputs if f.end <= fig.start]
+        return computed(fig, before, given, factors)
     # The inputs are the sentence's figures before the sign (the last equation's terms) and
     # what the answer sourced before it: a result restates nothing a passage must hold.
     before = [f for f in inputs if f.end <= sign.start()]
