@@ -143,6 +143,20 @@ def test_an_outcome_said_to_happen_automatically_that_no_passage_states_is_found
     )
 
 
+def test_a_thing_said_to_switch_itself_on_is_an_outcome_whatever_it_costs() -> None:
+    from evals.checks.scope import automatic_unstated
+
+    known = "Le Pass Monde coûte 10 € pour 1 Go, à activer dans l'appli avant de partir."
+    wrong = "Le Pass Monde s'active automatiquement sur place, pour 10 € les 1 Go."
+    assert automatic_unstated(wrong, known, "fr", True)
+    wrong_it = "Il pacchetto si attiva automaticamente all'arrivo, a 10 €."
+    assert automatic_unstated(
+        wrong_it, "Il pacchetto costa 10 €, da attivare nell'app.", "it", True
+    )
+    # An amount granted automatically is the unconditional test's, not this one's.
+    assert not automatic_unstated("Vous recevez automatiquement 25 € de remise.", known, "fr", True)
+
+
 def test_a_widened_scope_is_review_and_its_sentence_is_put_to_the_judge() -> None:
     from casekit import good_case
 

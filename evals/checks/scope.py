@@ -223,9 +223,27 @@ def automatic_unstated(answer: str, known: str, lang: str | None, same_language:
         return []
     own = _automatic((lang or FALLBACK,))
     # An amount given as automatic is `conditions.unconditional_amounts`' to weigh: "you get
-    # 25 € off automatically" is right where the passage grants it to every customer.
-    return [
-        s.strip()
-        for _, s in sentences(MARKER.sub(" ", answer))
-        if own.search(s) and not any(f.kind == "money" for f in parse_figures(s, lang))
-    ]
+    # 25 € off automatically" is right where the passage grants it to every customer. Not
+    # so a thing said to switch itself on ("le Pass Monde s'active automatiquement ...
+    # pour 10 €"): that is an outcome, whatever it costs.
+    out = []
+    for _, s in sentences(MARKER.sub(" ", answer)):
+        said = own.search(s)
+        if said is None:
+            continue
+        if any(f.kind == "money" for f in parse_figures(s, lang)) and not _switched_on(s, said):
+            continue
+        out.append(s.strip())
+    return out
+
+
+# Activation in the languages read: "activate", "activer", "attivare", "ativar", "aktivieren".
+_ACTIVATES = regex.compile(r"activ|attiv|ativ|aktiv", regex.IGNORECASE)
+_NEAR_WORDS = 3
+
+
+def _switched_on(sentence: str, said: regex.Match[str]) -> bool:
+    """Whether a verb of activation stands within three words of the "automatically"."""
+    before = sentence[: said.start()].split()[-_NEAR_WORDS:]
+    after = sentence[said.end() :].split()[:_NEAR_WORDS]
+    return any(_ACTIVATES.search(w) for w in (*before, *after))
