@@ -58,6 +58,7 @@ def test_each_language_file_holds_every_list_and_its_patterns_compile(lang: str)
     assert {"day", "week", "hour", "working_day"} <= set(lex.units)
     assert {"time", "digit"} <= set(lex.counts)
     assert lex.day_suffixes and lex.day_words and lex.each_month
+    assert lex.per_year and lex.totals
     for pattern in lex.corrections:
         re.compile(pattern)
     assert lexicon(lang) == lex  # loaded once and cached: the same object each time
