@@ -197,3 +197,13 @@ def test_a_product_less_a_one_off_fee_is_computed() -> None:
     assert computed(money("670"), stated, factors=(7,))
     assert computed(money("730"), stated, factors=(7,))  # plus the fee: a one-off on top
     assert not computed(money("640"), stated, factors=(7,))
+
+
+def test_a_zero_amount_is_stated_by_a_passage_that_calls_the_thing_free() -> None:
+    install = {"ref": "meter#install", "text": "Installationen er gratis for private kunder."}
+    data = case("Hvad koster installationen?", install)
+    assert run("Pris: 0 kr. [doc:meter#install], installationen er gratis.", data).status == "pass"
+    # A price where the passage says free is still not stated.
+    assert run("Pris: 50 kr. [doc:meter#install].", data).status == "fail"
+    # Zero against a passage that prices it is not stated either.
+    assert run("It costs 0 € [doc:plans#prices].", case("Cost?", PRICES)).status == "fail"

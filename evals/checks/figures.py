@@ -14,6 +14,7 @@ from evals.checks.dates import date_after, date_before, date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
+from evals.checks.polarity import says_free
 from evals.checks.text import SENTENCE_END, quote
 from evals.checks.values import Figure, parse_figures, with_digits
 from evals.checks.worked import worked_out
@@ -234,6 +235,8 @@ def passage_states(
     stated = parse_figures(text)
     if any(fig.same(p) for p in stated):
         return True
+    if fig.kind == "money" and fig.value == 0 and says_free(text):
+        return True  # "0 kr." of a passage that says the installation is free ("gratis")
     if fig.kind == "date":
         # The customer's date moved on by the passage's term ("signed on 10 November", "active
         # 30 days after signing": from 10 December).

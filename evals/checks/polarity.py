@@ -26,6 +26,13 @@ _FREE = regex.compile(
     r"senza\s+cost[io]|sem\s+custos?|kosteloos)\b",
     regex.IGNORECASE,
 )
+
+
+def says_free(text: str) -> bool:
+    """Whether the text calls something free, in any language read."""
+    return _FREE.search(text) is not None
+
+
 # One item of a passage's list: cut at sentence ends, ';' and ','.
 _ITEM = regex.compile(r"[;,]")
 
