@@ -90,3 +90,36 @@ def test_a_present_or_a_limit_until_is_no_retirement(lang: str, text: str) -> No
     from evals.checks.clauses import corrects
 
     assert not corrects(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "phrase"),
+    [
+        (
+            "da",
+            "Jeg kan ikke finde oplysninger om en særlig varmepumpepris.",
+            "særlig varmepumpepris",
+        ),
+        ("en", "I can't find any information about a heat pump discount.", "heat pump discount"),
+        (
+            "de",
+            "Ich finde in den Unterlagen keine Informationen zu einem Wärmepumpentarif.",
+            "Wärmepumpentarif",
+        ),
+        ("fr", "Je ne trouve aucune information sur un tarif spécial.", "tarif spécial"),
+        ("es", "No encuentro información sobre una tarifa especial.", "tarifa especial"),
+        ("it", "Non trovo informazioni su una tariffa speciale.", "tariffa speciale"),
+        ("pt", "Não encontro informações sobre uma tarifa especial.", "tarifa especial"),
+        ("nl", "Ik kan geen informatie over een speciaal tarief vinden.", "speciaal tarief"),
+    ],
+)
+def test_what_the_answer_finds_no_information_about_is_not_claimed(
+    lang: str, text: str, phrase: str
+) -> None:
+    from evals.checks.clauses import claims
+
+    assert not claims(text, phrase, lang=lang)
+    # Said as what applies, it is claimed.
+    assert claims(
+        f"Wir bieten einen {phrase}." if lang == "de" else f"{phrase}.", phrase, lang=lang
+    )
