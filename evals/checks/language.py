@@ -186,13 +186,10 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     converted = alpha2digit(text_read, lang, threshold=0)
     if converted == text_read:
         return ()
-    import difflib
-
     src = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
     dst = [m.group(0) for m in _TOKEN.finditer(converted)]
     out: list[tuple[int, int, str]] = []
-    ops = difflib.SequenceMatcher(None, [t for *_, t in src], dst, autojunk=False)
-    for tag, i1, i2, j1, j2 in ops.get_opcodes():
+    for tag, i1, i2, j1, j2 in _changed([t for *_, t in src], dst):
         if tag != "replace" or i2 <= i1:
             continue
         if not any(_LETTER.search(t) for *_, t in src[i1:i2]):
@@ -213,6 +210,24 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
             end -= len(tail.group(1))
         out.append((start, end, m.group(1)))
     return tuple(out)
+
+
+def _changed(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """`difflib`'s opcodes of two token lists, on what lies between their common head and
+    tail only: text2num changes a few words of a text, and aligning the whole text again
+    for each cost more than the reading."""
+    import difflib
+
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    ops = difflib.SequenceMatcher(
+        None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False
+    ).get_opcodes()
+    return [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in ops]
 
 
 @cache
