@@ -241,3 +241,28 @@ def test_a_date_may_take_its_term_from_a_passage_the_answer_cites_elsewhere() ->
     assert supported(right, data).status == "pass"
     wrong = right.replace("17 November", "13 November")
     assert supported(wrong, data).status == "fail"
+
+
+def test_the_days_between_two_of_the_customers_dates_need_no_passage() -> None:
+    data = case(
+        "My ticket is for 30 October. Today is 18 October. What do I get back?",
+        {"ref": "flex", "text": "Cancel up to 10 days before departure: the price less 5 €."},
+    )
+    right = "From 18 to 30 October it is 12 days, more than 10 days [doc:flex] before departure."
+    assert supported(right, data).status == "pass"
+    # A wrong term that equals the time since the customer's date names neither day.
+    wrong = "Cancelling is free until 12 days [doc:flex] before departure."
+    assert supported(wrong, data).status == "fail"
+
+
+def test_a_figure_whose_next_citation_follows_another_figure_may_be_stated_by_a_later_one() -> None:
+    data = case(
+        "Two adults and a child of 7: what do we pay?",
+        {"ref": "prices", "text": "The crossing costs 89 € per person in high season."},
+        {"ref": "ages", "text": "Children aged 2 to 11 get 40 % off."},
+    )
+    right = "Children aged 2 to 11 get 89 € [doc:prices] less 40 % [doc:ages] = 53,40 €."
+    assert supported(right, data).status == "pass"
+    # A figure with its own citation is held to it alone: the later one does not rescue it.
+    wrong = "Children aged 2 to 11 [doc:prices] get 89 € [doc:prices] less 40 % [doc:ages]."
+    assert supported(wrong, data).status == "fail"

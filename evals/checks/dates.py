@@ -9,6 +9,8 @@ import datetime
 from collections.abc import Sequence
 from decimal import Decimal
 
+import regex
+
 from evals.checks.values import Figure
 
 _MONTHS_IN = {"year": 12, "month": 1}
@@ -38,6 +40,8 @@ def date_from_given(fig: Figure, given: Sequence[Figure]) -> bool:
         for k in terms
     )
 
+
+_DAY_NUMBER = regex.compile(r"(?<![\d.,])\d{1,2}(?![\d,]\d)")
 
 # A date without its year ("10 novembre") is moved on in a year with no 29 February; the
 # answer's date is then compared by month and day.
@@ -106,3 +110,31 @@ def date_before(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) -
         if t.kind == "duration" and t.unit != "working-day" and isinstance(t.value, Decimal)
     ]
     return date_after(fig, dates, back)
+
+
+def days_between(fig: Figure, dates: Sequence[Figure], sentence: str) -> bool:
+    """Whether a duration in days is the number of days between two of `dates` whose days
+    its `sentence` names ("from 18 to 30 October it is 12 days"): arithmetic on the
+    customer's dates, no passage's figure. A wrong term that happens to equal the time since
+    the customer's date ("active after 15 days") names neither day and stays a claim. A
+    date without its year is read in the other's year, else in a year with no 29 February."""
+    if fig.kind != "duration" or fig.unit != "day" or not isinstance(fig.value, Decimal):
+        return False
+    said = set(_DAY_NUMBER.findall(sentence))
+    days = [
+        d.value
+        for d in dates
+        if d.kind == "date" and isinstance(d.value, tuple) and str(d.value[2]) in said
+    ]
+    for i, a in enumerate(days):
+        for b in days[i + 1 :]:
+            year = a[0] or b[0] or _PLAIN_YEAR
+            try:
+                gap = datetime.date(b[0] or year, b[1], b[2]) - datetime.date(
+                    a[0] or year, a[1], a[2]
+                )
+            except (ValueError, TypeError):
+                continue
+            if abs(gap.days) == fig.value:
+                return True
+    return False

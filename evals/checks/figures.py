@@ -10,7 +10,7 @@ import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
-from evals.checks.dates import date_after, date_before, date_from_given
+from evals.checks.dates import date_after, date_before, date_from_given, days_between
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
@@ -158,7 +158,11 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     # inputs of a result the answer works out after them.
     sourced: list[Figure] = []
     for fig in found:
-        if from_ticket(fig, inp.case) or date_from_given(fig, given):
+        if (
+            from_ticket(fig, inp.case)
+            or date_from_given(fig, given)
+            or _between(fig, given, inp.answer)
+        ):
             sourced.append(fig)
             continue
         if sentence_citations(inp.answer, fig, cite, window) or _cited_before(fig, sourced):
@@ -174,6 +178,29 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
     return ratio(n, n, f"{n} figures, each sourced or from the question")
+
+
+def _shares_a_citation(
+    answer: str, fig: Figure, every: list[Figure], cite: regex.Pattern[str], window: int
+) -> bool:
+    """Whether another figure stands between the figure and the first citation after it."""
+    marks = _marks(answer, fig, cite, window)
+    if not marks:
+        return False
+    first = fig.end + marks[0].start()
+    return any(fig.end <= f.start < first for f in every if f is not fig)
+
+
+def _between(fig: Figure, given: tuple[Figure, ...], text: str) -> bool:
+    """Whether a number of days is the span between two of the customer's dates whose days
+    its sentence names ("from 18 to 30 October it is 12 days"); the answer's own dates are
+    claims, not inputs."""
+    if fig.kind != "duration":
+        return False
+    start = _sentence_start(text, fig)
+    stop = SENTENCE_END.search(text, fig.end)
+    sentence = text[start : stop.end() if stop else len(text)]
+    return days_between(fig, given, sentence)
 
 
 def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
@@ -260,7 +287,11 @@ _BEFORE = regex.compile(
 
 @check()
 def figures_supported(inp: CheckInput) -> CheckResult:
-    found = [f for f in figures(inp.answer, inp.lang) if not from_ticket(f, inp.case)]
+    every = figures(inp.answer, inp.lang)
+    given_figs = given_figures(inp.case)
+    found = [
+        f for f in every if not from_ticket(f, inp.case) and not _between(f, given_figs, inp.answer)
+    ]
     if not found:
         return skipped("no figures beyond the ticket's own")
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
@@ -301,6 +332,13 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if not backing and passage_states(together, fig, factors, times, given, beside):
             shown.append(fig)
             continue
+        window = inp.settings.figure_window
+        if not backing and _shares_a_citation(inp.answer, fig, every, cite, window):
+            # No citation of its own: the next one, after another figure, is that figure's.
+            # Any ref its sentence cites after it may state it ("children aged 2 to 11 get
+            # 89 € [doc:prices] less 40 % [doc:ages]").
+            later = sentence_citations(inp.answer, fig, cite, window)
+            backing = [r for r in later if passage_states(passages.get(r, ""), fig, factors, times)]
         if not backing:
             unsupported += 1
             bad.append(f"{fig.text.strip()} (cited {', '.join(refs)})")
