@@ -259,10 +259,10 @@ def test_a_figure_whose_next_citation_follows_another_figure_may_be_stated_by_a_
     data = case(
         "Two adults and a child of 7: what do we pay?",
         {"ref": "prices", "text": "The crossing costs 89 € per person in high season."},
-        {"ref": "ages", "text": "Children aged 2 to 11 get 40 % off."},
+        {"ref": "ages", "text": "Children from 2 to 11 years get 40 % off."},
     )
-    right = "Children aged 2 to 11 get 89 € [doc:prices] less 40 % [doc:ages] = 53,40 €."
+    right = "Children from 2 to 11 years get 89 € [doc:prices] less 40 % [doc:ages] = 53,40 €."
     assert supported(right, data).status == "pass"
     # A figure with its own citation is held to it alone: the later one does not rescue it.
-    wrong = "Children aged 2 to 11 [doc:prices] get 89 € [doc:prices] less 40 % [doc:ages]."
+    wrong = "Children from 2 to 11 years [doc:prices] get 89 € [doc:prices] less 40 % [doc:ages]."
     assert supported(wrong, data).status == "fail"
