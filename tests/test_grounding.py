@@ -81,3 +81,24 @@ def test_every_check_reads_the_same_sentence_boundaries() -> None:
     # A promise is read within its sentence, cut at ';' as before.
     said = promises("I'll pass this on, e.g. to billing; they'll email you the code today.")
     assert said == ["they'll email you the code today."]
+
+
+def test_a_refund_or_parcel_promised_in_a_hand_over_is_a_promise_in_every_language() -> None:
+    from evals.checks.grounding import promises
+
+    for wrong in (
+        "Non si preoccupi: Vela Le rimborserà le spese mediche. Passo la Sua richiesta a un collega.",
+        "Når den er fundet, sender vi den til dig. Jeg sender din henvendelse videre.",
+        "Die Kosten werden Ihnen erstattet werden. Ich leite Ihre Anfrage weiter.",
+        "Vous serez remboursé, la société vous remboursera. Je transmets votre demande.",
+        "La empresa le reembolsará el importe. Paso su consulta a un compañero.",
+        "A Vela devolverá o valor. Vou encaminhar o seu pedido.",
+        "Het bedrag wordt u binnen een week terugbetaald. Ik geef je vraag door aan een collega.",
+    ):
+        assert promises(wrong), wrong
+    for right in (
+        "Passo la Sua richiesta a un collega, che La contatterà.",
+        "Jeg sender din henvendelse videre til en kollega, som vender tilbage til dig.",
+        "Ich leite Ihre Anfrage an einen Kollegen weiter, der sich bei Ihnen meldet.",
+    ):
+        assert not promises(right), right

@@ -52,7 +52,18 @@ _PROMISE = regex.compile(
     r"|\byou(?:'ll|’ll|\s+will)\s+(?:get|receive|have|be\s+(?:added|sent|given))\b"
     r"|\b(?:wird|werden)\s+(?:sich\s+)?(?:ihnen|sie|dich)\b"
     r"|\b(?:vous\s+)?(?:recevrez|enverront|enverra|ajouteront|ajoutera)\b"
-    r"|\b(?:le|les)?\s*(?:enviarán|enviará|recibirá|añadirán|añadirá)\b",
+    r"|\b(?:le|les)?\s*(?:enviarán|enviará|recibirá|añadirán|añadirá)\b"
+    # A refund, credit or parcel promised in the third person or the passive, in each
+    # language read ("Vela Le rimborserà le spese", "wird Ihnen erstattet", "sender vi den").
+    r"|\b(?:rimborserà|rimborseranno|accrediterà|accrediteranno|invierà|invieranno|riceverà)\b"
+    r"|\b(?:reembolsará|reembolsarão|reembolsarán|devolverá|devolverão|creditará|enviarão|receberá)\b"
+    r"|\b(?:remboursera|rembourseront|créditera|sera\s+remboursée?s?)\b"
+    r"|\bserá\s+(?:reembolsad[oa]s?|devuelt[oa]s?)\b"
+    r"|\b(?:erstattet|gutgeschrieben|zurückerstattet)\s+(?:wird|werden)\b"
+    r"|\bwird\s+(?:\w+\s+){0,4}(?:erstatten|erstattet|gutschreiben|zurückzahlen)\b"
+    r"|\b(?:zal|zullen)\s+(?:\w+\s+){0,3}(?:terugbetalen|vergoeden|crediteren|opsturen)\b"
+    r"|\bwordt\s+(?:\w+\s+){0,4}(?:terugbetaald|vergoed|gecrediteerd)\b"
+    r"|\b(?:vil|bliver)\s+(?:\w+\s+){0,3}(?:refunderet|tilbagebetalt|krediteret)\b|\bsender\s+vi\b",
     regex.IGNORECASE,
 )
 
@@ -269,9 +280,11 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     free = priced_as_free(inp.answer, now, lang)
     if free:
         return failed(f"called free, but a passage gives it a price: {'; '.join(free)}")
+    done = acts(inp.answer, inp.lang)
     if refusal:
         said = promises(inp.answer)
-        if said:
+        # Where the assistant cannot act, its own promise is a fail before it is a question.
+        if said and not (done and _strict(inp, "own_action")):
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
     dropped = dropped_days(inp.answer, now, lang)
     loose = [f'{s} (the passage: "{t}")' for s, t in unconditional_amounts(inp.answer, now, lang)]
@@ -293,7 +306,6 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
         )
     if both:
         days.append(f"applies together what the passage says cannot be combined: {_shown(both)}")
-    done = acts(inp.answer, inp.lang)
     # A case may make either a fail (expect.dropped_condition, expect.own_action): where the
     # assistant cannot act, a promise to is wrong, not for a person to weigh.
     if days and _strict(inp, "dropped_condition"):
