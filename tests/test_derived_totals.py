@@ -266,3 +266,29 @@ def test_a_figure_whose_next_citation_follows_another_figure_may_be_stated_by_a_
     # A figure with its own citation is held to it alone: the later one does not rescue it.
     wrong = "Children from 2 to 11 years [doc:prices] get 89 € [doc:prices] less 40 % [doc:ages]."
     assert supported(wrong, data).status == "fail"
+
+
+def test_a_count_written_after_its_thing_in_the_passage_is_stated() -> None:
+    data = case(
+        "Is there room on the 8:30 bus?",
+        {"ref": "offer", "text": "Morning fare: 20 % off. Seats limited: 8 per bus."},
+    )
+    assert supported("Only 8 seats [doc:offer] per bus have the discount.", data).status == "pass"
+    assert supported("Only 9 seats [doc:offer] per bus have it.", data).status == "fail"
+    # The thing's word belongs to the number right after it, not to a later one.
+    other = case("How many?", {"ref": "p", "text": "Starter covers 20 seats and 8 locations."})
+    assert supported("Starter covers 8 seats [doc:p].", other).status == "fail"
+
+
+def test_a_weight_in_words_of_any_language_is_a_weight() -> None:
+    from evals.checks.values import parse_figures
+
+    for text, lang in (
+        ("bis acht Kilogramm", "de"),
+        ("jusqu'à 8 kilogrammes", "fr"),
+        ("fino a 8 chili", "it"),
+        ("hasta 8 kilos", "es"),
+        ("até 8 quilos", "pt"),
+    ):
+        (fig,) = parse_figures(text, lang)
+        assert (fig.kind, fig.unit, fig.value) == ("count", "kilogram", 8), text

@@ -127,3 +127,10 @@ def test_a_country_or_region_is_a_place_not_a_thing_the_product_names() -> None:
         "Switch under My plan [doc:plans#change]. In Portugal, Plus comes with Spotify Premium."
     )
     assert r.status == "review" and "Spotify" in r.detail and "Portugal" not in r.detail
+
+
+def test_an_italian_verb_with_the_formal_you_attached_is_no_name() -> None:
+    from evals.checks.things import named
+
+    assert named("Posso aiutarLa in altro? Desidero confermarLe la tariffa.", "it") == []
+    assert [n.text for n in named("Open it in the eBay app.", "en")] == ["eBay"]

@@ -30,6 +30,9 @@ _CODE = regex.compile(
 )
 # A capitalised word inside a sentence: a name in languages that do not capitalise nouns.
 _CAPITAL = regex.compile(r"(?<=[\p{L}\p{N},;]\s+)\p{Lu}\p{Ll}+(?:[-’']\p{L}+)*")
+# A verb with the formal "you" attached, written with its capital in Italian ("aiutarLa",
+# "confermarLe", "inviarGlielo"): a courtesy, not a code-like name.
+_COURTESY = regex.compile(r"\p{Ll}{3,}(?:La|Le|Lo|Li|Gli|Glielo|Gliela)")
 _NOUN_CAPITALS = frozenset({"de", "lb"})
 # A passage marked as retired: "ARCHIVED.", "ARCHIVIERT", "GEARCHIVEERD", "ARCHIVIATO".
 _ARCHIVED = regex.compile(r"^\W*(?:ARCHIV\w*|ARCHIEF|GEARCHIVEERD|ARQUIV\w*|ARKIV\w*)\b")
@@ -78,7 +81,9 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
         short = len(plain.split()) <= _SHORT and not figs and plain == sentence
         salutation = edge and alone and short
         if not quoted_only and not salutation:
-            found += [m.group(0) for m in _CODE.finditer(plain)]
+            found += [
+                m.group(0) for m in _CODE.finditer(plain) if not _COURTESY.fullmatch(m.group(0))
+            ]
             if lang not in _NOUN_CAPITALS:
                 found += [m.group(0) for m in _CAPITAL.finditer(plain)]
         for f in found:
