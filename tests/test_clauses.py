@@ -123,3 +123,21 @@ def test_what_the_answer_finds_no_information_about_is_not_claimed(
     assert claims(
         f"Wir bieten einen {phrase}." if lang == "de" else f"{phrase}.", phrase, lang=lang
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "phrase"),
+    [
+        ("da", "Jeg kan ikke selv undersøge, om computeren er fundet.", "computeren er fundet"),
+        ("de", "Ich kann nicht prüfen, ob Ihr Laptop gefunden ist.", "Laptop gefunden ist"),
+        ("es", "No puedo averiguar si su portátil ha aparecido.", "portátil ha aparecido"),
+        ("nl", "Ik kan niet nagaan, of je laptop gevonden is.", "laptop gevonden is"),
+    ],
+)
+def test_what_the_answer_cannot_check_whether_after_a_comma_is_not_claimed(
+    lang: str, text: str, phrase: str
+) -> None:
+    from evals.checks.clauses import claims
+
+    assert not claims(text, phrase, lang=lang)
+    assert claims(phrase[0].upper() + phrase[1:] + ".", phrase, lang=lang)
