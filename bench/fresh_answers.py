@@ -6,10 +6,14 @@ phrasing (a fact as a user writes it).
     .venv/bin/python bench/fresh_answers.py bench/suites/pedalo bench/suites/pedalo/answers.jsonl
     .venv/bin/python bench/fresh_answers.py bench/suites/polder bench/suites/polder/answers.jsonl
 
-The suites under bench/suites/ (pedalo, polder, lumo, tegola, vracht, brisa) were written
-from the docs alone, in other domains and languages, with answers written blind from the
-prompt and the tickets; brisa was kept out of sight while the checks changed and measured
-once (see the README).
+The suites under bench/suites/ (pedalo, polder, lumo, tegola, vracht, brisa, onda, vela)
+were written from the docs alone, in other domains and languages, with answers written
+blind from the prompt and the tickets (onda's and vela's labels checked by a second
+reviewer: second_review.jsonl); the README says which were measured unseen, and when.
+`--part held` grades only the cases SUITE/split.json lists under that key (onda: the half
+kept back while the checks changed, `held`, and the half they were improved on, `dev`).
+
+    .venv/bin/python bench/fresh_answers.py bench/suites/onda bench/suites/onda/answers.jsonl --part held
 
 Prints one line of counts; -v also prints every disagreement and review with the checks'
 details; --by-check prints, for each check and reason, how many correct answers it failed or
@@ -85,7 +89,14 @@ def main() -> int:
     ap.add_argument(
         "--by-check", action="store_true", help="per check and reason: correct vs wrong answers"
     )
+    ap.add_argument(
+        "--part",
+        help="only the cases SUITE/split.json lists under this key (onda: dev, held)",
+    )
     args = ap.parse_args()
+    only = None
+    if args.part:
+        only = set(json.loads((Path(args.suite) / "split.json").read_text("utf-8"))[args.part])
     suite = open_suite(Path(args.suite))
     cases = {c.id: c for c in load_cases(suite)[0]}
     if args.first:
@@ -99,6 +110,8 @@ def main() -> int:
             if not line.strip():
                 continue
             rec = json.loads(line)
+            if only is not None and rec["case"] not in only:
+                continue
             results = grade(cases[rec["case"]], Reply(answer=rec["answer"]), suite.settings)
             status = outcome(results).status
             counts["n"] += 1
