@@ -143,6 +143,8 @@ def test_danish_hours_are_read_in_danish_only() -> None:
         ("Reparationen er ikke gratis.", "da", "gratis", False),
         ("Die Kündigung ist 10 Arbeitstage vorher möglich.", "de", "10 Werktage vorher", True),
         ("You can shut down the old device any time.", "en", "switch off the old device", True),
+        ("FIRST10 cannot be stacked with the youth fare.", "en", "cannot be combined", True),
+        ("FIRST10 can be stacked with the youth fare.", "en", "cannot be combined", False),
         ("Spanish office: the Sin City branch is open.", "en", "city branch is open", True),
     ],
 )
