@@ -125,3 +125,27 @@ def test_a_total_word_before_a_wrong_sum_leaves_it_unsourced() -> None:
         "Paket 9,50 € [doc:pricing#plans], Abend 2,50 € [doc:pricing#plans], insgesamt 13,00 €."
     )
     assert r.status == "fail" and "13,00 €" in r.detail
+
+
+def test_one_unit_said_with_the_indefinite_article_needs_no_source_unless_a_passage_gives_it() -> (
+    None
+):
+    data = good_case(question="Quanto costa?")
+    data["expect"]["language"] = "it"
+    data["retrieved"] = [
+        {"ref": "pricing#plans", "text": "Il pass costa 2,50 € al giorno per 500 MB."}
+    ]
+    answer = "Costa 2,50 € [doc:pricing#plans]: superati i 500 MB [doc:pricing#plans] in un giorno, si blocca."
+    r = REGISTRY["no_unsourced_number"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+    assert r.status == "pass", r.detail
+    # Where a passage gives the one unit as its term, the answer's "un giorno" is that term.
+    data["retrieved"] = [
+        {"ref": "pricing#plans", "text": "La SIM arriva entro 1 giorno lavorativo."}
+    ]
+    said = "La SIM arriva entro un giorno lavorativo."
+    r = REGISTRY["no_unsourced_number"].fn(
+        CheckInput(Case(data), Reply(answer=said), SuiteSettings())
+    )
+    assert r.status == "fail", r.detail

@@ -173,6 +173,8 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if worked_out(fig, start, inp.answer, sourced, given, factors, inp.lang):
             sourced.append(fig)
             continue
+        if _article_unit(fig, inp):
+            continue
         unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
@@ -215,6 +217,20 @@ def _shares_a_citation(
         return False
     first = fig.end + marks[0].start()
     return any(fig.end <= f.start < first for f in every if f is not fig)
+
+
+def _article_unit(fig: Figure, inp: CheckInput) -> bool:
+    """Whether the figure is one unit written with the indefinite article ("in un giorno",
+    "igual que un día laborable") that no passage states: the article, read as one, names
+    the unit, not a term the answer takes from a passage (one a passage gives, "1 giorno",
+    still needs its source)."""
+    if fig.kind != "duration" or fig.value != 1:
+        return False
+    first = fig.text.split()[0].casefold() if fig.text.split() else ""
+    if first not in lexicon(inp.lang or detect(inp.answer) or "en").articles:
+        return False
+    texts = (str(r.get("text") or "") for r in inp.case.retrieved)
+    return not any(fig.same(p) for t in texts for p in parse_figures(t))
 
 
 def _between(fig: Figure, given: tuple[Figure, ...], text: str) -> bool:
