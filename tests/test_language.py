@@ -158,3 +158,17 @@ def test_abbreviations_and_country_codes_do_not_mark_a_text_as_english() -> None
     assert {"kr", "pr", "dk", "39"}.isdisjoint(vocabulary("en"))
     assert {"a", "of", "to", "it"} <= vocabulary("en") | vocabulary("it")
     assert detect("It costs 39 € per month [doc:pricing#plans].") == "en"
+
+
+def test_numbers_in_words_align_to_the_same_spans_with_or_without_a_common_word() -> None:
+    from evals.checks.language import _changed
+
+    # Nothing in common in the middle: one replace, as difflib gives it.
+    a, b = "one more Pro seat".split(), "1 more Pro seat".split()
+    assert [o for o in _changed(a, b) if o[0] != "equal"] == [("replace", 0, 1, 0, 1)]
+    a = "twenty nine euros and one seat".split()
+    b = "29 euros and 1 seat".split()
+    assert [o for o in _changed(a, b) if o[0] != "equal"] == [
+        ("replace", 0, 2, 0, 1),
+        ("replace", 4, 5, 3, 4),
+    ]

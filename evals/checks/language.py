@@ -224,9 +224,12 @@ def _changed(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]
     tail = 0
     while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    ops = difflib.SequenceMatcher(
-        None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False
-    ).get_opcodes()
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if mid_a and mid_b and set(mid_a).isdisjoint(mid_b):
+        # No word in common between them: difflib would say one replace, without a search.
+        ops = [("replace", 0, len(mid_a), 0, len(mid_b))]
+    else:
+        ops = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes()
     return [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in ops]
 
 
