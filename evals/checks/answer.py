@@ -305,11 +305,11 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
     # Asked, under "it is not true that" or supposed: no claim (stated_text keeps offsets).
     said = stated_text(inp.answer, inp.lang, aside=True)
     hits = [f'"{p}"' for p in phrases if claims(said, p, lang=inp.lang, synonyms=inp.synonyms)]
+    figs = parse_figures(said, inp.lang) if banned else []
     for text in banned:
         want = parse_one(text)
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
-        figs = parse_figures(said, inp.lang)
         for fig in figs:
             # Named to correct it ("archived", "no longer"), denied ("50 €, not 300 €"), or
             # a step of the answer's own arithmetic ("444 € + 360 € = 804 €").

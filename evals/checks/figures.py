@@ -14,9 +14,9 @@ from evals.checks.dates import date_after, date_before, date_from_given, days_be
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
-from evals.checks.polarity import says_free
-from evals.checks.text import SENTENCE_END, quote, sentences
-from evals.checks.values import Figure, count_units, parse_figures, with_digits
+from evals.checks.stated_otherwise import states_otherwise
+from evals.checks.text import SENTENCE_END, quote
+from evals.checks.values import Figure, parse_figures, with_digits
 from evals.checks.worked import worked_out
 from evals.suite import patterns
 from evals.suite.case import Case
@@ -182,32 +182,6 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     return ratio(n, n, f"{n} figures, each sourced or from the question")
 
 
-def _counted_before(text: str, fig: Figure) -> bool:
-    """Whether a passage sentence names the figure's counted thing and then its number on
-    its own ("Plazas limitadas: 8 por autobús", "Max. Gepäckstücke: 2"): the count written
-    the other way round."""
-    if not isinstance(fig.value, Decimal) or fig.value != int(fig.value):
-        return False
-    words = {w for w, unit in count_units().items() if unit == fig.unit}
-    number = regex.compile(rf"(?<![\d.,]){int(fig.value)}(?![\d]|[.,]\d)")
-    for _, sentence in sentences(text):
-        folded = sentence.casefold()
-        for m in number.finditer(folded):
-            # The thing within three words before the number, as in a label ("Plazas
-            # limitadas: 8"), not anywhere before it ("20 seats and 8 locations").
-            head = _HEAD.search(folded, 0, m.start())
-            said = head.group(0) if head is not None else ""
-            if not any(ch.isdigit() for ch in said) and words & set(_WORDS_BEFORE.findall(said)):
-                return True
-    return False
-
-
-_WORDS_BEFORE = regex.compile(r"[\p{L}']+")
-# The last three words before a number (with what stands between them): a number among them
-# would own the thing's word ("20 seats and 8" gives the seats to the 20).
-_HEAD = regex.compile(r"(?:\S+\s+){0,2}\S+\s*$")
-
-
 def _shares_a_citation(
     answer: str, fig: Figure, every: list[Figure], cite: regex.Pattern[str], window: int
 ) -> bool:
@@ -304,10 +278,8 @@ def passage_states(
     stated = parse_figures(text)
     if any(fig.same(p) for p in stated):
         return True
-    if fig.kind == "money" and fig.value == 0 and says_free(text):
-        return True  # "0 kr." of a passage that says the installation is free ("gratis")
-    if fig.kind == "count" and _counted_before(text, fig):
-        return True  # "8 plazas" of "Plazas limitadas: 8 por autobús"
+    if states_otherwise(text, fig):
+        return True  # "0 kr." of "gratis", "8 plazas" of "Plazas limitadas: 8"
     if fig.kind == "date":
         # The customer's date moved on by the passage's term ("signed on 10 November", "active
         # 30 days after signing": from 10 December).

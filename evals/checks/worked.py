@@ -15,7 +15,7 @@ import regex
 from evals.checks.dates import date_after, date_before
 from evals.checks.derived import computed
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.values import Figure
+from evals.checks.values import Figure, parse_figures
 
 # The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
 _RESULT_SIGN = regex.compile(r"[=→⇒]")
@@ -39,25 +39,14 @@ def _total_words(lang: str) -> regex.Pattern[str]:
 
 
 def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -> bool:
-    """Whether a word that totals stands between the figure and the figure or sentence
-    start before it."""
-    start = max(
-        [sentence_start]
-        + [m.end() for m in _FIGURE_END.finditer(answer, sentence_start, fig.start)]
-    )
+    """Whether a word that totals stands between the figure and the figure (or sentence
+    start) before it, or right after it ("12 € in all", "36 € in totaal")."""
+    before = [f.end for f in parse_figures(answer, lang) if sentence_start <= f.end <= fig.start]
     words = _total_words(lang or FALLBACK)
-    if words.search(answer, start, fig.start) is not None:
+    if words.search(answer, max([sentence_start, *before]), fig.start) is not None:
         return True
-    # Or right after it ("12 € in all", "36 € in totaal").
-    return (
-        words.match(answer, fig.end + len(answer[fig.end :]) - len(answer[fig.end :].lstrip()))
-        is not None
-    )
-
-
-# The end of a figure's sign or unit before the one asked about: a total word after it
-# totals what stands before it.
-_FIGURE_END = regex.compile(r"\d\s*(?:€|\$|£|%|\p{L}{1,4}\b)")
+    tail = answer[fig.end :]
+    return words.match(answer, fig.end + len(tail) - len(tail.lstrip())) is not None
 
 
 _AFTER_SIGN = regex.compile(r"[=→⇒][\s*_]*$")
