@@ -149,3 +149,25 @@ def test_one_unit_said_with_the_indefinite_article_needs_no_source_unless_a_pass
         CheckInput(Case(data), Reply(answer=said), SuiteSettings())
     )
     assert r.status == "fail", r.detail
+
+
+def test_a_sum_whose_terms_were_worked_out_before_is_worked_out_across_sentences() -> None:
+    # "kr." before an operator ends no sentence: the equation is one.
+    answer = (
+        "Hvert ekstra abonnement får 20 % rabat [doc:pricing#plans]: 45 € [doc:pricing#plans] "
+        "× 0,80 = 36 €. I alt om måneden: 45 € + 2 × 36 € = 117 €."
+    )
+    assert run(answer, lang="da").status == "pass"
+    wrong = answer.replace("= 117 €", "= 127 €")
+    r = run(wrong, lang="da")
+    assert r.status == "fail" and "127 €" in r.detail, r.detail
+
+
+def test_a_figure_after_the_sentences_one_citation_is_sourced_only_when_that_passage_states_it() -> (
+    None
+):
+    said = "A Pro seat [doc:pricing#plans] is cheaper than Starter at 39 € per seat and month."
+    assert run(said).status == "pass"
+    invented = "A Pro seat [doc:pricing#plans] is cheaper than Starter at 35 € per seat and month."
+    r = run(invented)
+    assert r.status == "fail" and "35 €" in r.detail, r.detail

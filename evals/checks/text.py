@@ -107,8 +107,9 @@ SENTENCE_END = regex.compile(
     rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\bno(?=\.\s*\d))"
     rf"(?<!(?<![\d.,])\d{{1,2}}(?=\.[^\S\n]+(?:{_MONTHS})(?!\p{{L}})))"
     r"(?<!\b(?:kr|kl)(?=\.\s*(?:(?-i:\p{Ll})|\[|\d)))"
-    # A comma or semicolon after the mark (a citation blanked between) continues the sentence.
-    r"[.!?]+(?=\s|$)(?![^\S\n]*[,;])|\n",
+    # A comma or semicolon after the mark (a citation blanked between) continues the sentence,
+    # as an operator does ("149 kr. + 2 × 119,20 kr. = 387,40 kr.").
+    r"[.!?]+(?=\s|$)(?![^\S\n]*[,;+×*·−=→])|\n",
     regex.IGNORECASE,
 )
 

@@ -24,11 +24,19 @@ _TERMS = regex.compile(r"[\s*_]*(?:[\d.,\s]+\s*[€$£%]?\p{L}{0,3}\s*[+×*·−
 # A figure followed by an operator and, later in its sentence, a result sign: a term of a
 # worked sum ("444 € + 360 € = 804 €"), not what the answer says applies.
 _TERM_OF_SUM = regex.compile(r"\s*[+×*·−][^=.;\n]*[=→⇒]")
+# The last term: an operator before it and the result sign after ("28,50 € + 57 € = 85,50 €").
+_LAST_TERM = regex.compile(r"[+×*·−]\s*$")
+_SIGN_AFTER = regex.compile(r"[^\S\n]*(?:\[[^\]\n]*\][^\S\n]*)*[=→⇒]")
 
 
 def term_of_sum(answer: str, fig: Figure) -> bool:
     """Whether the figure is a term of a computation the answer works out after it."""
-    return _TERM_OF_SUM.match(answer, fig.end) is not None
+    if _TERM_OF_SUM.match(answer, fig.end) is not None:
+        return True
+    return (
+        _LAST_TERM.search(answer, max(0, fig.start - 8), fig.start) is not None
+        and _SIGN_AFTER.match(answer, fig.end) is not None
+    )
 
 
 @lru_cache(maxsize=16)
