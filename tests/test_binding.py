@@ -362,3 +362,31 @@ def test_across_languages_only_names_spelled_alike_tell_whose_a_figure_is() -> N
     )
     swapped = "Plus kostet 29 € im Monat [doc:pricing#plans]."
     assert run("figures_supported", swapped, priced).status == "fail"
+
+
+DEPOSITS = "The deposit (100 € for Base and Plus, 250 € for Cargo) is returned within 14 days."
+
+
+def deposit_case() -> dict[str, Any]:
+    return good_case(
+        "deposit-plus",
+        question="I want to cancel my Plus. When do I get the deposit back?",
+        retrieved=[{"ref": "contract#end", "text": DEPOSITS}],
+        expect={"sources": ["contract#end"]},
+        reference="The deposit of 100 € [doc:contract#end] is returned within 14 days.",
+    )
+
+
+def test_a_figure_whose_answer_names_no_plan_is_held_to_the_plan_the_ticket_names() -> None:
+    wrong = "Your deposit of 250 € [doc:contract#end] comes back within 14 days."
+    r = run("figures_supported", wrong, deposit_case())
+    assert r.status == "fail" and "something else" in r.detail, r.detail
+    right = "Your deposit of 100 € [doc:contract#end] comes back within 14 days."
+    assert run("figures_supported", right, deposit_case()).status == "pass"
+
+
+def test_a_ticket_that_names_both_plans_does_not_say_which_figure_is_meant() -> None:
+    case = deposit_case()
+    case["question"] = "Is the deposit for Cargo higher than for Plus?"
+    answer = "Yes: the deposit is 250 € [doc:contract#end], returned within 14 days."
+    assert run("figures_supported", answer, case).status == "pass"

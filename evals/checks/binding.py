@@ -17,7 +17,7 @@ from evals.checks.clauses import clauses, sentence_at
 from evals.checks.figure_items import clause_of, list_head, own_item, subject, subject_clause
 from evals.checks.language import detect
 from evals.checks.matching import Synonyms, content, tokens
-from evals.checks.owners import owned_names
+from evals.checks.owners import inner_names, names_in, owned_names
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
 
@@ -53,7 +53,12 @@ def _sentence_head(text: str, fig: Figure, lang: str | None, synonyms: Synonyms)
 
 @lru_cache(maxsize=4096)
 def bind(
-    answer: str, fig: Figure, passage: str, lang: str | None, synonyms: Synonyms = ()
+    answer: str,
+    fig: Figure,
+    passage: str,
+    lang: str | None,
+    synonyms: Synonyms = (),
+    asked: frozenset[str] = frozenset(),
 ) -> Binding:
     """Whether the passage states `fig` about what the answer's clause is about, or states it
     about something else while another value of the same kind belongs to the answer's subject
@@ -70,7 +75,7 @@ def bind(
         return Binding(True, None)  # derived (a sum, a product, a span): no clause to bind to
     if not others:
         return Binding(True, None)
-    named = _by_names(answer, fig, passage, same, others, lang)
+    named = _by_names(answer, fig, passage, same, others, lang, asked)
     if named is not None:
         return named
     qualified = _by_qualifiers(answer, fig, passage, same, others, lang)
@@ -185,10 +190,13 @@ def _by_names(
     same: list[Figure],
     others: list[Figure],
     lang: str | None,
+    ticket_names: frozenset[str] = frozenset(),
 ) -> Binding | None:
     """Bound when a figure of the same value belongs to a name the answer's figure belongs
     to; swapped when each such figure belongs to another name while a rival value in its
-    sentence belongs to the answer's; None when names do not tell.
+    sentence belongs to the answer's; None when names do not tell. A figure whose sentence
+    names nothing is about what the ticket names (`ticket_names`: "I want to cancel my Plus": the
+    deposit the answer gives is Plus's, not Cargo's).
 
     Names are compared within one passage sentence where it has rivals: there, a name
     every figure shares ("im Monat") tells nothing, and a name in another sentence is
@@ -212,21 +220,42 @@ def _by_names(
             if w.casefold() in spelled
             for s in content(tokens(w, lang), lang)
         }
+    if not mine and not any(
+        (f.kind, f.unit) == (fig.kind, fig.unit) and owned_names(answer, f, lang)
+        for f in parse_figures(answer, lang)
+    ):
+        # Only when no figure of its kind in the answer names its own subject: an answer
+        # that names the other plan for one figure speaks of both.
+        mine = ticket_names
+        asked = True
+    else:
+        asked = False
     if not mine:
         return None
     swapped: str | None = None
+    inner = inner_names(passage)
     for p in same:
         where = sentence_at(passage, p.start)
         # Rivals in its own sentence first; a plan list with one sentence a plan ("Starter
         # costs 29 €. Pro costs 45 €.") has them in the next sentences.
-        rivals = [o for o in others if sentence_at(passage, o.start) == where] or others
+        rivals = [o for o in others if sentence_at(passage, o.start) == where]
+        if not rivals and asked:
+            return None  # the ticket's name against another sentence tells nothing
+        rivals = rivals or others
         owners = [owned_names(passage, q) for q in (p, *rivals)]
         telling = frozenset().union(*owners) - frozenset.intersection(*owners)
+        if asked and names_in(sentence_at(answer, fig.start), lang) & telling:
+            return None  # "Basic and Plus cost 29 € and 39 €": the answer's own names
         own, mine_t = owners[0] & telling, mine & telling
-        if own & mine_t:
-            return Binding(True, None)
         hit = next((r for r, o in zip(rivals, owners[1:], strict=True) if o & mine_t), None)
-        if not own or hit is None:
+        if own & mine_t:
+            # A ticket that names both ("Fixed or Variable?") does not say which is meant.
+            if asked and hit is not None:
+                return None
+            return Binding(True, None)
+        # Through the ticket, the figure's own name must be one the passage writes inside
+        # a sentence: a capitalised first word ("Ontbreekt de voeding ...") names nothing.
+        if not own or hit is None or (asked and not own & inner):
             return None
         swapped = where.strip()
     return Binding(False, swapped) if swapped else None
@@ -272,6 +301,8 @@ def about_state(
     before = _sentence_before(answer, fig.start)
     if before and _names(before, want, rivals, lang, synonyms):
         return "bound"
+    if _terms_about(answer, fig, want, lang, synonyms):
+        return "bound"
     first = all(
         f.start >= fig.start
         for f in parse_figures(answer, lang)
@@ -283,6 +314,29 @@ def about_state(
         if not any(_akin(w, o) for w in asked for o in others):
             return "bound"
     return "unknown"
+
+
+_RESULT_SIGN = regex.compile(r"[=→⇒]")
+
+
+def _terms_about(
+    answer: str, fig: Figure, want: frozenset[str], lang: str | None, synonyms: Synonyms
+) -> bool:
+    """Whether a result worked out after a sign is about `want` through its terms: a term
+    the answer states elsewhere about that subject ("a validade de 60 dias ... 12 de outubro
+    + 60 dias = 11 de dezembro" is the validity's end)."""
+    start = next((s for s, p in sentences(answer) if s <= fig.start < s + len(p)), 0)
+    signs = [m.start() for m in _RESULT_SIGN.finditer(answer, start, fig.start)]
+    if not signs:
+        return False
+    figs = parse_figures(answer, lang)
+    terms = [f for f in figs if start <= f.start and f.end <= signs[-1]]
+    return any(
+        want & subject(answer, f, lang, synonyms)
+        for t in terms
+        for f in figs
+        if f.same(t) and f.start != fig.start
+    )
 
 
 def _passage_subjects(

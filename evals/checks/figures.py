@@ -14,6 +14,7 @@ from evals.checks.dates import date_after, date_before, date_from_given, days_be
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
+from evals.checks.owners import names_in
 from evals.checks.stated_otherwise import states_otherwise
 from evals.checks.text import SENTENCE_END, quote
 from evals.checks.values import Figure, parse_figures, with_digits
@@ -169,6 +170,9 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             sourced.append(fig)
             continue
         start = _sentence_start(inp.answer, fig)
+        if _stated_by_earlier_citation(inp, fig, start, cite):
+            sourced.append(fig)
+            continue
         factors = _factors(inp.answer, fig, inp.case)
         if worked_out(fig, start, inp.answer, sourced, given, factors, inp.lang):
             sourced.append(fig)
@@ -180,6 +184,20 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
     return ratio(n, n, f"{n} figures, each sourced or from the question")
+
+
+def _stated_by_earlier_citation(
+    inp: CheckInput, fig: Figure, start: int, cite: regex.Pattern[str]
+) -> bool:
+    """Whether a citation earlier in the figure's sentence names a passage that states this
+    very figure ("La réduction à 25 % [doc:a] ne concerne que les engagements de 24 mois":
+    one citation for the sentence's rule); an invented figure after it stays unsourced."""
+    passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
+    for m in cite.finditer(inp.answer, start, fig.start, timeout=patterns.MATCH_TIMEOUT_S):
+        text = passages.get(_ref(m))
+        if text and any(fig.same(p) for p in parse_figures(text)):
+            return True
+    return False
 
 
 def _shares_a_citation(
@@ -319,6 +337,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     # sums ("19,90 € ... 15,90 € ... 35,80 € in all"), as a figure of a passage cited
     # elsewhere is.
     shown: list[Figure] = []
+    asked = names_in("\n".join(inp.case.user_texts), inp.lang)
     for fig in found:
         if multiplier(inp.answer, fig, inp.lang):
             continue  # "× 12 months" multiplies a figure: it states nothing of its own
@@ -355,6 +374,11 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             # 89 € [doc:prices] less 40 % [doc:ages]").
             later = sentence_citations(inp.answer, fig, cite, window)
             backing = [r for r in later if passage_states(passages.get(r, ""), fig, factors, times)]
+            if not backing and any(s.same(fig) for s in shown):
+                # Or it restates a figure the answer sourced before ("15 Go [doc:a] ...
+                # 15 Go + 3 Go [doc:b] = 18 Go"): its source is where it was first given.
+                shown.append(fig)
+                continue
         if not backing:
             unsupported += 1
             bad.append(f"{fig.text.strip()} (cited {', '.join(refs)})")
@@ -362,7 +386,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         # Stated by the passage, but about what? Two figures swapped between their subjects
         # both occur in the passage, each about the other thing.
         binds = [
-            bind(inp.answer, fig, passages.get(r, ""), inp.lang, inp.synonyms) for r in backing
+            bind(inp.answer, fig, passages.get(r, ""), inp.lang, inp.synonyms, asked)
+            for r in backing
         ]
         if not any(b.bound for b in binds):
             unsupported += 1

@@ -133,3 +133,21 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
         if owner == mine:
             out.add(name)
     return frozenset(out)
+
+
+def names_in(text: str, lang: str | None = None) -> frozenset[str]:
+    """Every name `text` gives (stems): what a ticket says the customer has ("my Plus")."""
+    lang = lang or detect(text)
+    return frozenset(n for _, sentence in sentences(text) for _, n in _names(sentence, lang))
+
+
+def inner_names(text: str, lang: str | None = None) -> frozenset[str]:
+    """The names `text` writes after the first word of a sentence: a capitalised first word
+    may be any word."""
+    lang = lang or detect(text)
+    out = set()
+    for _, sentence in sentences(text):
+        lead = len(sentence) - len(sentence.lstrip())
+        first = _NAME.match(sentence, lead)
+        out.update(n for pos, n in _names(sentence, lang) if first is None or pos > first.end())
+    return frozenset(out)
