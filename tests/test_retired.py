@@ -96,6 +96,9 @@ def test_a_retirement_fact_with_nothing_retired_in_the_answer_fails() -> None:
         ("de", "Die SMS-Erinnerungen endeten am 1. Juni 2026."),
         ("nl", "De sms-herinneringen zijn per 1 juni 2026 beëindigd."),
         ("it", "I promemoria via SMS sono cessati il 1° giugno 2026."),
+        ("da", "Rejsepasset udgik den 1. marts 2026 og kan ikke købes længere."),
+        ("es", "La promoción era para quien contratara antes de marzo y ha finalizado."),
+        ("fr", "L'indemnité de 75 € concerne uniquement les contrats professionnels."),
     ],
 )
 def test_something_that_ended_on_a_date_is_said_to_be_retired(lang: str, answer: str) -> None:
