@@ -390,3 +390,23 @@ def test_a_ticket_that_names_both_plans_does_not_say_which_figure_is_meant() -> 
     case["question"] = "Is the deposit for Cargo higher than for Plus?"
     answer = "Yes: the deposit is 250 € [doc:contract#end], returned within 14 days."
     assert run("figures_supported", answer, case).status == "pass"
+
+
+def test_a_worked_result_is_about_what_its_terms_are_about() -> None:
+    case = good_case(
+        "code-valid",
+        question="I got the code on 20 November 2026. Until when can I use it?",
+        retrieved=[{"ref": "codes#valid", "text": "A code stays valid for 7 days."}],
+        expect={
+            "sources": ["codes#valid"],
+            "figures": [{"value": "27 November 2026", "about": "valid"}],
+        },
+        reference="The code is valid until 27 November 2026 [doc:codes#valid].",
+    )
+    worked = (
+        "A code stays valid for 7 days [doc:codes#valid]. "
+        "So: 20 November 2026 + 7 days = 27 November 2026."
+    )
+    assert run("figures_expected", worked, case).status == "pass"
+    bare = "A code arrives by post. On 27 November 2026 the shop opens."
+    assert run("figures_expected", bare, case).status != "pass"
