@@ -396,15 +396,20 @@ def test_a_worked_result_is_about_what_its_terms_are_about() -> None:
     case = good_case(
         "code-valid",
         question="I got the code on 20 November 2026. Until when can I use it?",
-        retrieved=[{"ref": "codes#valid", "text": "A code stays valid for 7 days."}],
+        retrieved=[
+            {"ref": "codes#valid", "text": "A code arrives within 2 days and stays valid 7 days."}
+        ],
         expect={
             "sources": ["codes#valid"],
-            "figures": [{"value": "27 November 2026", "about": "valid"}],
+            "figures": [
+                {"value": "27 November 2026", "about": "valid"},
+                {"value": "2 days", "about": "arrives"},
+            ],
         },
         reference="The code is valid until 27 November 2026 [doc:codes#valid].",
     )
     worked = (
-        "A code stays valid for 7 days [doc:codes#valid]. "
+        "A code arrives within 2 days, and stays valid for 7 days [doc:codes#valid]. "
         "So: 20 November 2026 + 7 days = 27 November 2026."
     )
     assert run("figures_expected", worked, case).status == "pass"
