@@ -36,3 +36,14 @@ def test_months_are_added_to_the_calendar_not_as_thirty_days() -> None:
     given = parse_figures("from 31 January 2026, a 1 month term")
     assert date_from_given(parse_figures("28 February 2026")[0], given)
     assert not date_from_given(parse_figures("2 March 2026")[0], given)
+
+
+def test_a_date_on_the_day_a_passage_sets_in_every_month_is_stated_by_it() -> None:
+    from evals.checks.figures import passage_states
+    from evals.checks.values import parse_figures
+
+    passage = "O Passe Trimestral é válido 3 meses a partir do dia 1 do mês escolhido."
+    first = parse_figures("from 1 January", "en")[0]
+    assert passage_states(passage, first)
+    fifteenth = parse_figures("from 15 January", "en")[0]
+    assert not passage_states(passage, fifteenth)

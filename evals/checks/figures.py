@@ -307,7 +307,12 @@ def passage_states(
         # The term may come from a passage the answer cites elsewhere ("10 working days
         # [doc:claims] ... 3 November + 10 working days: 17 November [doc:times]").
         terms = (*after, *given, *(t for t in beside if t.kind == "duration"))
-        return date_after(fig, given, terms) or date_before(fig, given, before)
+        if date_after(fig, given, terms) or date_before(fig, given, before):
+            return True
+        # A day the passage sets in every month ("a partir do dia 1 do mês escolhido"): the
+        # answer's date on that day ("1 de janeiro") applies it to the month asked about.
+        day = fig.value[2] if isinstance(fig.value, tuple) else None
+        return day is not None and any(p.kind == "day" and p.value == day for p in stated)
     return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors, beside)
 
 
