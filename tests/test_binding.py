@@ -415,3 +415,26 @@ def test_a_worked_result_is_about_what_its_terms_are_about() -> None:
     assert run("figures_expected", worked, case).status == "pass"
     bare = "A code arrives by post. On 27 November 2026 the shop opens."
     assert run("figures_expected", bare, case).status != "pass"
+
+
+def test_a_capitalised_first_word_of_a_passage_sentence_does_not_own_its_figure() -> None:
+    case = good_case(
+        "roaming-over",
+        question="How much data can I use in the EU with Onda 20 GB?",
+        retrieved=[
+            {
+                "ref": "roaming#eu",
+                "text": "With Onda 20 GB you can use up to 9 GB a month in the EU at no "
+                "extra cost, with Onda 50 GB up to 18 GB at 0 € extra. Beyond that limit, "
+                "we charge 0,20 € per GB.",
+            }
+        ],
+        expect={"sources": ["roaming#eu"]},
+        reference="Up to 9 GB [doc:roaming#eu]; beyond that 0,20 € per GB [doc:roaming#eu].",
+    )
+    answer = (
+        "With Onda 20 GB you get up to 9 GB a month in the EU [doc:roaming#eu]; beyond that "
+        "limit it is 0,20 € per GB [doc:roaming#eu]."
+    )
+    r = run("figures_supported", answer, case)
+    assert r.status == "pass", r.detail

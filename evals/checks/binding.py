@@ -253,9 +253,16 @@ def _by_names(
             if asked and hit is not None:
                 return None
             return Binding(True, None)
-        # Through the ticket, the figure's own name must be one the passage writes inside
-        # a sentence: a capitalised first word ("Ontbreekt de voeding ...") names nothing.
-        if not own or hit is None or (asked and not own & inner):
+        # The figure's own name must be one the passage writes inside a sentence: a
+        # capitalised first word ("Superado ese límite, se cobran 0,20 €", "Ontbreekt de
+        # voeding ...") names nothing, so it cannot make the figure another thing's.
+        if not own or hit is None:
+            return None
+        if (
+            not own & inner
+            and not _named_close(passage, p)
+            and owners[rivals.index(hit) + 1] & inner
+        ):
             return None
         swapped = where.strip()
     return Binding(False, swapped) if swapped else None
@@ -317,6 +324,14 @@ def about_state(
 
 
 _RESULT_SIGN = regex.compile(r"[=→⇒]")
+_LEAD = regex.compile(r"\s*(?:[-•*]\s*)?\S+(?:\s+\S+){0,2}\s*$")
+
+
+def _named_close(passage: str, fig: Figure) -> bool:
+    """Whether the figure stands within the first words of its sentence ("Basic costs 29 €"):
+    there a capitalised first word is the name it is priced under, not any word."""
+    start = next((s for s, p in sentences(passage) if s <= fig.start < s + len(p)), 0)
+    return _LEAD.fullmatch(passage, start, fig.start) is not None
 
 
 def _terms_about(
