@@ -18,6 +18,7 @@ from evals.checks.figure_items import clause_of, list_head, own_item, subject, s
 from evals.checks.language import detect
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import inner_names, names_in, owned_names
+from evals.checks.result_subject import terms_about
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
 
@@ -308,7 +309,7 @@ def about_state(
     before = _sentence_before(answer, fig.start)
     if before and _names(before, want, rivals, lang, synonyms):
         return "bound"
-    if _terms_about(answer, fig, want, lang, synonyms):
+    if terms_about(answer, fig, want, lang, synonyms):
         return "bound"
     first = all(
         f.start >= fig.start
@@ -323,7 +324,6 @@ def about_state(
     return "unknown"
 
 
-_RESULT_SIGN = regex.compile(r"[=→⇒]")
 _LEAD = regex.compile(r"\s*(?:[-•*]\s*)?\S+(?:\s+\S+){0,2}\s*$")
 
 
@@ -332,26 +332,6 @@ def _named_close(passage: str, fig: Figure) -> bool:
     there a capitalised first word is the name it is priced under, not any word."""
     start = next((s for s, p in sentences(passage) if s <= fig.start < s + len(p)), 0)
     return _LEAD.fullmatch(passage, start, fig.start) is not None
-
-
-def _terms_about(
-    answer: str, fig: Figure, want: frozenset[str], lang: str | None, synonyms: Synonyms
-) -> bool:
-    """Whether a result worked out after a sign is about `want` through its terms: a term
-    the answer states elsewhere about that subject ("a validade de 60 dias ... 12 de outubro
-    + 60 dias = 11 de dezembro" is the validity's end)."""
-    start = next((s for s, p in sentences(answer) if s <= fig.start < s + len(p)), 0)
-    signs = [m.start() for m in _RESULT_SIGN.finditer(answer, start, fig.start)]
-    if not signs:
-        return False
-    figs = parse_figures(answer, lang)
-    terms = [f for f in figs if start <= f.start and f.end <= signs[-1]]
-    return any(
-        want & subject(answer, f, lang, synonyms)
-        for t in terms
-        for f in figs
-        if f.same(t) and f.start != fig.start
-    )
 
 
 def _passage_subjects(
