@@ -13,7 +13,8 @@ detail]}]:
 
 `--compare` prints each answer whose verdict or detail moved, with its label ("pass" for a
 correct answer, "fail" for a wrong one, "-" for a case's own draft), so a new signal's cost
-on correct answers stands beside what it catches. Exit 0 always: this measures.
+on correct answers stands beside what it catches. `--skip NAME` leaves the suite
+bench/suites/NAME out (one kept unseen until it is measured). Exit 0 always: this measures.
 """
 
 from __future__ import annotations
@@ -37,12 +38,15 @@ def _row(case_id: str, label: str, results: dict) -> list:
     return [case_id, label, {k: [v.status, v.detail] for k, v in results.items()}]
 
 
-def snapshot() -> list[list]:
-    """Every labelled answer's check results, in a fixed order."""
+def snapshot(skip: frozenset[str] = frozenset()) -> list[list]:
+    """Every labelled answer's check results, in a fixed order; the suites named in `skip`
+    left out (one kept unseen)."""
     out = []
     jobs, settings = jobs_of(ROOT / "evals")
     out += [_row(c.id, "-", grade(c, r, settings)) for c, r in jobs]
     for suite in sorted(p for p in (ROOT / "bench" / "suites").iterdir() if p.is_dir()):
+        if suite.name in skip:
+            continue
         jobs, settings = jobs_of(suite)
         out += [_row(c.id, "-", grade(c, r, settings)) for c, r in jobs]
         cases = {c.id: c for c, _ in jobs}
@@ -82,6 +86,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", help="the file to write, or two files with --compare")
     ap.add_argument("--compare", action="store_true")
+    ap.add_argument(
+        "--skip", action="append", default=[], help="a suite under bench/suites/ to leave out"
+    )
     args = ap.parse_args()
     if args.compare:
         if len(args.files) != 2:
@@ -89,7 +96,7 @@ def main() -> int:
         a, b = (json.loads(Path(f).read_text("utf-8")) for f in args.files)
         compare(a, b)
         return 0
-    rows = snapshot()
+    rows = snapshot(frozenset(args.skip))
     Path(args.files[0]).write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
     print(f"{len(rows)} answers graded, written to {args.files[0]}")
     return 0

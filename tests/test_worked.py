@@ -96,6 +96,28 @@ def test_a_worked_result_a_later_sum_takes_as_its_term_is_an_input_not_a_claim()
 
 
 @pytest.mark.parametrize(
+    ("text", "lang", "step"),
+    [
+        ("So 3 × 9.50 € = 28.50 €, then 3 × 19 € [doc:a] = 57 €, making 85.50 € in all.", "en", "57 €"),
+        ("Dus 2 × 12 € [doc:a] = 24 €, samen met de 5 € [doc:b] kom je op 29 €.", "nl", "24 €"),
+    ],
+)
+def test_a_worked_result_a_total_gathers_in_its_sentence_is_an_input(
+    text: str, lang: str, step: str
+) -> None:
+    from evals.checks.values import parse_figures
+    from evals.checks.worked import worked_input
+
+    figs = parse_figures(text, lang)
+    assert worked_input(text, next(f for f in figs if f.text == step), figs, lang)
+    # The same result that ends its sentence, with the total only in the next one, is the
+    # answer's own figure there.
+    cut = text.replace(f"{step},", f"{step}.")
+    figs = parse_figures(cut, lang)
+    assert not worked_input(cut, next(f for f in figs if f.text == step), figs, lang)
+
+
+@pytest.mark.parametrize(
     ("answer", "lang"),
     [
         (

@@ -318,7 +318,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 and not named_to_correct(inp.answer, fig.start, inp.lang)
                 and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
-                and not worked_input(inp.answer, fig, figs)
+                and not worked_input(inp.answer, fig, figs, inp.lang)
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break

@@ -60,15 +60,27 @@ def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -
 _AFTER_SIGN = regex.compile(r"[=→⇒][\s*_]*$")
 
 
-def worked_input(answer: str, fig: Figure, figs: Sequence[Figure]) -> bool:
+def worked_input(
+    answer: str, fig: Figure, figs: Sequence[Figure], lang: str | None = None
+) -> bool:
     """Whether the figure is an input of the answer's own arithmetic: a term of a worked sum,
     or a result worked out ("6,50 € + 5,80 € = 12,30 € a month") that a later sum takes as
-    its term ("12,30 € × 12 = 147,60 €")."""
+    its term ("12,30 € × 12 = 147,60 €") or a word that totals gathers in its sentence ("3 ×
+    19 € = 57 €, making 85,50 €")."""
     if term_of_sum(answer, fig):
         return True
     if _AFTER_SIGN.search(answer, 0, fig.start) is None:
         return False
-    return any(f.start > fig.start and f.same(fig) and term_of_sum(answer, f) for f in figs)
+    if any(f.start > fig.start and f.same(fig) and term_of_sum(answer, f) for f in figs):
+        return True
+    later = [f for f in figs if f.start >= fig.end and f.kind == fig.kind]
+    if not later or _SENTENCE_END.search(answer, fig.end, later[0].start) is not None:
+        return False
+    return _total_words(lang or FALLBACK).search(answer, fig.end, later[0].start) is not None
+
+
+# Where the total after a worked result would have to stand: in the result's own sentence.
+_SENTENCE_END = regex.compile(r"[.!?]\s|\n")
 
 
 def worked_out(
