@@ -122,3 +122,39 @@ def test_a_rival_subject_in_another_figures_item_is_that_figures_not_this_ones()
     # In the figure's own item the rival still says it is about the other thing.
     swapped = "Een nieuwe simkaart kost 2 werkdagen."
     assert state(swapped, "2 werkdagen", "bezorgd", "nl", rivals=("simkaart",)) == "other"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "value", "about"),
+    [
+        ("da", "- Ud og hjem: 90 kr. [doc:a] × 2 = 180 kr.", "180 kr", "i alt"),
+        ("de", "Monatlich 109 € [doc:a] × 12 = 1.308 €.", "1.308 €", "insgesamt"),
+        ("en", "Two nights: 2 × 45 € [doc:a] = 90 €.", "90 €", "in total"),
+    ],
+)
+def test_the_result_of_the_answers_own_arithmetic_is_the_total_asked_for(
+    lang: str, answer: str, value: str, about: str
+) -> None:
+    assert state(answer, value, about, lang) == "bound"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "value", "about"),
+    [
+        # No arithmetic before the sign: it restates a price, it does not total one.
+        ("da", "Pr. overfart 90 kr. [doc:a], og ud og hjem = 180 kr.", "180 kr", "i alt"),
+        # A result, but the subject asked for is not a total.
+        ("en", "Two nights: 2 × 45 € [doc:a] = 90 €.", "90 €", "deposit"),
+    ],
+)
+def test_a_figure_neither_summed_nor_named_for_a_total_is_not_bound_to_it(
+    lang: str, answer: str, value: str, about: str
+) -> None:
+    assert state(answer, value, about, lang) == "unknown"
+
+
+def test_a_subject_named_inside_a_general_phrase_is_named() -> None:
+    # "im Jahr" reads as the group's "jährlich"; the subject "Jahr" is still named.
+    answer = "Bei Monatszahlung zahlen Sie 109 € [doc:a] × 12 = 1.308 € im Jahr."
+    assert state(answer, "1.308 €", "Jahr", "de") == "bound"
+    assert state("Sie zahlen 1.308 € für den Pass.", "1.308 €", "Jahr", "de") == "unknown"

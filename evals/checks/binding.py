@@ -14,11 +14,18 @@ from functools import lru_cache
 import regex
 
 from evals.checks.clauses import clauses, sentence_at
-from evals.checks.figure_items import clause_of, list_head, own_item, subject, subject_clause
+from evals.checks.figure_items import (
+    clause_of,
+    list_head,
+    own_item,
+    subject,
+    subject_clause,
+    subject_words,
+)
 from evals.checks.language import detect
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import inner_names, names_in, owned_names
-from evals.checks.result_subject import terms_about
+from evals.checks.result_subject import terms_about, totalled_result
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
 
@@ -289,7 +296,7 @@ def about_state(
     cost?" "In short: 100 €"), when that names the subject and no rival, and none of the
     other things the `passages` give a figure of that kind for ("how long until our data is
     gone, backups included?" asks of two)."""
-    want = content(tokens(about, lang, synonyms), lang)
+    want = subject_words(about, lang, synonyms)
     mine = subject(answer, fig, lang, synonyms)
     if want & mine:
         return "bound"
@@ -309,7 +316,7 @@ def about_state(
     before = _sentence_before(answer, fig.start)
     if before and _names(before, want, rivals, lang, synonyms):
         return "bound"
-    if terms_about(answer, fig, want, lang, synonyms):
+    if terms_about(answer, fig, want, lang, synonyms) or totalled_result(answer, fig, want, lang):
         return "bound"
     first = all(
         f.start >= fig.start

@@ -140,3 +140,17 @@ def list_head(text: str, fig: Figure, lang: str | None, synonyms: Synonyms = ())
             head = piece[: min(p.start for p in (*peers, fig)) - start]
             return frozenset(content(tokens(head, lang, synonyms), lang))
     return frozenset()
+
+
+@lru_cache(maxsize=4096)
+def subject_words(about: str, lang: str | None, synonyms: Synonyms = ()) -> frozenset[str]:
+    """The content words of a figure's stated subject, and the head of each of the
+    language's general groups a phrasing of which holds one of them: "Jahr" is named by "im
+    Jahr", which reads as the group's "jährlich"."""
+    reading = lang or FALLBACK
+    want = set(content(tokens(about, lang, synonyms), lang))
+    for group in lexicon(reading).equivalences:
+        forms = [content(tokens(p, reading, general=False), reading) for p in group]
+        if any(len(f) > 1 and f & want for f in forms[1:]):
+            want |= content(tokens(group[0], reading, general=False), reading)
+    return frozenset(want)

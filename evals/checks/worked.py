@@ -60,9 +60,7 @@ def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -
 _AFTER_SIGN = regex.compile(r"[=→⇒][\s*_]*$")
 
 
-def worked_input(
-    answer: str, fig: Figure, figs: Sequence[Figure], lang: str | None = None
-) -> bool:
+def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | None = None) -> bool:
     """Whether the figure is an input of the answer's own arithmetic: a term of a worked sum,
     or a result worked out ("6,50 € + 5,80 € = 12,30 € a month") that a later sum takes as
     its term ("12,30 € × 12 = 147,60 €") or a word that totals gathers in its sentence ("3 ×
