@@ -98,7 +98,11 @@ def test_a_worked_result_a_later_sum_takes_as_its_term_is_an_input_not_a_claim()
 @pytest.mark.parametrize(
     ("text", "lang", "step"),
     [
-        ("So 3 × 9.50 € = 28.50 €, then 3 × 19 € [doc:a] = 57 €, making 85.50 € in all.", "en", "57 €"),
+        (
+            "So 3 × 9.50 € = 28.50 €, then 3 × 19 € [doc:a] = 57 €, making 85.50 € in all.",
+            "en",
+            "57 €",
+        ),
         ("Dus 2 × 12 € [doc:a] = 24 €, samen met de 5 € [doc:b] kom je op 29 €.", "nl", "24 €"),
     ],
 )
@@ -193,3 +197,28 @@ def test_a_figure_after_the_sentences_one_citation_is_sourced_only_when_that_pas
     invented = "A Pro seat [doc:pricing#plans] is cheaper than Starter at 35 € per seat and month."
     r = run(invented)
     assert r.status == "fail" and "35 €" in r.detail, r.detail
+
+
+def _forbidden(answer: str, forbidden: str, expected: str, question: str) -> CheckResult:
+    data = good_case(question=question)
+    data["expect"]["figures"] = [expected]
+    data["expect"]["forbidden_figures"] = [forbidden]
+    data["expect"]["language"] = "nl"
+    return REGISTRY["no_forbidden"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+def test_a_forbidden_figure_that_is_a_step_to_the_expected_result_is_no_claim() -> None:
+    question = "Wat kosten drie pakketten met avondbezorging?"
+    right = (
+        "Per pakket 9,50 € [doc:pricing#plans] plus 2,50 € [doc:pricing#plans], samen 12,00 € "
+        "per pakket. Voor de drie pakketten komt dat op 36,00 € in totaal."
+    )
+    assert _forbidden(right, "12,00 €", "36,00 €", question).status == "pass"
+    # The same step to a result that is not the expected one is the answer's claim.
+    wrong = right.replace("36,00 €", "24,00 €").replace("drie", "twee")
+    assert _forbidden(wrong, "12,00 €", "36,00 €", question).status == "fail"
+    # And a forbidden figure no later result is worked from stays a claim.
+    alone = "Drie pakketten met avondbezorging kosten samen 12,00 € [doc:pricing#plans]."
+    assert _forbidden(alone, "12,00 €", "36,00 €", question).status == "fail"

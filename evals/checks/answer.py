@@ -22,6 +22,7 @@ from evals.checks.base import (
 from evals.checks.binding import about_state
 from evals.checks.clauses import claims, clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
+from evals.checks.figures import counts_of
 from evals.checks.forbidden import denied, named_to_correct
 from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
@@ -41,7 +42,7 @@ from evals.checks.passage_units import as_passages_state
 from evals.checks.retired import retired_by_its_source
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
-from evals.checks.worked import worked_input
+from evals.checks.worked import step_of_later, worked_input
 from evals.suite import patterns
 
 
@@ -306,6 +307,13 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
     said = stated_text(inp.answer, inp.lang, aside=True)
     hits = [f'"{p}"' for p in phrases if claims(said, p, lang=inp.lang, synonyms=inp.synonyms)]
     figs = parse_figures(said, inp.lang) if banned else []
+    expected = [
+        f
+        for it in items(inp.case.expect.get("figures"))
+        if banned
+        for f in (parse_one(a) for a in it.alternatives)
+        if f is not None
+    ]
     for text in banned:
         want = parse_one(text)
         if want is None:
@@ -319,6 +327,9 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
                 and not worked_input(inp.answer, fig, figs, inp.lang)
+                and not step_of_later(
+                    fig, figs, lambda f: counts_of(inp.answer, f, inp.case), expected
+                )
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')
                 break

@@ -173,7 +173,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if _stated_by_earlier_citation(inp, fig, start, cite):
             sourced.append(fig)
             continue
-        factors = _factors(inp.answer, fig, inp.case)
+        factors = counts_of(inp.answer, fig, inp.case)
         if worked_out(fig, start, inp.answer, sourced, given, factors, inp.lang):
             sourced.append(fig)
             continue
@@ -257,7 +257,7 @@ def _sentence_start(answer: str, fig: Figure) -> int:
     return max((m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)), default=0)
 
 
-def _factors(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
+def counts_of(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
     """The counts a figure may be a product of: the other numbers of its sentence ("10 more
     seats would be 450 €", "72 € (3 × 24 €)") and the customer's own ("a team of four":
     4 × 29 €)."""
@@ -353,7 +353,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if not refs:
             continue  # no_unsourced_number reports it
         judged += 1
-        factors, given = _factors(inp.answer, fig, inp.case), _given(inp.case)[1]
+        factors, given = counts_of(inp.answer, fig, inp.case), _given(inp.case)[1]
         times = tuple(f for f in given if f.kind == "time")
         # A count the passage already prices in ("19 € per set of 6 panels") is no factor.
         factors = tuple(

@@ -7,7 +7,7 @@ inputs when the arithmetic holds, and unsourced when it does not.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import regex
@@ -75,6 +75,28 @@ def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | N
     if not later or _SENTENCE_END.search(answer, fig.end, later[0].start) is not None:
         return False
     return _total_words(lang or FALLBACK).search(answer, fig.end, later[0].start) is not None
+
+
+def step_of_later(
+    fig: Figure,
+    figs: Sequence[Figure],
+    counts: Callable[[Figure], Sequence[int]],
+    results: Sequence[Figure],
+) -> bool:
+    """Whether a later figure of the answer that is one of the expected `results` is worked
+    out from `fig` (a sum with a figure before it, or a product with a count of its sentence
+    or the ticket, `counts`): 12 € a parcel that three parcels make the 36 € asked for, the
+    electricity's 78 € a year that the gas's 69,60 € make 147,60 €. Such a figure is a step
+    to the right result; a step to any other result is still the answer's claim."""
+    for later in figs:
+        if later.start < fig.end or (later.kind, later.unit) != (fig.kind, fig.unit):
+            continue
+        if later.same(fig) or not any(later.same(r) for r in results):
+            continue
+        before = [f for f in figs if f.end <= later.start and f.start != fig.start]
+        if computed(later, [fig], (), counts(later), before):
+            return True
+    return False
 
 
 # Where the total after a worked result would have to stand: in the result's own sentence.
