@@ -6,7 +6,7 @@ phrasing (a fact as a user writes it).
     .venv/bin/python bench/fresh_answers.py bench/suites/pedalo bench/suites/pedalo/answers.jsonl
     .venv/bin/python bench/fresh_answers.py bench/suites/polder bench/suites/polder/answers.jsonl
 
-The suites under bench/suites/ (pedalo, polder, lumo, tegola, vracht, brisa, onda, vela)
+The suites under bench/suites/ (pedalo, polder, lumo, tegola, vracht, brisa, onda, vela, rodo)
 were written from the docs alone, in other domains and languages, with answers written
 blind from the prompt and the tickets (onda's and vela's labels checked by a second
 reviewer: second_review.jsonl); the README says which were measured unseen, and when.
