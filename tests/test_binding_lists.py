@@ -180,3 +180,34 @@ def test_a_sentences_head_owns_its_figures_of_every_kind(
 ) -> None:
     # The seat limit is Starter's, though Starter stands in the price's item.
     assert not bind(answer, fig(answer, value, lang), passage, lang).bound
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "value", "passage"),
+    [
+        (
+            "de",
+            "Es gelten zwei Voraussetzungen: ein Mindestalter von 23 Jahren [doc:p] und ein "
+            "Führerschein, den Sie seit mindestens 3 Jahren [doc:p] besitzen.",
+            "23 Jahren",
+            "Mindestalter 23 Jahre, Führerschein seit mindestens 3 Jahren.",
+        ),
+        (
+            "it",
+            "La franchigia è di 2.000 € [doc:p]; con la Protezione Totale, che costa 12 € al "
+            "giorno [doc:p], scende a 500 € [doc:p].",
+            "2.000 €",
+            "Franchigia 2.000 €; con la Protezione Totale (12 € al giorno) scende a 500 €.",
+        ),
+    ],
+)
+def test_a_name_in_an_item_without_a_figure_is_the_next_figures_when_that_one_names_nothing(
+    lang: str, answer: str, value: str, passage: str
+) -> None:
+    assert bind(answer, fig(answer, value, lang), passage, lang).bound
+
+
+def test_a_name_after_a_figure_still_describes_it_when_the_next_item_names_its_own() -> None:
+    text = "50 € on Basic, Helmet included, and 100 € on Plus."
+    assert "helmet" in owned_names(text, fig(text, "50 €", "en"), "en")
+    assert "helmet" not in owned_names(text, fig(text, "100 €", "en"), "en")

@@ -112,6 +112,7 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
     # figure's subject: in "the notice is 1 month, at 60 € a month for Fiber 1000" Fiber is
     # the price's.
     foreign = {item_of(f.start - start) for f in inside if not _alike(f, fig)} - set(owner_items)
+    named_items = {item_of(pos) for pos, _ in names}
     out = set()
     for pos, name in names:
         i = item_of(pos)
@@ -126,8 +127,13 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
         # An item without a figure names the subject of the figure after it when items name
         # their subject first ("con Base e Cargo la franchigia è di 300 €"), and describes
         # the figure before it otherwise ("50 € on Basic, helmet included").
+        after = min((j for j in owner_items if j >= i), default=None)
         if lead:
-            owner = min((j for j in owner_items if j >= i), default=owner_items[-1])
+            owner = owner_items[-1] if after is None else after
+        elif i not in owner_items and after is not None and after not in named_items:
+            # Unless the next figure's item names nothing of its own: "ein Mindestalter von
+            # 23 Jahren und ein Führerschein, den Sie seit 3 Jahren besitzen".
+            owner = after
         else:
             owner = max((j for j in owner_items if j <= i), default=owner_items[0])
         if owner == mine:
