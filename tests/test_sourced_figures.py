@@ -78,3 +78,27 @@ def test_weekdays_cut_short_do_not_end_a_sentence() -> None:
     assert run("no_unsourced_number", answer).status == "pass"
     answer = "Call us Mon. to Fri., 08:00 to 18:00 [doc:pricing#plans]."
     assert run("no_unsourced_number", answer).status == "pass"
+
+
+def _discount_case() -> Case:
+    data = good_case(question="What do 40 minutes cost me as a student?")
+    data["retrieved"] = [
+        {"ref": "prices#cars", "text": "Cars: 0,29 € per minute."},
+        {"ref": "students#discount", "text": "Students get 20 % off, Monday to Friday."},
+    ]
+    return Case(data)
+
+
+def test_a_worked_result_restated_after_another_figures_citation_is_sourced_by_its_inputs() -> None:
+    answer = (
+        "On a Tuesday: 40 × 0,29 € [doc:prices#cars] = 11,60 €; with the 20 % discount "
+        "[doc:students#discount], 11,60 € × 0,80 = 9,28 €."
+    )
+    inp = CheckInput(_discount_case(), Reply(answer=answer), SuiteSettings())
+    r = REGISTRY["figures_supported"].fn(inp)
+    assert r.status == "pass", r.detail
+    # A result the arithmetic does not give is still held to the next citation's passage.
+    wrong = answer.replace("= 11,60 €;", "= 12,60 €;")
+    inp = CheckInput(_discount_case(), Reply(answer=wrong), SuiteSettings())
+    r = REGISTRY["figures_supported"].fn(inp)
+    assert r.status == "fail" and "12,60 €" in r.detail

@@ -12,6 +12,7 @@ from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, ski
 from evals.checks.binding import bind
 from evals.checks.dates import date_after, date_before, date_from_given, days_between
 from evals.checks.derived import clock_span, computed, multiplier, priced_in
+from evals.checks.figure_citations import marks_after, own_citations, ref_of, sentence_citations
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
@@ -80,61 +81,6 @@ def from_ticket(fig: Figure, case: Case) -> bool:
     return bool(m) and fig.kind not in ("time", "date", "day") and _digits(m.group(0)) in nums
 
 
-def _marks(
-    answer: str, fig: Figure, cite: regex.Pattern[str], window: int
-) -> list[regex.Match[str]]:
-    """Citation markers after the figure before its sentence ends, or right after its full
-    stop (offsets from the figure's end)."""
-    text = answer[fig.end : fig.end + window]
-    # Searched in the answer, so that what stands before the figure's end is seen: the "kr"
-    # of "100 kr. pr. måned" makes its point no sentence end.
-    stop = SENTENCE_END.search(answer, fig.end, fig.end + window)
-    end = None if stop is None else (stop.start() - fig.end, stop.end() - fig.end)
-    head = text if end is None else text[: end[0]]
-    found = list(cite.finditer(head, timeout=patterns.MATCH_TIMEOUT_S))
-    if end is not None:
-        at = end[1]
-        while (
-            m := cite.match(
-                text,
-                at + len(text[at:]) - len(text[at:].lstrip()),
-                timeout=patterns.MATCH_TIMEOUT_S,
-            )
-        ) is not None:
-            found.append(m)
-            at = m.end()
-    return found
-
-
-def _ref(m: regex.Match[str]) -> str:
-    return m.group(1) if m.groups() else m.group(0)
-
-
-def sentence_citations(
-    answer: str, fig: Figure, cite: regex.Pattern[str], window: int
-) -> list[str]:
-    """Refs cited after the figure before its sentence ends, or right after its full stop."""
-    return [_ref(m) for m in _marks(answer, fig, cite, window)]
-
-
-# Refs side by side: "[doc:a][doc:b]", "[doc:a], [doc:b]", "[doc:a] and [doc:b]".
-_BESIDE = regex.compile(r"[\s,;&+/]*(?:(?:and|und|et|y|e|en|og|och)[\s]+)?", regex.IGNORECASE)
-
-
-def own_citations(answer: str, fig: Figure, cite: regex.Pattern[str], window: int) -> list[str]:
-    """The figure's own citation: the first refs that follow it, with any set side by side;
-    a citation later in the sentence belongs to what stands before it, not to this figure."""
-    marks = _marks(answer, fig, cite, window)
-    group = marks[:1]
-    text = answer[fig.end : fig.end + window]
-    for m in marks[1:]:
-        gap = text[group[-1].end() : m.start()]
-        if _BESIDE.fullmatch(gap) is None:
-            break
-        group.append(m)
-    return [_ref(m) for m in group]
-
-
 @check()
 def no_unsourced_number(inp: CheckInput) -> CheckResult:
     found = figures(inp.answer, inp.lang)
@@ -194,7 +140,7 @@ def _stated_by_earlier_citation(
     one citation for the sentence's rule); an invented figure after it stays unsourced."""
     passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
     for m in cite.finditer(inp.answer, start, fig.start, timeout=patterns.MATCH_TIMEOUT_S):
-        text = passages.get(_ref(m))
+        text = passages.get(ref_of(m))
         if text and any(fig.same(p) for p in parse_figures(text)):
             return True
     return False
@@ -204,7 +150,7 @@ def _shares_a_citation(
     answer: str, fig: Figure, every: list[Figure], cite: regex.Pattern[str], window: int
 ) -> bool:
     """Whether another figure stands between the figure and the first citation after it."""
-    marks = _marks(answer, fig, cite, window)
+    marks = marks_after(answer, fig, cite, window)
     if not marks:
         return False
     first = fig.end + marks[0].start()
@@ -350,18 +296,26 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if not refs and reported:
             # A system that reports its citations without inline markers: any cited passage.
             refs = list(reported)
-        if not refs:
-            continue  # no_unsourced_number reports it
-        judged += 1
         factors, given = counts_of(inp.answer, fig, inp.case), _given(inp.case)[1]
-        times = tuple(f for f in given if f.kind == "time")
-        # A count the passage already prices in ("19 € per set of 6 panels") is no factor.
+        # A count a cited passage already prices in ("19 € per set of 6 panels") is no factor.
         factors = tuple(
             k
             for k in factors
-            if not any(priced_in(passages.get(r, ""), fig, k) for r in refs)
+            if not any(priced_in(passages.get(r, ""), fig, k) for r in (*refs, *inp.cited))
             or str(k) in _given(inp.case)[0]
         )
+        if not refs or _shares_a_citation(inp.answer, fig, every, cite, inp.settings.figure_window):
+            # A result worked out from what came before, with no citation before the next
+            # figure, is sourced by its inputs, and sources its restatements ("= 11,60 €;
+            # with the 20 % [doc:b], 11,60 € × 0,80 = 9,28 €").
+            start = _sentence_start(inp.answer, fig)
+            if worked_out(fig, start, inp.answer, shown, given_figs, factors, inp.lang):
+                shown.append(fig)
+                continue
+        if not refs:
+            continue  # no_unsourced_number reports it
+        judged += 1
+        times = tuple(f for f in given if f.kind == "time")
         backing = [r for r in refs if passage_states(passages.get(r, ""), fig, factors, times)]
         # Refs side by side count together: a discount in one, the price it is taken off in
         # the other ("36 € [doc:plans][doc:discounts]"); the customer's figures are inputs too.

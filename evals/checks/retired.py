@@ -8,7 +8,7 @@ import regex
 
 from evals.checks.base import CheckInput
 from evals.checks.clauses import clauses, corrects
-from evals.checks.figures import own_citations
+from evals.checks.figure_citations import own_citations
 from evals.checks.matching import MARKER, Synonyms, content, tokens
 from evals.checks.text import cited_refs, sentences
 from evals.checks.things import archived

@@ -1,0 +1,65 @@
+"""Which citation markers belong to a figure: those after it in its sentence, and its own,
+the first refs that follow it with any set side by side ("[doc:a][doc:b]")."""
+
+from __future__ import annotations
+
+import regex
+
+from evals.checks.text import SENTENCE_END
+from evals.checks.values import Figure
+from evals.suite import patterns
+
+
+def marks_after(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int
+) -> list[regex.Match[str]]:
+    """Citation markers after the figure before its sentence ends, or right after its full
+    stop (offsets from the figure's end)."""
+    text = answer[fig.end : fig.end + window]
+    # Searched in the answer, so that what stands before the figure's end is seen: the "kr"
+    # of "100 kr. pr. måned" makes its point no sentence end.
+    stop = SENTENCE_END.search(answer, fig.end, fig.end + window)
+    end = None if stop is None else (stop.start() - fig.end, stop.end() - fig.end)
+    head = text if end is None else text[: end[0]]
+    found = list(cite.finditer(head, timeout=patterns.MATCH_TIMEOUT_S))
+    if end is not None:
+        at = end[1]
+        while (
+            m := cite.match(
+                text,
+                at + len(text[at:]) - len(text[at:].lstrip()),
+                timeout=patterns.MATCH_TIMEOUT_S,
+            )
+        ) is not None:
+            found.append(m)
+            at = m.end()
+    return found
+
+
+def ref_of(m: regex.Match[str]) -> str:
+    return m.group(1) if m.groups() else m.group(0)
+
+
+def sentence_citations(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int
+) -> list[str]:
+    """Refs cited after the figure before its sentence ends, or right after its full stop."""
+    return [ref_of(m) for m in marks_after(answer, fig, cite, window)]
+
+
+# Refs side by side: "[doc:a][doc:b]", "[doc:a], [doc:b]", "[doc:a] and [doc:b]".
+_BESIDE = regex.compile(r"[\s,;&+/]*(?:(?:and|und|et|y|e|en|og|och)[\s]+)?", regex.IGNORECASE)
+
+
+def own_citations(answer: str, fig: Figure, cite: regex.Pattern[str], window: int) -> list[str]:
+    """The figure's own citation: the first refs that follow it, with any set side by side;
+    a citation later in the sentence belongs to what stands before it, not to this figure."""
+    marks = marks_after(answer, fig, cite, window)
+    group = marks[:1]
+    text = answer[fig.end : fig.end + window]
+    for m in marks[1:]:
+        gap = text[group[-1].end() : m.start()]
+        if _BESIDE.fullmatch(gap) is None:
+            break
+        group.append(m)
+    return [ref_of(m) for m in group]
