@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evals.checks.base import REGISTRY, CheckInput, CheckResult, errored, skipped
-from evals.checks.register import implied
+from evals.checks.prompt_register import prompt_register
+from evals.checks.register import case_language, implied
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
@@ -88,6 +89,13 @@ def checks_for(case: Case, settings: SuiteSettings | None = None) -> list[str]:
     `settings` only when given), which never replace either."""
     explicit = case.data.get("checks")
     names = list(explicit) if explicit is not None else implied_checks(case)
+    if (
+        explicit is None
+        and settings is not None
+        and "address_register" not in names
+        and prompt_register(settings.prompt, case_language(case))
+    ):
+        names.append("address_register")  # the register prompt.txt asks for in its language
     return names + [n for n in added_checks(case, settings) if n not in names]
 
 

@@ -24,6 +24,7 @@ from evals.checks.base import CheckInput, CheckResult, check, failed, passed, sk
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.matching import MARKER
+from evals.checks.prompt_register import prompt_register
 from evals.suite.case import Case
 
 REGISTERS = ("formal", "informal")
@@ -87,16 +88,29 @@ def _drafts(case: Case) -> tuple[str, ...]:
     return tuple(d for d in out if isinstance(d, str) and d.strip())
 
 
-def expected_register(case: Case, lang: str | None) -> tuple[str, str] | None:
+def expected_register(case: Case, lang: str | None, prompt: str = "") -> tuple[str, str] | None:
     """The register the case expects and where it says so: `expect.register`, else the
-    one all its correct drafts that address the customer use. None when it says none."""
+    one all its correct drafts that address the customer use, else the one the suite's
+    prompt asks for in the language. None when none says."""
     want = case.expect.get("register")
     if want in REGISTERS:
         return str(want), "expect.register"
     if not lang or not has_register(lang):
         return None
     used = _drafts_register(_drafts(case), lang)
-    return (used, "the case's reference") if used else None
+    if used:
+        return used, "the case's reference"
+    asked = prompt_register(prompt, lang)
+    return (asked, "prompt.txt") if asked else None
+
+
+def case_language(case: Case) -> str | None:
+    """The case's language: `expect.language`, else the one its customer writes in."""
+    lang = case.expect.get("language")
+    if isinstance(lang, str):
+        return lang
+    texts = list(case.user_texts) if _texts_ok(case) else []
+    return detect(" ".join(texts)) if texts else None
 
 
 def implied(case: Case) -> bool:
@@ -104,11 +118,7 @@ def implied(case: Case) -> bool:
     case that may not have validated (a question that is no string)."""
     if case.expect.get("register") in REGISTERS:
         return True
-    lang = case.expect.get("language")
-    if not isinstance(lang, str):
-        texts = list(case.user_texts) if _texts_ok(case) else []
-        lang = detect(" ".join(texts)) if texts else None
-    return expected_register(case, lang) is not None
+    return expected_register(case, case_language(case)) is not None
 
 
 def _texts_ok(case: Case) -> bool:
@@ -129,9 +139,11 @@ def address_register(inp: CheckInput) -> CheckResult:
     """The answer addresses the customer in the register the case expects: one that uses
     only the other register fails; one that uses both is undecided."""
     lang = inp.lang
-    want = expected_register(inp.case, lang)
+    want = expected_register(inp.case, lang, inp.settings.prompt)
     if want is None or not lang:
-        return skipped("no register expected (expect.register, or the reference's address)")
+        return skipped(
+            "no register expected (expect.register, the reference's address or prompt.txt)"
+        )
     register, source = want
     if not has_register(lang):
         return skipped(f"the case's language ({lang}) has one form of address")

@@ -62,6 +62,9 @@ class SuiteSettings:
     # Groups of phrasings that mean the same in this suite (synonyms.toml), written once for
     # all its cases: "credit card" ~ "payment card".
     synonyms: tuple[tuple[str, ...], ...] = ()
+    # The suite's prompt.txt, for the checks that hold an answer to what it asks (the
+    # register it names for each language).
+    prompt: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -117,9 +120,12 @@ class Suite:
 def load_suite_settings(path: Path) -> SuiteSettings:
     """Read `suite.toml` if present; a wrong key or type is a clear input error."""
     synonyms = load_synonyms(path)
+    prompt_file = path / "prompt.txt"
+    # Undecodable bytes are for `validate` to report; the checks read what they can.
+    prompt = prompt_file.read_text("utf-8", errors="replace") if prompt_file.is_file() else ""
     file = path / "suite.toml"
     if not file.is_file():
-        return SuiteSettings(synonyms=synonyms)
+        return SuiteSettings(synonyms=synonyms, prompt=prompt)
     try:
         table = tomllib.loads(file.read_text("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -154,7 +160,7 @@ def load_suite_settings(path: Path) -> SuiteSettings:
         kwargs[key] = tuple(value) if isinstance(value, list) else value
     if problems:
         raise InputError(problems)
-    return SuiteSettings(extra=extra, synonyms=synonyms, **kwargs)
+    return SuiteSettings(extra=extra, synonyms=synonyms, prompt=prompt, **kwargs)
 
 
 def load_synonyms(path: Path) -> tuple[tuple[str, ...], ...]:
