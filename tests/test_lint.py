@@ -78,3 +78,14 @@ def test_a_forbidden_figure_a_current_passage_states_is_a_warning() -> None:
     # The archived passage states its figure on purpose (the trap): no warning for it.
     assert [p.pointer for p in found] == ["/expect/forbidden_figures/0"]
     assert "insurance#cover" in found[0].message
+
+
+def test_a_case_register_the_prompt_contradicts_is_warned_about() -> None:
+    data = good_case(question="Kan ik mijn abonnement pauzeren?")
+    data["expect"] = {"language": "nl", "register": "informal"}
+    case = Case(data)
+    found = [str(p) for p in brittle(case, 'Dutch with "u".')]
+    assert any("/expect/register" in p and "asks for formal" in p for p in found), found
+    # The prompt asking the same, or nothing, is no warning.
+    assert not any("register" in str(p) for p in brittle(case, 'Dutch: informal "je".'))
+    assert not any("register" in str(p) for p in brittle(case))

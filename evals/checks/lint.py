@@ -15,6 +15,8 @@ from evals.checks.expectations import items
 from evals.checks.language import detect
 from evals.checks.lexicon import SUPPORTED
 from evals.checks.matching import tokens
+from evals.checks.prompt_register import prompt_register
+from evals.checks.register import case_language, expected_register
 from evals.checks.things import archived
 from evals.checks.values import contains_value, parse_one
 from evals.errors import Problem
@@ -54,14 +56,34 @@ def unread_language(case: Case) -> Problem | None:
     )
 
 
-def brittle(case: Case) -> list[Problem]:
-    """Every brittle expectation of one case."""
+def register_conflict(case: Case, prompt: str) -> Problem | None:
+    """A case that expects the other register than the one prompt.txt asks for in its
+    language: a correct answer follows the prompt, so one of the two is a mistake."""
+    lang = case_language(case)
+    asked = prompt_register(prompt, lang)
+    own = expected_register(case, lang)
+    if asked is None or own is None or own[0] == asked:
+        return None
+    where = "/expect/register" if own[1] == "expect.register" else "/reference"
+    return _warning(
+        str(case.path),
+        where,
+        f"{own[1]} is {own[0]}, but prompt.txt asks for {asked} address in {lang}: an answer "
+        "that follows the prompt fails address_register",
+    )
+
+
+def brittle(case: Case, prompt: str = "") -> list[Problem]:
+    """Every brittle expectation of one case (`prompt`: the suite's prompt.txt)."""
     path = str(case.path)
     expect = case.expect
     out: list[Problem] = []
     unread = unread_language(case)
     if unread is not None:
         out.append(unread)
+    conflict = register_conflict(case, prompt)
+    if conflict is not None:
+        out.append(conflict)
     for i, it in enumerate(items(expect.get("facts"))):
         where = f"/expect/facts/{i}"
         if all(parse_one(a) is not None and len(tokens(a)) <= 3 for a in it.alternatives):

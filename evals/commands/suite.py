@@ -79,7 +79,7 @@ def cmd_validate(suite_dir: str | None) -> int:
     warnings: list[str] = []
     unfilled = []
     for case in cases.in_name_order():
-        warnings += brittle(case)
+        warnings += brittle(case, suite.settings.prompt)
         if placeholders_left(case.data):
             unfilled.append(case)
     for w in warnings:
