@@ -47,3 +47,28 @@ def test_a_date_on_the_day_a_passage_sets_in_every_month_is_stated_by_it() -> No
     assert passage_states(passage, first)
     fifteenth = parse_figures("from 15 January", "en")[0]
     assert not passage_states(passage, fifteenth)
+
+
+def _notice(answer: str, lang: str, question: str) -> CheckResult:
+    data = good_case("notice", question=question)
+    data["expect"] = {"language": lang}
+    data["retrieved"] = [
+        {"ref": "notice#period", "text": "Opsigelsesvarsel: 1 måned til udgangen af en måned."}
+    ]
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["no_unsourced_number"].fn(inp)
+
+
+def test_a_notice_that_runs_to_the_end_of_a_month_ends_on_its_last_day() -> None:
+    question = "Jeg opsiger den 14. november 2026. Hvornår stopper mit abonnement?"
+    answer = (
+        "Varslet er 1 måned [doc:notice#period] til udgangen af en måned. Opsiger du den 14. "
+        "november 2026, løber varslet til 14. december, og abonnementet stopper den 31. "
+        "december 2026."
+    )
+    assert _notice(answer, "da", question).status == "pass"
+    # Another day of that month, or a month's end the answer never speaks of, is unsourced.
+    wrong = answer.replace("31. december", "30. december")
+    assert "30. december" in _notice(wrong, "da", question).detail
+    silent = answer.replace(" til udgangen af en måned", "")
+    assert "31. december" in _notice(silent, "da", question).detail

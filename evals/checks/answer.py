@@ -328,7 +328,12 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 and not retired_by_its_source(inp, fig)
                 and not worked_input(inp.answer, fig, figs, inp.lang)
                 and not step_of_later(
-                    fig, figs, lambda f: counts_of(inp.answer, f, inp.case), expected
+                    fig,
+                    figs,
+                    lambda f: counts_of(inp.answer, f, inp.case),
+                    expected,
+                    inp.answer,
+                    inp.lang,
                 )
             ):
                 hits.append(f'"{fig.text}" (as a current figure)')

@@ -100,6 +100,22 @@ def date_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) ->
     return False
 
 
+def month_end_of(fig: Figure, dates: Sequence[Figure]) -> bool:
+    """Whether a dated figure is the last day of the month of one of `dates`, after it (a
+    notice that runs to the end of the month: 14 December, so 31 December)."""
+    if fig.kind != "date" or not isinstance(fig.value, tuple) or fig.value[1] is None:
+        return False
+    year, month, day = fig.value
+    if day != calendar.monthrange(year or _PLAIN_YEAR, month)[1]:
+        return False
+    for g in dates:
+        if g.kind != "date" or not isinstance(g.value, tuple) or g.value[1] != month:
+            continue
+        if g.value[2] < day and (g.value[0] is None or year is None or g.value[0] == year):
+            return True
+    return False
+
+
 def date_before(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) -> bool:
     """Whether a dated figure is one of `dates` moved back by one of `terms` (a passage's term
     that comes before a date: moving on 20 December, cancel at least 15 days before: by

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.dates import date_after, date_before
+from evals.checks.dates import date_after, date_before, month_end_of
 from evals.checks.derived import computed
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.values import Figure, parse_figures
@@ -82,6 +82,8 @@ def step_of_later(
     figs: Sequence[Figure],
     counts: Callable[[Figure], Sequence[int]],
     results: Sequence[Figure],
+    answer: str = "",
+    lang: str | None = None,
 ) -> bool:
     """Whether a later figure of the answer that is one of the expected `results` is worked
     out from `fig` (a sum with a figure before it, or a product with a count of its sentence
@@ -93,10 +95,28 @@ def step_of_later(
             continue
         if later.same(fig) or not any(later.same(r) for r in results):
             continue
+        if fig.kind == "date":
+            # A date the notice then takes to its month's end ("14 December, so 31 December").
+            if says_month_end(answer, 0, later.start, lang) and month_end_of(later, [fig]):
+                return True
+            continue
         before = [f for f in figs if f.end <= later.start and f.start != fig.start]
         if computed(later, [fig], (), counts(later), before):
             return True
     return False
+
+
+@lru_cache(maxsize=16)
+def _month_end_words(lang: str) -> regex.Pattern[str]:
+    words = sorted(lexicon(lang).month_end, key=len, reverse=True)
+    joined = "|".join(regex.escape(w) for w in words) or "(?!)"
+    return regex.compile(rf"(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE)
+
+
+def says_month_end(answer: str, start: int, end: int, lang: str | None) -> bool:
+    """Whether the answer says, between `start` and `end`, that something runs to the end of
+    a month ("til udgangen af måneden", "to the end of the month")."""
+    return _month_end_words(lang or FALLBACK).search(answer, start, end) is not None
 
 
 # Where the total after a worked result would have to stand: in the result's own sentence.
@@ -122,11 +142,15 @@ def worked_out(
         # A date is exact: moved on or back by a term its sentence gives ("24 Monate
         # [doc:a] ab dem 10. Mai 2025, also bis zum 10. Mai 2027"), it is worked out with
         # or without a sign.
+        # Or taken to the end of its month ("14 December, and then to the end of the
+        # month: 31 December") by a notice the answer says runs to a month's end.
         before = [f for f in inputs if f.end <= fig.start]
         dates = [f for f in (*before, *given) if f.kind == "date"]
-        terms = [f for f in before if f.kind == "duration" and f.start >= sentence_start]
+        terms = [f for f in before if f.kind == "duration"]
         terms += [f for f in given if f.kind == "duration"]
-        return date_after(fig, dates, terms) or date_before(fig, dates, terms)
+        if date_after(fig, dates, terms) or date_before(fig, dates, terms):
+            return True
+        return says_month_end(answer, 0, fig.start, lang) and month_end_of(fig, dates)
     # Right after the sign, or after other terms of the same equation ("= 444 € + 360 €").
     if sign is None or _TERMS.fullmatch(answer, sign.end(), fig.start) is None:
         # Or an amount after a word that totals ("Samen: 33,50 €", "in all 36 €"): the sum of
