@@ -33,9 +33,7 @@ from evals.calibrate.phrasing import (
     stems,
 )
 from evals.checks.base import case_language
-from evals.checks.binding import about_state
 from evals.checks.expectations import Item, items
-from evals.checks.figure_items import clause_of, subject
 from evals.checks.matching import Synonyms, find, states
 from evals.checks.values import contains_value, parse_figures, parse_one
 from evals.errors import InputError
@@ -94,13 +92,6 @@ def add_to(data: Data, key: str, value: Any) -> Data:
     out = copy.deepcopy(data)
     expect = out.setdefault("expect", {})
     expect[key] = value if key == "max_words" else [*expect.get(key, []), value]
-    return out
-
-
-def with_about(data: Data, n: int, about: str) -> Data:
-    """`data` with expect.figures[n]'s `about` replaced."""
-    out = copy.deepcopy(data)
-    out["expect"]["figures"][n]["about"] = about
     return out
 
 
@@ -238,37 +229,6 @@ def _synonym_edits(answer: str, it: Item, cid: str, s: Source, lang: str | None)
     return out[:MAX_SYNONYM_TRIES]
 
 
-def _about_edits(g: Graded, s: Source) -> list[Edit]:
-    """For an expected figure the answer states but does not bind to its `about`: the `about`
-    with a word of the figure's own clause added, tried in the clause's order."""
-    case, answer = s.cases[g.item.case], g.item.answer
-    lang, syn = case_language(case), s.synonyms
-    wanted = items(case.data["expect"].get("figures"))
-    abouts = [it.about for it in wanted if it.about]
-    out = []
-    for n, it in enumerate(wanted):
-        want = next((f for f in map(parse_one, it.alternatives) if f is not None), None)
-        if want is None or it.about is None:
-            continue
-        rivals = [a for a in abouts if a != it.about]
-        for fig in parse_figures(answer, lang):
-            if (
-                not fig.same(want)
-                or about_state(answer, fig, it.about, rivals, lang, syn) != "unknown"
-            ):
-                continue
-            words = subject(answer, fig, lang, syn)
-            seen: set[str] = set()
-            for w in _WORD.findall(clause_of(answer, fig.start)):
-                key = w.casefold()
-                if stems(key, lang, syn) & words and key not in seen and not w.isdigit():
-                    seen.add(key)
-                    about = f"{it.about}, {key}"
-                    what = f"expect.figures[{n}]: about {about!r} (its clause names {key!r})"
-                    out.append(Edit(what, case.id, lambda d, n=n, a=about: with_about(d, n, a)))
-    return out
-
-
 def for_correct(g: Graded, s: Source) -> Draft:
     """Edits that would let a correct answer pass, most likely first."""
     case, answer = s.cases[g.item.case], g.item.answer
@@ -282,8 +242,6 @@ def for_correct(g: Graded, s: Source) -> Draft:
                     what = f"expect.figures[{n}]: add the form {fig.text!r}"
                     change = lambda d, n=n, t=fig.text: add_phrasing(d, "figures", n, t)  # noqa: E731
                     out.append(Edit(what, case.id, change))
-    if "figures_expected" in g.undecided:
-        out += _about_edits(g, s)
     if "max_words" in g.failing:
         allowed = [int(x) for x in _LIMIT.findall(s.prompt)]
         need = len(answer.split())
