@@ -102,3 +102,29 @@ def test_a_worked_result_restated_after_another_figures_citation_is_sourced_by_i
     inp = CheckInput(_discount_case(), Reply(answer=wrong), SuiteSettings())
     r = REGISTRY["figures_supported"].fn(inp)
     assert r.status == "fail" and "12,60 €" in r.detail
+
+
+def _fee_case() -> Case:
+    data = good_case(question="Mon forfait coûte 20 € par mois. Combien coûte la résiliation ?")
+    data["expect"] = {"language": "fr"}
+    data["retrieved"] = [
+        {
+            "ref": "resiliation#frais",
+            "text": "Pour un engagement de 24 mois, vous ne payez que 25 % des mensualités "
+            "restantes.",
+        }
+    ]
+    return Case(data)
+
+
+def test_a_figure_a_percentage_would_give_is_held_to_one_only_when_the_answer_takes_one() -> None:
+    invented = "S'y ajoutent des frais de résiliation de 15 € [doc:resiliation#frais]."
+    inp = CheckInput(_fee_case(), Reply(answer=invented), SuiteSettings())
+    assert REGISTRY["figures_supported"].fn(inp).status == "fail"
+    # The same 15 € as 20 € less 25 %, said so, is worked from the passage.
+    for said in (
+        "Vous payez 25 % de moins, soit 15 € par mois [doc:resiliation#frais].",
+        "Avec la réduction, cela fait 15 € par mois [doc:resiliation#frais].",
+    ):
+        inp = CheckInput(_fee_case(), Reply(answer=said), SuiteSettings())
+        assert REGISTRY["figures_supported"].fn(inp).status == "pass", said

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
+from functools import lru_cache
 
 import regex
 
@@ -41,9 +42,11 @@ def computed(
     given: Sequence[Figure] = (),
     factors: Sequence[int] = (),
     beside: Sequence[Figure] = (),
+    percent: bool = True,
 ) -> bool:
     """Whether `fig` is a sum or difference of two figures of its kind, a product of one with
-    one or two counts, or one of those with a percentage taken off, added on or taken of it.
+    one or two counts, or one of those with a percentage taken off, added on or taken of it
+    (only when `percent`: an answer that names no percentage took none).
 
     `stated` are the figure's own cited passages' figures; `given` the customer's own;
     `beside` those of passages the answer cites elsewhere, which may give the second term
@@ -86,6 +89,8 @@ def computed(
         if b != a
     ):
         return True
+    if not percent:
+        return False
     rates = _with_sums([p.value for p in (*stated, *given, *beside) if p.kind == "percent"])
     # A percentage from the figure's own passage may be taken of a price cited elsewhere
     # ("10 % off [doc:discounts]" of "59 € [doc:plans]" is "53,10 € [doc:discounts]").
@@ -96,6 +101,29 @@ def computed(
         if any(_near(b * m, want) for m in (1 - share, 1 + share, share)):
             return True
     return False
+
+
+@lru_cache(maxsize=16)
+def _rate_words(lang: str) -> regex.Pattern[str]:
+    # A long word may end a compound ("combinatiekorting", "Familienrabatt"); a short one
+    # ("off", "meno") stands alone.
+    parts = [
+        regex.escape(w) if len(w) >= _COMPOUND else rf"(?<![\p{{L}}]){regex.escape(w)}(?![\p{{L}}])"
+        for w in sorted(lexicon(lang).rates, key=len, reverse=True)
+    ]
+    return regex.compile("|".join(parts) or "(?!)", regex.IGNORECASE)
+
+
+_COMPOUND = 5
+
+
+def takes_a_rate(answer: str, figs: Sequence[Figure], lang: str | None) -> bool:
+    """Whether the answer takes a percentage: it names one, or a word of its language that
+    takes one off or adds one on ("discount", "korting", "majoré"). An answer that does
+    neither took none, and 15 € is no "20 € less 25 %" of its passage by chance."""
+    return any(f.kind == "percent" for f in figs) or (
+        _rate_words(lang or FALLBACK).search(answer) is not None
+    )
 
 
 def _with_sums(rates: list[Decimal]) -> list[Decimal]:

@@ -11,7 +11,7 @@ import regex
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
 from evals.checks.dates import date_after, date_before, date_from_given, days_between
-from evals.checks.derived import clock_span, computed, multiplier, priced_in
+from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
 from evals.checks.figure_citations import marks_after, own_citations, ref_of, sentence_citations
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
@@ -232,6 +232,7 @@ def passage_states(
     times: tuple[Figure, ...] = (),
     given: tuple[Figure, ...] = (),
     beside: tuple[Figure, ...] = (),
+    percent: bool = True,
 ) -> bool:
     """Whether a passage states the figure as a value (weeks as days, pm as 24-hour time), or
     derives it from its figures, the customer's (`given`) and, as a second term or a
@@ -259,7 +260,9 @@ def passage_states(
         # answer's date on that day ("1 de janeiro") applies it to the month asked about.
         day = fig.value[2] if isinstance(fig.value, tuple) else None
         return day is not None and any(p.kind == "day" and p.value == day for p in stated)
-    return clock_span(fig, (*stated, *times)) or computed(fig, stated, given, factors, beside)
+    return clock_span(fig, (*stated, *times)) or computed(
+        fig, stated, given, factors, beside, percent
+    )
 
 
 # A term that comes before a date: "15 days before", "15 Tage vor", "15 jours avant".
@@ -316,14 +319,19 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             continue  # no_unsourced_number reports it
         judged += 1
         times = tuple(f for f in given if f.kind == "time")
-        backing = [r for r in refs if passage_states(passages.get(r, ""), fig, factors, times)]
+        rated = takes_a_rate(inp.answer, every, inp.lang)
+        backing = [
+            r
+            for r in refs
+            if passage_states(passages.get(r, ""), fig, factors, times, (), (), rated)
+        ]
         # Refs side by side count together: a discount in one, the price it is taken off in
         # the other ("36 € [doc:plans][doc:discounts]"); the customer's figures are inputs too.
         together = "\n".join(passages.get(r, "") for r in refs)
         beside = tuple(
             f for r in inp.cited if r not in refs for f in parse_figures(passages.get(r, ""))
         ) + tuple(shown)
-        if not backing and passage_states(together, fig, factors, times, given, beside):
+        if not backing and passage_states(together, fig, factors, times, given, beside, rated):
             shown.append(fig)
             continue
         window = inp.settings.figure_window
@@ -332,7 +340,11 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             # Any ref its sentence cites after it may state it ("children aged 2 to 11 get
             # 89 € [doc:prices] less 40 % [doc:ages]").
             later = sentence_citations(inp.answer, fig, cite, window)
-            backing = [r for r in later if passage_states(passages.get(r, ""), fig, factors, times)]
+            backing = [
+                r
+                for r in later
+                if passage_states(passages.get(r, ""), fig, factors, times, (), (), rated)
+            ]
             if not backing and any(s.same(fig) for s in shown):
                 # Or it restates a figure the answer sourced before ("15 Go [doc:a] ...
                 # 15 Go + 3 Go [doc:b] = 18 Go"): its source is where it was first given.

@@ -138,6 +138,8 @@ class Lexicon:
     totals: tuple[str, ...] = ()
     #: phrases that take a date to its month's last day ("to the end of the month")
     month_end: tuple[str, ...] = ()
+    #: words that take a percentage off or add one on ("discount", "korting", "sconto")
+    rates: tuple[str, ...] = ()
     #: words that make bare hours clock times (`from`, `to`, `marks`, `at`, `oclock`,
     #: `evening`): "dalle 8 alle 22", "van 7 tot 23 uur", "um 8 Uhr abends"
     clock: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -222,6 +224,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         per_year=_words_phrases(figures.get("per_year")),
         totals=_words_phrases(figures.get("totals")),
         month_end=_words_phrases(figures.get("month_end")),
+        rates=_words_phrases(figures.get("rates")),
         clock={k: _words_phrases(v) for k, v in figures.get("clock", {}).items()},
         corrections=tuple(str(p) for p in claims.get("corrections", ())),
         not_true=_words_phrases(claims.get("not_true")),
