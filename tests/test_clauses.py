@@ -141,3 +141,25 @@ def test_what_the_answer_cannot_check_whether_after_a_comma_is_not_claimed(
 
     assert not claims(text, phrase, lang=lang)
     assert claims(phrase[0].upper() + phrase[1:] + ".", phrase, lang=lang)
+
+
+def test_what_would_be_before_a_so_that_states_what_is_instead_is_no_claim() -> None:
+    from evals.checks.clauses import claims, stated_text
+
+    for right, lang in (
+        (
+            "Med ni måneder tilbage ville det være 900 kr. [doc:a], så loftet gælder, og du "
+            "betaler 600 kr. [doc:a].",
+            "da",
+        ),
+        ("Nine months would come to 900 kr, so the cap applies and you pay 600 kr.", "en"),
+        ("Nove mesi sarebbero 900 kr, quindi vale il tetto: paga 600 kr.", "it"),
+    ):
+        assert not claims(stated_text(right, lang, aside=True), "900 kr", lang=lang), right
+    # A "so" that states nothing of its own sets nothing aside, and without a would-word
+    # the figure before it is claimed.
+    for wrong, lang in (
+        ("Nine months would come to 900 kr, so plan for that.", "en"),
+        ("Nine months come to 900 kr, so you pay 600 kr less later.", "en"),
+    ):
+        assert claims(stated_text(wrong, lang, aside=True), "900 kr", lang=lang), wrong

@@ -12,6 +12,7 @@ from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import MARKER, Synonyms, expand, find, phrase_words, token_set
 from evals.checks.text import sentences
+from evals.checks.values import parse_figures
 
 
 # A sentence that names something in order to correct or question it does not claim it: each
@@ -219,10 +220,28 @@ def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
                 # "9 months would give 900 kr., but the fee is at most 600 kr.": what would
                 # be, set aside by the "but" that follows it, is not what the answer states.
                 blank(offset, offset + len(piece))
+            elif aside and would:
+                # "... ville det være 900 kr., så loftet gælder, og du betaler 600 kr.": what
+                # would be, before the "so" that states what is instead.
+                cut = _then(lex.lang).search(piece)
+                if (
+                    cut is not None
+                    and any(
+                        w.strip(",.") in lex.would for w in expand(piece[: cut.start()]).split()
+                    )
+                    and parse_figures(text[offset + cut.end() : start + len(sentence)], lex.lang)
+                ):
+                    blank(offset, offset + cut.start())
     return "".join(out)
 
 
 _LETTER = regex.compile(r"\p{L}")
+
+
+@lru_cache(maxsize=16)
+def _then(lang: str) -> regex.Pattern[str]:
+    words = "|".join(regex.escape(w) for w in sorted(lexicon(lang).then, key=len, reverse=True))
+    return regex.compile(rf",\s*(?:{words or '(?!)'})(?![\p{{L}}])", regex.IGNORECASE)
 
 
 def _but_between(text: str, end: int, start: int) -> bool:

@@ -147,6 +147,8 @@ class Lexicon:
     not_true: tuple[str, ...] = ()
     conditional: frozenset[str] = frozenset()
     would: frozenset[str] = frozenset()
+    #: what opens the statement after what would be ("so", "så", "quindi")
+    then: tuple[str, ...] = ()
     handover: tuple[str, ...] = ()
     #: a price that covers a thing ("included", "free of charge") and its opposite
     #: ("charged separately"): a policy the answer may invert
@@ -230,6 +232,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         not_true=_words_phrases(claims.get("not_true")),
         conditional=frozenset(_words(claims.get("conditional"))),
         would=frozenset(_words(claims.get("would"))),
+        then=_words_phrases(claims.get("then")),
         handover=_words_phrases(claims.get("handover")),
         included=_words_phrases(claims.get("included")),
         charged=_words_phrases(claims.get("charged")),
