@@ -25,7 +25,9 @@ def test_init_creates_a_suite_that_validates_and_takes_a_first_case(tmp_path: Pa
         "suite.toml",
     ]
     assert "invoke new my-first-case --suite support" in r.stdout
-    assert load_suite_settings(suite) == SuiteSettings()  # everything commented out
+    # Everything commented out: the defaults, and the prompt the checks read.
+    prompt = (suite / "prompt.txt").read_text("utf-8")
+    assert load_suite_settings(suite) == SuiteSettings(prompt=prompt)
     assert read_judge_prompt(open_suite(suite)).text.startswith("You grade one reply")
     assert invoke(tmp_path, "validate", "--suite", "support").returncode == 0
     r = invoke(tmp_path, "new", "first", "--suite", "support")
