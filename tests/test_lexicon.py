@@ -147,6 +147,8 @@ def test_danish_hours_are_read_in_danish_only() -> None:
         ("FIRST10 can be stacked with the youth fare.", "en", "cannot be combined", False),
         ("Spanish office: the Sin City branch is open.", "en", "city branch is open", True),
         ("So the gap between the two plans is 84 € a year.", "en", "difference of 84 €", True),
+        ("- Carrinha: não é possível por agora.", "pt", "carrinha não é possível", True),
+        ("Carrinha: sim. Carro: não é possível.", "pt", "carrinha não é possível", False),
         ("Ik moet mijn vorige antwoord corrigeren: het is 7 dagen.", "nl", "was fout", True),
         ("Devo correggere la mia risposta precedente.", "it", "era sbagliato", True),
     ],
