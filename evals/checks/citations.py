@@ -19,7 +19,6 @@ from evals.checks.base import (
 )
 from evals.checks.clauses import corrects, sentence_at
 from evals.checks.figures import figures, from_ticket, given_figures, passage_states
-from evals.checks.language import detect
 from evals.checks.matching import content, tokens
 from evals.checks.text import quote
 from evals.checks.things import archived
@@ -120,11 +119,6 @@ def supports(
     said = {w for w in content(tokens(sentence, lang), lang) if len(w) >= 4}
     if not said:
         return False
-    written_in = detect(passage)
-    if lang and written_in and written_in != lang:
-        # A German sentence citing an English passage shares no words with it: without a
-        # figure to compare, the citation cannot be judged, and is not judged wrong.
-        return True
     theirs = content(tokens(passage, lang), lang)
     # Stems of one word may differ in their ending ("addebito" addeb, "addebitato" addebit).
     shared = {w for w in said if w in theirs or any(_akin(w, t) for t in theirs)}
