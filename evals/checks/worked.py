@@ -39,11 +39,16 @@ def term_of_sum(answer: str, fig: Figure) -> bool:
     )
 
 
-@lru_cache(maxsize=16)
-def _total_words(lang: str) -> regex.Pattern[str]:
-    words = sorted(lexicon(lang).totals, key=len, reverse=True)
+@lru_cache(maxsize=32)
+def _phrases(lang: str, key: str) -> regex.Pattern[str]:
+    """The language's phrases of one list (`totals`, `month_end`) as whole words."""
+    words = sorted(getattr(lexicon(lang), key), key=len, reverse=True)
     joined = "|".join(regex.escape(w) for w in words) or "(?!)"
     return regex.compile(rf"(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE)
+
+
+def _total_words(lang: str) -> regex.Pattern[str]:
+    return _phrases(lang, "totals")
 
 
 def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -> bool:
@@ -106,17 +111,10 @@ def step_of_later(
     return False
 
 
-@lru_cache(maxsize=16)
-def _month_end_words(lang: str) -> regex.Pattern[str]:
-    words = sorted(lexicon(lang).month_end, key=len, reverse=True)
-    joined = "|".join(regex.escape(w) for w in words) or "(?!)"
-    return regex.compile(rf"(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE)
-
-
 def says_month_end(answer: str, start: int, end: int, lang: str | None) -> bool:
     """Whether the answer says, between `start` and `end`, that something runs to the end of
     a month ("til udgangen af måneden", "to the end of the month")."""
-    return _month_end_words(lang or FALLBACK).search(answer, start, end) is not None
+    return _phrases(lang or FALLBACK, "month_end").search(answer, start, end) is not None
 
 
 # Where the total after a worked result would have to stand: in the result's own sentence.
