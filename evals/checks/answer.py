@@ -309,11 +309,11 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
     said = stated_text(inp.answer, inp.lang, aside=True)
     hits = [f'"{p}"' for p in phrases if claims(said, p, lang=inp.lang, synonyms=inp.synonyms)]
     figs = parse_figures(said, inp.lang) if banned else []
+    # The figures the case expects: a forbidden one that is a step to them is no claim.
     expected = [
         f
-        for it in items(inp.case.expect.get("figures"))
-        if banned
-        for f in (parse_one(a) for a in it.alternatives)
+        for it in (items(inp.case.expect.get("figures")) if banned else [])
+        for f in map(parse_one, it.alternatives)
         if f is not None
     ]
     for text in banned:
@@ -330,11 +330,11 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 and not retired_by_its_source(inp, fig)
                 and not worked_input(inp.answer, fig, figs, inp.lang)
                 and not step_of_later(
+                    inp.answer,
                     fig,
                     figs,
                     lambda f: counts_of(inp.answer, f, inp.case),
                     expected,
-                    inp.answer,
                     inp.lang,
                 )
             ):

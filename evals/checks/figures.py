@@ -292,6 +292,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     # elsewhere is.
     shown: list[Figure] = []
     asked = names_in("\n".join(inp.case.user_texts), inp.lang)
+    # A percentage is taken only by an answer that names one or a word that takes one.
+    rated = takes_a_rate(inp.answer, every, inp.lang)
     for fig in found:
         if multiplier(inp.answer, fig, inp.lang):
             continue  # "× 12 months" multiplies a figure: it states nothing of its own
@@ -319,7 +321,6 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             continue  # no_unsourced_number reports it
         judged += 1
         times = tuple(f for f in given if f.kind == "time")
-        rated = takes_a_rate(inp.answer, every, inp.lang)
         backing = [
             r
             for r in refs

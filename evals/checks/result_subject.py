@@ -3,6 +3,8 @@ dias ... 12 de outubro + 60 dias = 11 de dezembro" gives the validity's end)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import regex
 
 from evals.checks.figure_items import subject
@@ -10,10 +12,8 @@ from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
+from evals.checks.worked import RESULT_SIGN, result_sign
 
-_RESULT_SIGN = regex.compile(r"[=→⇒]")
-# Between the sign and the result: nothing, or further terms joined by operators.
-_TERMS = regex.compile(r"[\s*_]*(?:[\d.,\s]+\s*[€$£%]?\p{L}{0,3}\s*[+×*·−]\s*)*")
 _OPERATOR = regex.compile(r"[+×*·−]|\bx\b")
 
 
@@ -24,7 +24,7 @@ def terms_about(
     the answer states elsewhere about that subject ("a validade de 60 dias ... 12 de outubro
     + 60 dias = 11 de dezembro" is the validity's end)."""
     start = next((s for s, p in sentences(answer) if s <= fig.start < s + len(p)), 0)
-    signs = [m.start() for m in _RESULT_SIGN.finditer(answer, start, fig.start)]
+    signs = [m.start() for m in RESULT_SIGN.finditer(answer, start, fig.start)]
     if not signs:
         return False
     figs = parse_figures(answer, lang)
@@ -41,12 +41,14 @@ def totalled_result(answer: str, fig: Figure, want: frozenset[str], lang: str | 
     """Whether `want` asks for a total ("i alt", "in totaal", "insgesamt") and the figure is
     the result of the answer's own sum or product, right after its sign ("90 kr. × 2 = 180
     kr."): the arithmetic says it is the total, though its clause has no word for it."""
-    reading = lang or FALLBACK
-    totals = set().union(*(content(tokens(t, reading), reading) for t in lexicon(reading).totals))
-    if not want or not want <= totals:
+    if not want or not want <= _total_stems(lang or FALLBACK):
         return False
     start = next((s for s, p in sentences(answer) if s <= fig.start < s + len(p)), 0)
-    signs = list(_RESULT_SIGN.finditer(answer, start, fig.start))
-    if not signs or _TERMS.fullmatch(answer, signs[-1].end(), fig.start) is None:
-        return False
-    return _OPERATOR.search(answer, start, signs[-1].start()) is not None
+    sign = result_sign(answer, fig, start)
+    return sign is not None and _OPERATOR.search(answer, start, sign.start()) is not None
+
+
+@lru_cache(maxsize=16)
+def _total_stems(lang: str) -> frozenset[str]:
+    """The content words of the language's words that total ("i alt", "insgesamt")."""
+    return frozenset().union(*(content(tokens(t, lang), lang) for t in lexicon(lang).totals))

@@ -18,7 +18,7 @@ from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.values import Figure, parse_figures
 
 # The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
-_RESULT_SIGN = regex.compile(r"[=→⇒]")
+RESULT_SIGN = regex.compile(r"[=→⇒]")
 # What may stand between the sign and the result: nothing, or terms joined by operators.
 _TERMS = regex.compile(r"[\s*_]*(?:[\d.,\s]+\s*[€$£%]?\p{L}{0,3}\s*[+×*·−]\s*)*")
 # A figure followed by an operator and, later in its sentence, a result sign: a term of a
@@ -47,15 +47,11 @@ def _phrases(lang: str, key: str) -> regex.Pattern[str]:
     return regex.compile(rf"(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE)
 
 
-def _total_words(lang: str) -> regex.Pattern[str]:
-    return _phrases(lang, "totals")
-
-
 def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -> bool:
     """Whether a word that totals stands between the figure and the figure (or sentence
     start) before it, or right after it ("12 € in all", "36 € in totaal")."""
     before = [f.end for f in parse_figures(answer, lang) if sentence_start <= f.end <= fig.start]
-    words = _total_words(lang or FALLBACK)
+    words = _phrases(lang or FALLBACK, "totals")
     if words.search(answer, max([sentence_start, *before]), fig.start) is not None:
         return True
     tail = answer[fig.end :]
@@ -79,15 +75,15 @@ def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | N
     later = [f for f in figs if f.start >= fig.end and f.kind == fig.kind]
     if not later or _SENTENCE_END.search(answer, fig.end, later[0].start) is not None:
         return False
-    return _total_words(lang or FALLBACK).search(answer, fig.end, later[0].start) is not None
+    return _phrases(lang or FALLBACK, "totals").search(answer, fig.end, later[0].start) is not None
 
 
 def step_of_later(
+    answer: str,
     fig: Figure,
     figs: Sequence[Figure],
     counts: Callable[[Figure], Sequence[int]],
     results: Sequence[Figure],
-    answer: str = "",
     lang: str | None = None,
 ) -> bool:
     """Whether a later figure of the answer that is one of the expected `results` is worked
@@ -121,6 +117,17 @@ def says_month_end(answer: str, start: int, end: int, lang: str | None) -> bool:
 _SENTENCE_END = regex.compile(r"[.!?]\s|\n")
 
 
+def result_sign(answer: str, fig: Figure, sentence_start: int) -> regex.Match[str] | None:
+    """The result sign the figure follows in its sentence, right after it or after other
+    terms of the same equation ("= 444 € + 360 €"); None when it follows none."""
+    sign = None
+    for m in RESULT_SIGN.finditer(answer, sentence_start, fig.start):
+        sign = m
+    if sign is None or _TERMS.fullmatch(answer, sign.end(), fig.start) is None:
+        return None
+    return sign
+
+
 def worked_out(
     fig: Figure,
     sentence_start: int,
@@ -133,15 +140,11 @@ def worked_out(
     """Whether `fig` follows a result sign in its sentence and is computed from `inputs`
     (figures before it in the answer with a source: cited, the customer's, or worked out
     before), the customer's figures `given` and the sentence's counts `factors`."""
-    sign = None
-    for m in _RESULT_SIGN.finditer(answer, sentence_start, fig.start):
-        sign = m
     if fig.kind == "date":
-        # A date is exact: moved on or back by a term its sentence gives ("24 Monate
+        # A date is exact: moved on or back by a term the answer gives before it ("24 Monate
         # [doc:a] ab dem 10. Mai 2025, also bis zum 10. Mai 2027"), it is worked out with
-        # or without a sign.
-        # Or taken to the end of its month ("14 December, and then to the end of the
-        # month: 31 December") by a notice the answer says runs to a month's end.
+        # or without a sign; or taken to the end of its month ("14 December, and then to
+        # the end of the month: 31 December") by a notice the answer says runs to one.
         before = [f for f in inputs if f.end <= fig.start]
         dates = [f for f in (*before, *given) if f.kind == "date"]
         terms = [f for f in before if f.kind == "duration"]
@@ -149,8 +152,8 @@ def worked_out(
         if date_after(fig, dates, terms) or date_before(fig, dates, terms):
             return True
         return says_month_end(answer, 0, fig.start, lang) and month_end_of(fig, dates)
-    # Right after the sign, or after other terms of the same equation ("= 444 € + 360 €").
-    if sign is None or _TERMS.fullmatch(answer, sign.end(), fig.start) is None:
+    sign = result_sign(answer, fig, sentence_start)
+    if sign is None:
         # Or an amount after a word that totals ("Samen: 33,50 €", "in all 36 €"): the sum of
         # what the answer sourced before it.
         if fig.kind != "money" or not _totalled(answer, fig, sentence_start, lang):
