@@ -5,7 +5,14 @@ and `evals.errors`. A suite's own `checks.py` uses the names exported here:
 `from evals.checks import CheckInput, check, failed, passed`.
 """
 
-from evals.checks import answer, citations, figures, grounding, register  # noqa: F401 - registers the built-ins
+from evals.checks import (  # noqa: F401 - registers the built-ins
+    answer,
+    citations,
+    figures,
+    forbidden_claims,
+    grounding,
+    register,
+)
 from evals.checks.base import (
     REGISTRY,
     CheckFn,

@@ -20,10 +20,8 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import about_state
-from evals.checks.clauses import claims, clauses, corrects, stated_text
+from evals.checks.clauses import clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
-from evals.checks.figures import counts_of
-from evals.checks.forbidden import denied, named_to_correct
 from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.matching import (
@@ -39,10 +37,8 @@ from evals.checks.matching import (
 )
 from evals.checks.other_words import in_other_words
 from evals.checks.passage_units import as_passages_state
-from evals.checks.retired import retired_by_its_source
 from evals.checks.text import sentences
 from evals.checks.values import Figure, contains_value, parse_figures, parse_one
-from evals.checks.worked import step_of_later, worked_input
 from evals.suite import patterns
 
 
@@ -297,53 +293,6 @@ def mentions_expected(inp: CheckInput) -> CheckResult:
             return errored(f"pattern {it.label} timed out (catastrophic backtracking)")
         results.append((it, ok))
     return _graded(results, "patterns", "pattern not found:")
-
-
-@check()
-def no_forbidden(inp: CheckInput) -> CheckResult:
-    phrases = inp.case.expect.get("must_not_contain") or []
-    banned = inp.case.expect.get("forbidden_figures") or []
-    if not phrases and not banned:
-        return skipped("no expect.must_not_contain or expect.forbidden_figures")
-    # Asked, under "it is not true that" or supposed: no claim (stated_text keeps offsets).
-    said = stated_text(inp.answer, inp.lang, aside=True)
-    hits = [f'"{p}"' for p in phrases if claims(said, p, lang=inp.lang, synonyms=inp.synonyms)]
-    figs = parse_figures(said, inp.lang) if banned else []
-    # The figures the case expects: a forbidden one that is a step to them is no claim.
-    expected = [
-        f
-        for it in (items(inp.case.expect.get("figures")) if banned else [])
-        for f in map(parse_one, it.alternatives)
-        if f is not None
-    ]
-    for text in banned:
-        want = parse_one(text)
-        if want is None:
-            return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
-        for fig in figs:
-            # Named to correct it ("archived", "no longer"), denied ("50 €, not 300 €"), or
-            # a step of the answer's own arithmetic ("444 € + 360 € = 804 €").
-            if (
-                fig.same(want)
-                and not named_to_correct(inp.answer, fig.start, inp.lang)
-                and not denied(inp.answer, fig, inp.lang)
-                and not retired_by_its_source(inp, fig)
-                and not worked_input(inp.answer, fig, figs, inp.lang)
-                and not step_of_later(
-                    inp.answer,
-                    fig,
-                    figs,
-                    lambda f: counts_of(inp.answer, f, inp.case),
-                    expected,
-                    inp.lang,
-                )
-            ):
-                hits.append(f'"{fig.text}" (as a current figure)')
-                break
-    if hits:
-        return failed(f"forbidden claim: {', '.join(hits)}")
-    n = len(phrases) + len(banned)
-    return passed(f"none of {n} forbidden claims (named to correct them is allowed)")
 
 
 @check()

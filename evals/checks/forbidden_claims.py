@@ -1,0 +1,62 @@
+"""`no_forbidden`: the answer claims none of the case's forbidden claims (`must_not_contain`)
+and states none of its retired figures (`forbidden_figures`) as current; a figure named to
+correct, contrast or deny it, retired by its own source, or a step of the answer's own
+arithmetic is no claim."""
+
+from __future__ import annotations
+
+from evals.checks.base import CheckInput, CheckResult, check, errored, failed, passed, skipped
+from evals.checks.clauses import claims, stated_text
+from evals.checks.expectations import items
+from evals.checks.figures import counts_of
+from evals.checks.forbidden import denied, named_to_correct
+from evals.checks.retired import retired_by_its_source
+from evals.checks.values import parse_figures, parse_one
+from evals.checks.worked import step_of_later, worked_input
+
+
+@check()
+def no_forbidden(inp: CheckInput) -> CheckResult:
+    phrases = inp.case.expect.get("must_not_contain") or []
+    banned = inp.case.expect.get("forbidden_figures") or []
+    if not phrases and not banned:
+        return skipped("no expect.must_not_contain or expect.forbidden_figures")
+    # Asked, under "it is not true that" or supposed: no claim (stated_text keeps offsets).
+    said = stated_text(inp.answer, inp.lang, aside=True)
+    hits = [f'"{p}"' for p in phrases if claims(said, p, lang=inp.lang, synonyms=inp.synonyms)]
+    figs = parse_figures(said, inp.lang) if banned else []
+    # The figures the case expects: a forbidden one that is a step to them is no claim.
+    expected = [
+        f
+        for it in (items(inp.case.expect.get("figures")) if banned else [])
+        for f in map(parse_one, it.alternatives)
+        if f is not None
+    ]
+    for text in banned:
+        want = parse_one(text)
+        if want is None:
+            return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
+        for fig in figs:
+            # Named to correct it ("archived", "no longer"), denied ("50 €, not 300 €"), or
+            # a step of the answer's own arithmetic ("444 € + 360 € = 804 €").
+            if (
+                fig.same(want)
+                and not named_to_correct(inp.answer, fig.start, inp.lang)
+                and not denied(inp.answer, fig, inp.lang)
+                and not retired_by_its_source(inp, fig)
+                and not worked_input(inp.answer, fig, figs, inp.lang)
+                and not step_of_later(
+                    inp.answer,
+                    fig,
+                    figs,
+                    lambda f: counts_of(inp.answer, f, inp.case),
+                    expected,
+                    inp.lang,
+                )
+            ):
+                hits.append(f'"{fig.text}" (as a current figure)')
+                break
+    if hits:
+        return failed(f"forbidden claim: {', '.join(hits)}")
+    n = len(phrases) + len(banned)
+    return passed(f"none of {n} forbidden claims (named to correct them is allowed)")
