@@ -15,6 +15,7 @@ import regex
 from evals.checks.dates import date_after, date_before, month_end_of
 from evals.checks.derived import computed
 from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.text import SENTENCE_END
 from evals.checks.values import Figure, parse_figures
 
 # The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
@@ -73,7 +74,7 @@ def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | N
     if any(f.start > fig.start and f.same(fig) and term_of_sum(answer, f) for f in figs):
         return True
     later = [f for f in figs if f.start >= fig.end and f.kind == fig.kind]
-    if not later or _SENTENCE_END.search(answer, fig.end, later[0].start) is not None:
+    if not later or SENTENCE_END.search(answer, fig.end, later[0].start) is not None:
         return False
     return _phrases(lang or FALLBACK, "totals").search(answer, fig.end, later[0].start) is not None
 
@@ -111,10 +112,6 @@ def says_month_end(answer: str, start: int, end: int, lang: str | None) -> bool:
     """Whether the answer says, between `start` and `end`, that something runs to the end of
     a month ("til udgangen af måneden", "to the end of the month")."""
     return _phrases(lang or FALLBACK, "month_end").search(answer, start, end) is not None
-
-
-# Where the total after a worked result would have to stand: in the result's own sentence.
-_SENTENCE_END = regex.compile(r"[.!?]\s|\n")
 
 
 def result_sign(answer: str, fig: Figure, sentence_start: int) -> regex.Match[str] | None:
