@@ -18,7 +18,7 @@ import regex
 from evals.checks.language import DEFAULT_LANGUAGES, day_names, detect
 from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
-from evals.checks.text import cited_refs, sentences
+from evals.checks.text import cited_refs, phrase_pattern, sentences
 from evals.checks.unmarked import unmarked_figures
 from evals.checks.values import Figure, _alt, parse_figures
 
@@ -132,12 +132,6 @@ def narrowed_days(answer: str, passages: tuple[str, ...], lang: str | None) -> l
     return out
 
 
-@lru_cache(maxsize=64)
-def _cues(words: tuple[str, ...]) -> regex.Pattern[str]:
-    body = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
-    return regex.compile(rf"(?<![\p{{L}}])(?:{body})(?![\p{{L}}])" if body else r"(?!)", regex.I)
-
-
 def unconditional_amounts(
     answer: str, passages: tuple[str, ...], lang: str | None
 ) -> list[tuple[str, str]]:
@@ -149,7 +143,7 @@ def unconditional_amounts(
     beside a passage's "if" flagged as many correct answers as wrong ones)."""
     # In any language read: a short answer may not tell its language ("Je krijgt automatisch
     # 25 € korting"), and these words mean the same wherever they stand.
-    free_of = _cues(tuple(w for lex in all_lexicons() for w in lex.unconditional))
+    free_of = phrase_pattern(tuple(w for lex in all_lexicons() for w in lex.unconditional))
     out = []
     for _, sentence in sentences(MARKER.sub(" ", answer)):
         if free_of.search(sentence) is None:
@@ -163,7 +157,9 @@ def unconditional_amounts(
                     theirs.strip()
                     for _, theirs in sentences(passage)
                     if any(a.same(p) for a in amounts for p in parse_figures(theirs))
-                    and _cues(lexicon(detect(theirs) or lang or FALLBACK).provided).search(theirs)
+                    and phrase_pattern(lexicon(detect(theirs) or lang or FALLBACK).provided).search(
+                        theirs
+                    )
                 ),
                 None,
             )

@@ -127,3 +127,10 @@ def sentences(text: str) -> tuple[tuple[int, str], ...]:
     if text[start:].strip():
         out.append((start, text[start:]))
     return tuple(out)
+
+
+@lru_cache(maxsize=128)
+def phrase_pattern(phrases: tuple[str, ...]) -> regex.Pattern[str]:
+    """The phrases as whole words, longest first, in any case (never matching when none)."""
+    body = "|".join(regex.escape(w) for w in sorted(phrases, key=len, reverse=True))
+    return regex.compile(rf"(?<![\p{{L}}])(?:{body})(?![\p{{L}}])" if body else r"(?!)", regex.I)

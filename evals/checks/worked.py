@@ -8,14 +8,13 @@ inputs when the arithmetic holds, and unsourced when it does not.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 
 import regex
 
 from evals.checks.dates import date_after, date_before, month_end_of
 from evals.checks.derived import computed
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.text import SENTENCE_END
+from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, parse_figures
 
 # The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
@@ -40,12 +39,9 @@ def term_of_sum(answer: str, fig: Figure) -> bool:
     )
 
 
-@lru_cache(maxsize=32)
 def _phrases(lang: str, key: str) -> regex.Pattern[str]:
     """The language's phrases of one list (`totals`, `month_end`) as whole words."""
-    words = sorted(getattr(lexicon(lang), key), key=len, reverse=True)
-    joined = "|".join(regex.escape(w) for w in words) or "(?!)"
-    return regex.compile(rf"(?<![\p{{L}}])(?:{joined})(?![\p{{L}}])", regex.IGNORECASE)
+    return phrase_pattern(getattr(lexicon(lang), key))
 
 
 def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -> bool:
