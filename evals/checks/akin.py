@@ -64,10 +64,13 @@ def bare_negation(phrasings: tuple[str, ...], lang: str | None) -> bool:
     return all(tokens(p, lang) and all(w == NEG for w in tokens(p, lang)) for p in phrasings)
 
 
+_NOT_A_WORD = regex.compile(r"[^\p{L}\p{N} ]+")
+
+
 def opens_with_yes(answer: str, lang: str | None) -> bool:
     """Whether the answer's first words say yes ("Sì, puoi passare", "Ja hoor", "Of course")."""
     lang = lang or detect(answer) or FALLBACK
     head = " ".join(normalise(MARKER.sub(" ", answer)).split()[:4])
-    head = regex.sub(r"[^\p{L}\p{N} ]+", " ", head)
+    head = _NOT_A_WORD.sub(" ", head)
     words = f" {' '.join(head.split())} "
     return any(words.startswith(f" {a} ") for a in lexicon(lang).affirmatives)

@@ -179,9 +179,8 @@ def priced_in(passage: str, fig: Figure, k: int) -> bool:
     clause ("19 € per maand per set van 6 panelen"): that figure already covers the `k`,
     and multiplying it by `k` counts them twice. Clauses are cut at sentence ends, ';', ':'
     and commas, so a limit beside a price ("45 € per seat, at least 5 seats") is no group."""
-    for start, end in _clause_spans(passage):
-        piece = passage[start:end]
-        if not any(m.group(0) == str(k) for m in _WHOLE.finditer(piece)):
+    for piece, wholes in _clause_wholes(passage):
+        if str(k) not in wholes:
             continue
         alike = [
             p
@@ -193,6 +192,13 @@ def priced_in(passage: str, fig: Figure, k: int) -> bool:
     return False
 
 
-def _clause_spans(text: str) -> list[tuple[int, int]]:
-    cuts = [0, *(m.end() for m in regex.finditer(r"[.;:,](?!\d)|\n", text)), len(text)]
-    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+_CLAUSE_CUT = regex.compile(r"[.;:,](?!\d)|\n")
+
+
+@lru_cache(maxsize=1024)
+def _clause_wholes(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each clause of a passage with the whole numbers written in it: read once per passage,
+    not once per figure and count asked of it."""
+    cuts = [0, *(m.end() for m in _CLAUSE_CUT.finditer(text)), len(text)]
+    pieces = (text[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a)
+    return tuple((p, frozenset(m.group(0) for m in _WHOLE.finditer(p))) for p in pieces)

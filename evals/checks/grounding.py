@@ -142,11 +142,14 @@ _REPLY = regex.compile(
 )
 
 
+_AFTER_SEMICOLON = regex.compile(r"(?<=;)\s+")
+
+
 def promises(answer: str) -> list[str]:
     """Sentences of a hand-over that promise an outcome on someone else's behalf."""
     out = []
     # A promise's reach is its sentence cut at ';' ("...; they'll email you the code").
-    parts = [p for _, sent in sentences(answer) for p in regex.split(r"(?<=;)\s+", sent)]
+    parts = [p for _, sent in sentences(answer) for p in _AFTER_SEMICOLON.split(sent)]
     for sentence in parts:
         if _REPLY.search(sentence):
             continue

@@ -183,6 +183,8 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     # two are one character each, so offsets hold. Only there: "un'offerta", "it's" read as
     # they are.
     text_read = _STRAIGHT_ELISION.sub("’", text) if lang == "fr" else text
+    if not _has_number_word(text_read, lang):
+        return ()
     converted = alpha2digit(text_read, lang, threshold=0)
     if converted == text_read:
         return ()
@@ -210,6 +212,31 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
             end -= len(tail.group(1))
         out.append((start, end, m.group(1)))
     return tuple(out)
+
+
+_LETTERS = regex.compile(r"\p{L}+")
+# Words text2num reads as a number on their own, by language: most texts hold none, and
+# asking of each word once costs less than text2num reading each text whole.
+_NUMBER_WORD: dict[str, dict[str, bool]] = {}
+_NUMBER_WORDS_KEPT = 65536
+
+
+def _has_number_word(text: str, lang: str) -> bool:
+    """Whether some word of `text` is a number to text2num by itself. Every number in words
+    holds such a word ("twenty", "vingt", "ventitré", "zweiundzwanzig"): the words that are
+    one only beside another ("and", "et", "y") never stand alone in one."""
+    from text_to_num import alpha2digit
+
+    known = _NUMBER_WORD.setdefault(lang, {})
+    for word in _LETTERS.findall(text):
+        hit = known.get(word)
+        if hit is None:
+            hit = alpha2digit(word, lang, threshold=0) != word
+            if len(known) < _NUMBER_WORDS_KEPT:
+                known[word] = hit
+        if hit:
+            return True
+    return False
 
 
 def _changed(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:

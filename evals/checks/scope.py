@@ -25,6 +25,7 @@ from evals.checks.values import parse_figures
 MIN_SHARED = 2
 # The widening reaches to the end of its clause.
 _CLAUSE_END = regex.compile(r"[.!?;:,]|\s[–—-]\s")
+_LETTERS = regex.compile(r"\p{L}+")
 
 
 # A place is a capitalised word, not an all-capital one ("in CSV" is a format).
@@ -69,7 +70,7 @@ def _limited_sentences(
     out = []
     for _, s in sentences(passage):
         places = tuple(m.group(1) for m in _place(lang).finditer(s))
-        limited = places or only & {w.casefold() for w in regex.findall(r"\p{L}+", s)}
+        limited = places or only & {w.casefold() for w in _LETTERS.findall(s)}
         if limited:
             out.append((_words(s, lang), places, s.strip()))
     return tuple(out)
@@ -96,7 +97,7 @@ def widened(
             continue
         said = _words(sentence[: m.start()], lang)
         only = frozenset(lexicon(lang).restrictive)
-        if only & {w.casefold() for w in regex.findall(r"\p{L}+", sentence[: m.start()])}:
+        if only & {w.casefold() for w in _LETTERS.findall(sentence[: m.start()])}:
             continue  # "only part of Enterprise, and also ...": it keeps the limit
         theirs = next(
             (

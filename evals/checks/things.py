@@ -129,13 +129,16 @@ def names_in(thing: str, text: str, lang: str | None) -> bool:
     )
 
 
+_NAME_PARTS = regex.compile(r"[-’']")
+
+
 def _known(thing: str, text: str, lang: str | None) -> bool:
     if names_in(thing, text, lang):
         return True
     # A name with a word attached ("Enterprise-only"), or a German compound ("PDF-Kopie",
     # "Support-Team"), is known when one of its parts is; a code-like name whose parts are
     # all capitalised ("X-Acme-Key") only as a whole.
-    parts = [p for p in regex.split(r"[-’']", thing) if p]
+    parts = [p for p in _NAME_PARTS.split(thing) if p]
     attached = lang in _NOUN_CAPITALS or any(p[0].islower() for p in parts)
     return len(parts) > 1 and attached and any(names_in(p, text, lang) for p in parts)
 
