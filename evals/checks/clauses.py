@@ -31,6 +31,7 @@ def _contrast(lang: str) -> regex.Pattern[str] | None:
     return regex.compile(rf"\b(?:{parts})\b", regex.IGNORECASE) if parts else None
 
 
+@lru_cache(maxsize=4096)
 def contrasted(clause: str, lang: str | None = None) -> str:
     """The clause with what it names to contrast blanked (same length): from a contrast
     ("instead of", "anders als", "invece dei") to the next comma or the clause's end. "45 €
@@ -119,7 +120,7 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
     for _, piece in clauses(answer):
         if form is not None and form not in _WORD_FORMS.findall(piece.casefold()):
             continue  # "le rimborseremo" is a promise; "un rimborso" is not that claim
-        if _correction(lang or detect(piece) or FALLBACK, contrasts=False).search(expand(piece)):
+        if _corrected(piece, lang or detect(piece) or FALLBACK):
             continue  # named to correct it ("no longer", "archived")
         # What a contrast sets apart is not claimed ("giga illimitati invece dei 200 GB").
         piece = contrasted(piece, lang)
@@ -134,6 +135,13 @@ def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synon
 
 
 _WORD_FORMS = regex.compile(r"[\p{L}\p{N}]+")
+
+
+@lru_cache(maxsize=4096)
+def _corrected(piece: str, lang: str) -> bool:
+    """Whether a clause names what it says to correct it (asked once per clause, not once
+    per claim sought in it)."""
+    return _correction(lang, contrasts=False).search(expand(piece)) is not None
 
 
 @lru_cache(maxsize=4096)

@@ -4,6 +4,8 @@ thing no longer applies ("De warmtepomp voor 39 € per maand boden we aan tot 1
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import regex
 
 from evals.checks.base import CheckInput
@@ -99,13 +101,17 @@ def retirement_said(answer: str, phrasings: tuple[str, ...], lang: str | None) -
     return None
 
 
+_GAP_BEFORE_MARK = regex.compile(r"\s+([.,;:!?])")
+
+
 def quoted(piece: str) -> str:
     """A clause as a detail quotes it: the answer's words, without the gaps its blanked
     citations leave ("for all plans ." is "for all plans.") or a trailing comma."""
-    text = regex.sub(r"\s+([.,;:!?])", r"\1", " ".join(piece.split()))
+    text = _GAP_BEFORE_MARK.sub(r"\1", " ".join(piece.split()))
     return text.rstrip(" ,;:")
 
 
+@lru_cache(maxsize=16)
 def _deduction(lang: str | None) -> regex.Pattern[str]:
     from evals.checks.lexicon import FALLBACK, lexicon
 

@@ -71,7 +71,8 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
             a, b = f.start - at, f.end - at
             plain = plain[:a] + " " * (b - a) + plain[b:]
         # Places of several words ("European Union", "Estados Unidos") are no two things.
-        plain = _places_of_words(lang).sub(lambda m: " " * len(m.group(0)), plain)
+        if _may_name_a_place(plain, lang):
+            plain = _places_of_words(lang).sub(lambda m: " " * len(m.group(0)), plain)
         found = [m.group(1) for m in _QUOTED.finditer(plain)]
         # A greeting or sign-off ("Dear Customer Care,", "Kind regards, The Pedalo Team")
         # names people and teams, not product things: a short first or closing line with
@@ -106,6 +107,24 @@ def _places_of_words(lang: str | None) -> regex.Pattern[str]:
     names = {n for n in place_names(lang or "en") | place_names("en") if " " in n}
     joined = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
     return regex.compile(rf"(?<!\p{{L}})(?:{joined or '(?!)'})(?!\p{{L}})", regex.IGNORECASE)
+
+
+@lru_cache(maxsize=16)
+def _place_heads(lang: str | None) -> frozenset[str]:
+    """The first word of every place name of more than one word, in `lang` and English."""
+    names = {n for n in place_names(lang or "en") | place_names("en") if " " in n}
+    heads = {m.group(0) for n in names if (m := _LETTERS.search(n))}
+    return frozenset({h.lower() for h in heads} | {h.casefold() for h in heads})
+
+
+def _may_name_a_place(text: str, lang: str | None) -> bool:
+    """Whether a word of `text` opens a place name of several words: only then is the long
+    pattern of them searched (most sentences name none)."""
+    heads = _place_heads(lang)
+    return any(w.lower() in heads or w.casefold() in heads for w in _LETTERS.findall(text))
+
+
+_LETTERS = regex.compile(r"\p{L}+")
 
 
 @lru_cache(maxsize=4096)
