@@ -172,3 +172,33 @@ def test_numbers_in_words_align_to_the_same_spans_with_or_without_a_common_word(
         ("replace", 0, 2, 0, 1),
         ("replace", 4, 5, 3, 4),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("It costs twenty-nine euros, a hundred and five in all.", "en"),
+        ("Il coûte vingt-et-un euros, quatre-vingt-dix au total, d'un mois.", "fr"),
+        ("Cuesta treinta y un euros y mil doscientos en total.", "es"),
+        ("Es kostet einundzwanzig Euro, zweihundert im Jahr, am ersten Tag.", "de"),
+        ("Costa ventitré euro, centocinquanta l'anno, il primo giorno.", "it"),
+        ("Het kost eenentwintig euro, tweehonderd per jaar, de eerste dag.", "nl"),
+        ("Custa vinte e nove euros, duzentos por ano, no primeiro dia.", "pt"),
+        ("Det koster halvtreds kroner, to hundrede om året, den første dag.", "da"),
+    ],
+)
+def test_text2num_is_asked_only_of_texts_with_a_number_word_and_reads_the_same(
+    text: str, lang: str
+) -> None:
+    from text_to_num import alpha2digit
+
+    from evals.checks.language import _has_number_word
+
+    # The word-by-word test in front of text2num must never hide a number it reads whole.
+    assert alpha2digit(text, lang, threshold=0) != text
+    assert _has_number_word(text, lang)
+    assert numerals(text, lang) != ()
+    plain = {"en": "The plan costs less with an annual contract.", "de": "Der Tarif ist gut."}
+    for language, words in plain.items():
+        assert not _has_number_word(words, language)
+        assert alpha2digit(words, language, threshold=0) == words

@@ -215,9 +215,9 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
 
 
 _LETTERS = regex.compile(r"\p{L}+")
-# Words text2num reads as a number on their own, by language: most texts hold none, and
-# asking of each word once costs less than text2num reading each text whole.
-_NUMBER_WORD: dict[str, dict[str, bool]] = {}
+# Words text2num reads as a number on their own, and words it does not, by language: most
+# texts hold none, and asking of each word once costs less than text2num reading each text.
+_NUMBER_WORDS: dict[str, tuple[set[str], set[str]]] = {}
 _NUMBER_WORDS_KEPT = 65536
 
 
@@ -227,16 +227,19 @@ def _has_number_word(text: str, lang: str) -> bool:
     one only beside another ("and", "et", "y") never stand alone in one."""
     from text_to_num import alpha2digit
 
-    known = _NUMBER_WORD.setdefault(lang, {})
-    for word in _LETTERS.findall(text):
-        hit = known.get(word)
-        if hit is None:
-            hit = alpha2digit(word, lang, threshold=0) != word
-            if len(known) < _NUMBER_WORDS_KEPT:
-                known[word] = hit
-        if hit:
-            return True
-    return False
+    numbers, others = _NUMBER_WORDS.setdefault(lang, (set(), set()))
+    words = set(_LETTERS.findall(text)) - others
+    if not words:
+        return False
+    if not words.isdisjoint(numbers):
+        return True
+    found = False
+    for word in words:
+        is_number = alpha2digit(word, lang, threshold=0) != word
+        if len(numbers) + len(others) < _NUMBER_WORDS_KEPT:
+            (numbers if is_number else others).add(word)
+        found = found or is_number
+    return found
 
 
 def _changed(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:

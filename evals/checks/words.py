@@ -109,10 +109,20 @@ def _read_as(lang: str) -> tuple[tuple[regex.Pattern[str], str], ...]:
     )
 
 
+@lru_cache(maxsize=16)
+def _any_read_as(lang: str) -> regex.Pattern[str]:
+    """Every `read_as` phrase of `lang` in one pattern: a text none of them is in (most
+    texts) is not read again phrase by phrase."""
+    parts = "|".join(f"(?:{p})" for p, _ in lexicon(lang).read_as) or "(?!)"
+    return regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{parts})(?![\p{{L}}\p{{N}}])")
+
+
 def read_as(text: str, lex: Lexicon) -> str:
     """The (normalised) text with the language's `read_as` phrases replaced, before its
     negations are read: "costs nothing" is "free of charge", "kost niets" is "gratis"."""
-    for pattern, phrase in _read_as(lex.lang) if lex.read_as else ():
+    if not lex.read_as or _any_read_as(lex.lang).search(text) is None:
+        return text
+    for pattern, phrase in _read_as(lex.lang):
         text = pattern.sub(phrase, text)
     return text
 
