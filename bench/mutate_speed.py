@@ -41,7 +41,9 @@ def pricing(i: int) -> dict[str, Any]:
             {
                 "ref": "pricing#plans",
                 "text": f"The {name} plan costs {price} € per seat and month. "
-                f"The {other} plan costs {old} € per seat and month.",
+                f"The {other} plan costs {old} € per seat and month. "
+                "Seats can be added at any time under Settings › Billing and are charged "
+                "pro rata.",
             },
             {
                 "ref": "pricing#archive",
