@@ -76,3 +76,19 @@ def test_a_case_with_no_register_of_its_own_is_held_to_the_prompts() -> None:
     formal = Reply(answer="Ja, u kunt uw abonnement pauzeren in de app [doc:pricing#plans].")
     assert grade(_case(), informal, settings)["address_register"].status == "fail"
     assert grade(_case(), formal, settings)["address_register"].status == "pass"
+
+
+def test_a_case_whose_register_contradicts_the_prompt_sends_the_prompts_register_to_review() -> (
+    None
+):
+    settings = SuiteSettings(prompt='Dutch with "u".')
+    case = _case()
+    case.expect["register"] = "informal"
+    formal = Reply(answer="Ja, u kunt uw abonnement pauzeren in de app [doc:pricing#plans].")
+    informal = Reply(answer="Ja, je kunt je abonnement pauzeren in de app [doc:pricing#plans].")
+    got = grade(case, formal, settings)["address_register"]
+    assert got.status == "review"
+    assert "the case and the prompt disagree" in got.detail
+    # The case's own register still passes; with no prompt the case's word is the rule.
+    assert grade(case, informal, settings)["address_register"].status == "pass"
+    assert grade(case, formal, SuiteSettings())["address_register"].status == "fail"

@@ -137,7 +137,8 @@ def _drafts_register(drafts: tuple[str, ...], lang: str) -> str | None:
 @check()
 def address_register(inp: CheckInput) -> CheckResult:
     """The answer addresses the customer in the register the case expects: one that uses
-    only the other register fails; one that uses both is undecided."""
+    only the other register fails, unless it is the one prompt.txt asks for (the case and
+    the prompt disagree); one that uses both is undecided."""
     lang = inp.lang
     want = expected_register(inp.case, lang, inp.settings.prompt)
     if want is None or not lang:
@@ -151,6 +152,14 @@ def address_register(inp: CheckInput) -> CheckResult:
     right, wrong = (n_formal, n_informal) if register == "formal" else (n_informal, n_formal)
     other = REGISTERS[1 - REGISTERS.index(register)]
     if wrong and not right:
+        asked = prompt_register(inp.settings.prompt, lang)
+        if asked == other:
+            # The case and the prompt disagree (`invoke validate` warns of it): an answer
+            # that follows the prompt may be the right one, and a person decides.
+            return undecided(
+                f"addresses the customer {other}ly, as prompt.txt asks in {lang}, but "
+                f"{source} is {register}: the case and the prompt disagree"
+            )
         return failed(f"addresses the customer {other}ly; {source} is {register}")
     if wrong:
         return undecided(f"addresses the customer both {register}ly and {other}ly")
