@@ -27,6 +27,7 @@ from evals.checks.conditions import (
     dropped_days,
     narrowed_days,
     stacked,
+    summed_without_condition,
     unconditional_amounts,
     whole_despite_deduction,
 )
@@ -190,6 +191,12 @@ def _reading(inp: CheckInput) -> tuple[str | None, tuple[str, ...]]:
     return _answer_language(inp), current_passages(inp)
 
 
+def _summed(inp: CheckInput, lang: str | None, now: tuple[str, ...]) -> list[tuple[str, str]]:
+    """`conditions.summed_without_condition`, against the customer's own words."""
+    ticket = "\n".join(inp.case.user_texts)
+    return summed_without_condition(inp.answer, now, ticket, lang)
+
+
 def _stacked(inp: CheckInput, lang: str | None) -> list[tuple[str, str]]:
     """`conditions.stacked` on the current passages by ref."""
     by_ref = {
@@ -230,6 +237,7 @@ def review_claims(inp: CheckInput) -> list[str]:
     plain = MARKER.sub(" ", inp.answer)
     found = [s for s, _ in day_drops(inp.answer, now, lang)]
     found += [s for s, _ in unconditional_amounts(inp.answer, now, lang)]
+    found += [s for s, _ in _summed(inp, lang, now)]
     found += [s for s, _ in always_free(inp.answer, now, lang)]
     found += [s for s, _ in _stacked(inp, lang)]
     found += [s for s, _ in whole_despite_deduction(inp.answer, now, lang)]
@@ -291,6 +299,8 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
             return undecided(f"the hand-over promises what only a person can: {_shown(said)}")
     dropped = dropped_days(inp.answer, now, lang)
     loose = [f'{s} (the passage: "{t}")' for s, t in unconditional_amounts(inp.answer, now, lang)]
+    # A total that counts a charge the passage makes only under a condition the case lacks.
+    loose += [f'{s} (the passage: "{t}")' for s, t in _summed(inp, lang, now)]
     # "always free" where a passage prices the thing in some case drops that case.
     loose += [f'{s} (the passage: "{t}")' for s, t in always_free(inp.answer, now, lang)]
     # "the full deposit back" where the passage takes something off it.
