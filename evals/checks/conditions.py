@@ -353,8 +353,11 @@ def summed_without_condition(
     suites under bench/suites/, three wrong answers and no correct one."""
     lang = lang or FALLBACK
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
-    figs = [f for f in parse_figures(plain, lang) if f.kind == "money"]
-    terms = [f for f in figs if term_of_sum(plain, f)]
+    terms = [f for f in parse_figures(plain, lang) if f.kind == "money" and term_of_sum(plain, f)]
+    # The passages' amounts under a condition, read once per passage: most answers add up
+    # none of them, and are not read further.
+    conditioned = [c for p in passages for c in _conditioned_amounts(p, lang)]
+    terms = [t for t in terms if any(t.same(c) for c, _, _ in conditioned)]
     if not terms:
         return []
     own = sentences(plain)
@@ -364,26 +367,34 @@ def summed_without_condition(
         holding = [s for _, s in own if any(term.same(f) for f in parse_figures(s, lang))]
         if any(_any_cue(lang).search(s) for s in holding):
             continue
-        for passage in passages:
-            hit = _conditioned(term, passage, said, lang)
-            if hit is not None:
-                where = next((s for at, s in own if at <= term.start < at + len(s)), plain)
-                out.append((quoted(where), hit))
-                break
+        hit = next(
+            (
+                text
+                for c, words, text in conditioned
+                if term.same(c) and len(words & said) * 2 < len(words)
+            ),
+            None,
+        )
+        if hit is not None:
+            where = next((s for at, s in own if at <= term.start < at + len(s)), plain)
+            out.append((quoted(where), hit))
     return out
 
 
-def _conditioned(term: Figure, passage: str, said: set[str], lang: str) -> str | None:
-    """The passage sentence that states the amount under a condition the words `said` (the
-    ticket's and the answer's) do not name in half its words, if any."""
+@lru_cache(maxsize=1024)
+def _conditioned_amounts(passage: str, lang: str) -> tuple[tuple[Figure, frozenset[str], str], ...]:
+    """Each amount a passage sentence states under a condition (an `_if_cues` word), with the
+    content words of that condition and the sentence."""
+    out = []
     for _, theirs in sentences(passage):
         reading = detect(theirs) or lang
-        if not any(term.same(p) for p in parse_figures(theirs, reading)):
-            continue
         cue = _if_cues(reading).search(theirs)
         if cue is None:
             continue
-        words = _condition_words(theirs, cue, reading)
-        if words and len(words & said) * 2 < len(words):
-            return theirs.strip()
-    return None
+        words = frozenset(_condition_words(theirs, cue, reading))
+        if not words:
+            continue
+        for f in parse_figures(theirs, reading):
+            if f.kind == "money":
+                out.append((f, words, theirs.strip()))
+    return tuple(out)
