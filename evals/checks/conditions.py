@@ -20,7 +20,7 @@ from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
 from evals.checks.retired import quoted
 from evals.checks.text import cited_refs, phrase_pattern, sentences
-from evals.checks.unmarked import unmarked_figures
+from evals.checks.unmarked import figures_between, unmarked_figures
 from evals.checks.values import Figure, _alt, parse_figures
 from evals.checks.worked import term_of_sum
 
@@ -353,7 +353,9 @@ def summed_without_condition(
     suites under bench/suites/, three wrong answers and no correct one."""
     lang = lang or FALLBACK
     plain = MARKER.sub(lambda m: " " * len(m.group(0)), answer)
-    terms = [f for f in parse_figures(plain, lang) if f.kind == "money" and term_of_sum(plain, f)]
+    terms = [
+        f for f in unmarked_figures(answer, lang) if f.kind == "money" and term_of_sum(plain, f)
+    ]
     # The passages' amounts under a condition, read once per passage: most answers add up
     # none of them, and are not read further.
     conditioned = [c for p in passages for c in _conditioned_amounts(p, lang)]
@@ -364,7 +366,11 @@ def summed_without_condition(
     said = content(tokens(f"{ticket}\n{plain}", lang), lang)
     out: list[tuple[str, str]] = []
     for term in terms:
-        holding = [s for _, s in own if any(term.same(f) for f in parse_figures(s, lang))]
+        holding = [
+            s
+            for at, s in own
+            if any(term.same(f) for f in figures_between(answer, lang, at, at + len(s)))
+        ]
         if any(_any_cue(lang).search(s) for s in holding):
             continue
         hit = next(
