@@ -159,3 +159,27 @@ def test_a_lone_zero_before_three_digits_is_a_decimal_not_a_thousands_group() ->
     assert number("1,500") == Decimal("1500") and number("1.500") == Decimal("1500")
     price = parse_figures("O preço é 0,151 € por kWh.", "pt")
     assert [(f.kind, f.value) for f in price] == [("money", Decimal("0.151"))]
+
+
+def test_figures_are_found_as_the_whole_pattern_finds_them_in_every_text_of_the_suites() -> None:
+    import json
+    from pathlib import Path
+
+    from evals.checks.values import figure_groups, figure_matches, figure_pattern
+
+    root = Path(__file__).resolve().parent.parent
+    texts: set[str] = set()
+    for path in [*root.glob("evals/cases/*.json"), *root.glob("bench/suites/*/cases/*.json")]:
+        case = json.loads(path.read_text("utf-8"))
+        texts |= {case.get("question", ""), case.get("reference", "")}
+        texts |= {str(r.get("text", "")) for r in case.get("retrieved", [])}
+    for path in root.glob("bench/suites/*/answers.jsonl"):
+        texts |= {json.loads(line)["answer"] for line in path.read_text("utf-8").splitlines()}
+    texts |= {"am 1. jedes Monats", "il 1° giorno di ogni mese", "€45 and EUR 12,50", "Juni 5"}
+    assert len(texts) > 1000
+    for lang in ("en", "de", "fr", "es", "it", "nl", "pt", "da", None):
+        whole = figure_pattern(lang)
+        for text in texts:
+            want = [(m.span(), m.groupdict()) for m in whole.finditer(text)]
+            got = [(m.span(), figure_groups(m)) for m in figure_matches(text, lang)]
+            assert got == want, (lang, text)

@@ -126,8 +126,9 @@ def _phrase(words: list[str]) -> str:
 
 
 @lru_cache(maxsize=16)
-def figure_pattern(lang: str | None = None) -> regex.Pattern[str]:
-    """The pattern of every figure kind as read in `lang`'s text (compiled once each)."""
+def _alternatives(lang: str | None) -> tuple[str, ...]:
+    """The figure pattern's four alternatives: the digit-led kinds, and those led by a
+    month, a day word or a currency."""
     _MONTH = _alt(list(months()))  # noqa: N806 - read like the other pattern parts
     _PERCENT = rf"%|\b(?:{_phrase(_union('percent'))})\b"  # noqa: N806
     _DUR = _phrase(list(duration_units(lang)))  # noqa: N806
@@ -142,7 +143,7 @@ def figure_pattern(lang: str | None = None) -> regex.Pattern[str]:
     # decided by the character there (a digit, a letter or a currency sign): the digit-led
     # kinds, in their order, are tried only where a digit stands, a look instead of a dozen
     # attempts at every other character of every text read.
-    return regex.compile(
+    return (
         r"(?=\d)(?:"
         rf"(?P<iso>\b(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})\b)"
         rf"|(?P<dmy>\b(?P<nd>\d{{1,2}})[./](?P<nm>\d{{1,2}})[./](?P<ny>\d{{4}})\b)"
@@ -161,13 +162,49 @@ def figure_pattern(lang: str | None = None) -> regex.Pattern[str]:
         rf"|(?P<pct>\b(?P<pn>{_NUM})\s?(?:{_PERCENT}))"
         rf"|(?P<dur>\b(?P<dn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<du>{_DUR})\b)"
         rf"|(?P<cnt>\b(?P<kn>{_NUM})(?:\s|-)(?:(?:{_MORE})\s)?(?P<ku>{_CNT})\b)"
-        r")"
+        r")",
         # Led by a month, a day word or a currency.
-        rf"|(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s?(?:%|€|\$|£|[.,]\d))(?:,?\s(?P<my>\d{{4}})\b)?)"
-        rf"|(?P<domw>\b(?:{_DAYW})\s+(?P<odw>[12]?\d|3[01])(?=\s+(?:{_EACH})\b))"
-        rf"|(?P<money>(?P<cur1>{_CUR_PRE})\s?(?P<n1>{_NUM}))",
-        regex.IGNORECASE,
+        rf"(?P<md>\b(?P<mmo>{_MONTH})\.?\s(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s?(?:%|€|\$|£|[.,]\d))(?:,?\s(?P<my>\d{{4}})\b)?)",
+        rf"(?P<domw>\b(?:{_DAYW})\s+(?P<odw>[12]?\d|3[01])(?=\s+(?:{_EACH})\b))",
+        rf"(?P<money>(?P<cur1>{_CUR_PRE})\s?(?P<n1>{_NUM}))",
     )
+
+
+@lru_cache(maxsize=16)
+def figure_pattern(lang: str | None = None) -> regex.Pattern[str]:
+    """The pattern of every figure kind as read in `lang`'s text (compiled once each)."""
+    return regex.compile("|".join(_alternatives(lang)), regex.IGNORECASE)
+
+
+@lru_cache(maxsize=16)
+def _alternative_patterns(lang: str | None) -> tuple[regex.Pattern[str], ...]:
+    return tuple(regex.compile(a, regex.IGNORECASE) for a in _alternatives(lang))
+
+
+def figure_matches(text: str, lang: str | None) -> list[regex.Match[str]]:
+    """The matches `figure_pattern(lang).finditer(text)` gives, found faster, each by the one
+    alternative that made it (`figure_groups` reads its groups as the whole pattern's).
+
+    The four alternatives joined are tried at every character (0.5 µs each); each alone is
+    searched quickly. Where several match at one place the first in the pattern's order is
+    the joined pattern's match there, and a search goes on after the last match."""
+    found: dict[int, regex.Match[str]] = {}
+    for pattern in _alternative_patterns(lang):
+        for m in pattern.finditer(text, overlapped=True):
+            found.setdefault(m.start(), m)
+    out: list[regex.Match[str]] = []
+    last = 0
+    for at in sorted(found):
+        if at >= last:
+            out.append(found[at])
+            last = found[at].end()
+    return out
+
+
+def figure_groups(m: regex.Match[str]) -> dict[str, str | None]:
+    """A figure match's named groups, every group of the whole pattern there (None where it
+    took no part)."""
+    return {**dict.fromkeys(figure_pattern().groupindex), **m.groupdict()}
 
 
 @dataclass(frozen=True)
@@ -239,7 +276,7 @@ _FACTOR_FOLLOWS = regex.compile(r"\s*(?:\d|[€$£])")
 
 
 def _figure(m: regex.Match[str], lang: str | None = None) -> Figure | None:
-    g = m.groupdict()
+    g = figure_groups(m)
     span = (m.start(), m.end(), m.group(0))
     if g["iso"]:
         v = _date(g["iy"], int(g["im"]), g["id"])
@@ -364,14 +401,14 @@ def _scan(text: str, lang: str | None) -> tuple[Figure, ...]:
     if _DIGIT.search(text) is None:
         return ()
     out: list[Figure] = []
-    for m in figure_pattern(lang).finditer(text):
+    for m in figure_matches(text, lang):
         fig = _figure(m, lang)
         if fig is None:
             continue
         if fig.kind == "time" and fig.value < 720 and evening_after(text, fig.end, lang):  # type: ignore[operator]
             fig = Figure("time", "clock", fig.value + 720, fig.start, fig.end, fig.text)  # type: ignore[operator]
         out.append(fig)
-        if m.group("hour"):
+        if "hour" in m.re.groupindex and m.group("hour"):
             # "11 h" is a duration as often as a time of day: both readings are kept.
             minutes = Decimal(int(m.group("hh")) * 60)
             out.append(Figure("duration", "minute", minutes, fig.start, fig.end, fig.text))
