@@ -204,7 +204,12 @@ def figure_matches(text: str, lang: str | None) -> list[regex.Match[str]]:
 def figure_groups(m: regex.Match[str]) -> dict[str, str | None]:
     """A figure match's named groups, every group of the whole pattern there (None where it
     took no part)."""
-    return {**dict.fromkeys(figure_pattern().groupindex), **m.groupdict()}
+    return {**_no_groups(), **m.groupdict()}
+
+
+@lru_cache(maxsize=1)
+def _no_groups() -> dict[str, None]:
+    return dict.fromkeys(figure_pattern().groupindex)
 
 
 @dataclass(frozen=True)
