@@ -225,6 +225,18 @@ def test_a_bare_no_is_a_negation_and_a_hedged_one_is_not() -> None:
     assert answers_no("Purtroppo no.", "it") and answers_no("Helaas niet.", "nl")
 
 
+def test_a_no_after_a_label_that_names_nothing_asked_is_a_bare_no() -> None:
+    question = "Our household uses 3.200 kWh a year. Do we qualify for your volume discount?"
+    assert answers_no("Short answer: no. The discount starts above 5,000 kWh.", "en", question)
+    assert answers_no("Kurz gesagt: leider nein.", "de", "Bekomme ich den Rabatt?")
+    # A label that names what was asked says no to that thing alone.
+    asked = "Posso alugar uma carrinha? E um carro normal?"
+    assert not answers_no("Carrinha: não. Carro normal: sim.", "pt", asked)
+    case = good_case(question=question, expect={"facts": ["do not qualify"]})
+    right = "Short answer: no. The 5 % discount only applies above 5,000 kWh a year."
+    assert run("facts_present", right, case).status == "pass"
+
+
 def test_a_leading_no_does_not_satisfy_a_negative_fact_the_rest_contradicts() -> None:
     case = good_case(
         question="Do I need a credit card for the trial?",

@@ -5,17 +5,29 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import regex
+
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import BOUNDARY, NEG, Synonyms, content, says, states, tokens
 from evals.checks.text import sentences
 
+# A short label that opens the answer before a colon ("Short answer:", "Kurz gesagt:").
+_LEAD_LABEL = regex.compile(r"^\s*(\p{L}[\p{L}\s]{0,24}?):\s+")
 
-def answers_no(answer: str, lang: str | None = None) -> bool:
+
+def answers_no(answer: str, lang: str | None = None, question: str = "") -> bool:
     """Whether the answer opens with a bare "no": its first clause is a negation and at most
     words of regret ("No.", "Unfortunately not:", "Leider nein", "Purtroppo no"), after a
-    clause of regret alone ("Sadly, no."). "Not quite." and "Not always." are no bare no."""
+    clause of regret alone ("Sadly, no."), or after a label that names nothing the
+    customer asked about ("Short answer: no."; "Carrinha: não" says no to the van alone).
+    "Not quite." and "Not always." are no bare no."""
     lang = lang or detect(answer) or FALLBACK
+    label = _LEAD_LABEL.match(answer)
+    if label is not None and question:
+        asked = content(tokens(question, lang), lang)
+        if not content(tokens(label.group(1), lang), lang) & asked:
+            answer = answer[label.end() :]
     seq = tokens(answer, lang)
     polite = _politeness(lang)
     clauses_: list[list[str]] = [[]]
@@ -49,7 +61,7 @@ def denies_by_polarity(
         return False
     words = content(want, lang)
     asked = set(tokens(question, lang, synonyms))
-    if not (words and words <= asked and answers_no(answer, lang)):
+    if not (words and words <= asked and answers_no(answer, lang, question)):
         return False
     if _reassures(answer, lang or detect(answer) or FALLBACK):
         return False  # "No, don't worry: it is covered" says no to the worry
