@@ -151,6 +151,10 @@ def test_danish_hours_are_read_in_danish_only() -> None:
         ("Carrinha: sim. Carro: não é possível.", "pt", "carrinha não é possível", False),
         ("Ik moet mijn vorige antwoord corrigeren: het is 7 dagen.", "nl", "was fout", True),
         ("Devo correggere la mia risposta precedente.", "it", "era sbagliato", True),
+        ("Quindi la consegna di sabato non si può aggiungere.", "it", "non è possibile", True),
+        ("La consegna di sabato si può aggiungere.", "it", "non è possibile", False),
+        ("No se puede cambiar la fecha después del envío.", "es", "no es posible cambiar", True),
+        ("On peut annuler à tout moment.", "fr", "il est possible d’annuler", True),
     ],
 )
 def test_negation_and_equivalences_are_read_in_the_texts_language(
