@@ -14,9 +14,9 @@ from evals.checks.language import (
     cldr_table,
     detect,
     month_names,
-    numerals,
     stem,
 )
+from evals.checks.numerals import numerals
 from evals.checks.values import contains_value, parse_figures, parse_one
 
 
@@ -161,7 +161,7 @@ def test_abbreviations_and_country_codes_do_not_mark_a_text_as_english() -> None
 
 
 def test_numbers_in_words_align_to_the_same_spans_with_or_without_a_common_word() -> None:
-    from evals.checks.language import _changed
+    from evals.checks.numerals import _changed
 
     # Nothing in common in the middle: one replace, as difflib gives it.
     a, b = "one more Pro seat".split(), "1 more Pro seat".split()
@@ -192,7 +192,7 @@ def test_text2num_is_asked_only_of_texts_with_a_number_word_and_reads_the_same(
 ) -> None:
     from text_to_num import alpha2digit
 
-    from evals.checks.language import _has_number_word
+    from evals.checks.numerals import _has_number_word
 
     # The word-by-word test in front of text2num must never hide a number it reads whole.
     assert alpha2digit(text, lang, threshold=0) != text

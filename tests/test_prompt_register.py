@@ -82,8 +82,9 @@ def test_a_case_whose_register_contradicts_the_prompt_sends_the_prompts_register
     None
 ):
     settings = SuiteSettings(prompt='Dutch with "u".')
-    case = _case()
-    case.expect["register"] = "informal"
+    data = _case().data
+    data["expect"] = {"language": "nl", "register": "informal"}
+    case = Case(data)
     formal = Reply(answer="Ja, u kunt uw abonnement pauzeren in de app [doc:pricing#plans].")
     informal = Reply(answer="Ja, je kunt je abonnement pauzeren in de app [doc:pricing#plans].")
     got = grade(case, formal, settings)["address_register"]

@@ -71,7 +71,7 @@ def test_the_prefix_tree_of_words_matches_what_the_words_longest_first_match() -
     # alternation of the words, longest first, does, backtracking to a shorter word too.
     import regex
 
-    from evals.checks.values import _alt
+    from evals.checks.figure_pattern import _alt
 
     words = ["mar", "march", "mars", "marzo", "may", "mai", "maart", "m", "sept", "september"]
     plain = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
@@ -165,7 +165,7 @@ def test_figures_are_found_as_the_whole_pattern_finds_them_in_every_text_of_the_
     import json
     from pathlib import Path
 
-    from evals.checks.values import figure_groups, figure_matches, figure_pattern
+    from evals.checks.figure_pattern import figure_groups, figure_matches, figure_pattern
 
     root = Path(__file__).resolve().parent.parent
     texts: set[str] = set()

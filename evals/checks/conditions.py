@@ -15,13 +15,14 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.figure_pattern import _alt
 from evals.checks.language import DEFAULT_LANGUAGES, day_names, detect
 from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
 from evals.checks.retired import quoted
 from evals.checks.text import cited_refs, phrase_pattern, sentences
 from evals.checks.unmarked import figures_between, unmarked_figures
-from evals.checks.values import Figure, _alt, parse_figures
+from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import term_of_sum
 
 # "Any day", "every day", "daily", "7 days a week" in the languages read: a claim that no
@@ -47,7 +48,7 @@ def _day_names() -> regex.Pattern[str]:
     """Weekday names and abbreviations of every language read, from CLDR (cldr.json: loading
     Babel's locale data for them took a tenth of a second of every process that graded)."""
     names = {name for lang in DEFAULT_LANGUAGES for name in day_names(lang)}
-    # A prefix tree of the names (values._alt): it matches as their alternation, longest
+    # A prefix tree of the names (figure_pattern._alt): it matches as their alternation, longest
     # first, would, and is tried at every character of every answer and passage sentence.
     return regex.compile(rf"(?<!\p{{L}})(?:{_alt(sorted(names))})(?!\p{{L}})", regex.IGNORECASE)
 

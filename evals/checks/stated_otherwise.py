@@ -8,9 +8,10 @@ from decimal import Decimal
 
 import regex
 
+from evals.checks.figure_pattern import count_units
 from evals.checks.polarity import says_free
 from evals.checks.text import sentences
-from evals.checks.values import Figure, count_units
+from evals.checks.values import Figure
 
 # A whole number standing alone (not inside "2,50" or "2026").
 _WHOLE = regex.compile(r"(?<![\d.,])\d+(?![\d]|[.,]\d)")

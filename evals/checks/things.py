@@ -13,11 +13,11 @@ from functools import lru_cache
 import regex
 
 from evals.checks.clauses import corrects
+from evals.checks.figure_pattern import months
 from evals.checks.language import detect, place_names
 from evals.checks.matching import BOUNDARY, MARKER, NEG, content, tokens
 from evals.checks.text import sentences
 from evals.checks.unmarked import figures_between
-from evals.checks.values import months
 
 # A quoted label: “Request change”, "Request change", „Anfrage“, «Demande», ‘Pause’.
 _QUOTED = regex.compile(r"[\"“„«‘]\s*([^\"“”„«»‘’\n]{2,40}?)\s*[\"”“»’]")
