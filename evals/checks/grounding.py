@@ -22,12 +22,12 @@ from evals.checks.base import (
     passed,
     undecided,
 )
+from evals.checks.conditioned_totals import summed_without_condition
 from evals.checks.conditions import (
     day_drops,
     dropped_days,
     narrowed_days,
     stacked,
-    summed_without_condition,
     unconditional_amounts,
     whole_despite_deduction,
 )
