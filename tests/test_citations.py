@@ -109,3 +109,26 @@ def test_a_sentence_without_figures_is_supported_by_a_passage_sharing_its_words(
     assert precision(right, q).status == "pass"
     wrong = "La bici può essere ritirata in officina [doc:fatture#addebiti]."
     assert precision(wrong, q).status == "fail"
+
+
+def test_refs_side_by_side_each_stand_for_the_sentence_before_them() -> None:
+    # citation_precision reads a ref the case does not expect against its stretch of the
+    # answer: the second of two refs side by side was read against the empty gap between.
+    data = good_case(
+        "pricing-annual",
+        question="Can we pay yearly?",
+        retrieved=[PLANS, ANNUAL],
+        expect={"sources": ["pricing#plans"]},
+        reference="Paying annually saves 15 % [doc:pricing#annual].",
+    )
+
+    def precise(answer: str) -> str:
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        return REGISTRY["citation_precision"].fn(inp).status
+
+    for right in (
+        "Paying annually saves 15 % [doc:pricing#plans] [doc:pricing#annual].",
+        "Paying annually saves 15 % [doc:pricing#plans][doc:pricing#annual].",
+    ):
+        assert precise(right) == "pass", right
+    assert precise("Starter costs 29 € a seat [doc:pricing#plans] [doc:pricing#annual].") == "fail"

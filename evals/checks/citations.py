@@ -66,15 +66,18 @@ def retrieval_recall(inp: CheckInput) -> CheckResult:
 def _claims_citing(answer: str, ref: str, cite: regex.Pattern[str]) -> list[str]:
     """The stretch of text each citation of `ref` stands for: back to the previous citation,
     the start of its sentence, or a ';' (a citation right after a full stop closes the
-    sentence before it)."""
+    sentence before it). Citations side by side ("[doc:a] [doc:b]") stand for one stretch."""
     marks = list(cite.finditer(answer, timeout=patterns.MATCH_TIMEOUT_S))
     out = []
     for n, m in enumerate(marks):
         got = m.group(1) if m.groups() else m.group(0)
         if got != ref:
             continue
-        floor = marks[n - 1].end() if n else 0
-        before = answer[floor : m.start()].rstrip()
+        first = n
+        while first and not answer[marks[first - 1].end() : marks[first].start()].strip():
+            first -= 1
+        floor = marks[first - 1].end() if first else 0
+        before = answer[floor : marks[first].start()].rstrip()
         body = before[:-1] if before.endswith((".", "!", "?")) else before
         cut = max(
             body.rfind(". "), body.rfind("! "), body.rfind("? "), body.rfind(";"), body.rfind("\n")
