@@ -40,6 +40,8 @@ _PLAIN = str.maketrans(
         "\ufeff": None,
     }
 )
+# Most texts hold none of them: a search for one costs less than translating every character.
+_TYPOGRAPHIC = regex.compile("[" + "".join(regex.escape(chr(c)) for c in _PLAIN) + "]")
 # "45 €" and "45€", "€ 45" and "€45", "15 %" and "15%" are one figure.
 _SYMBOL_GAP = regex.compile(r"(?<=\d) (?=[€$£%])|(?<=[€$£]) (?=\d)")
 
@@ -47,8 +49,13 @@ _SYMBOL_GAP = regex.compile(r"(?<=\d) (?=[€$£%])|(?<=[€$£]) (?=\d)")
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """NFKC, case-folded, typographic quotes and dashes unified, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).casefold().translate(_PLAIN)
-    return _SYMBOL_GAP.sub("", " ".join(text.split()))
+    text = unicodedata.normalize("NFKC", text).casefold()
+    if _TYPOGRAPHIC.search(text) is not None:
+        text = text.translate(_PLAIN)
+    text = " ".join(text.split())
+    if "€" in text or "$" in text or "£" in text or "%" in text:
+        text = _SYMBOL_GAP.sub("", text)
+    return text
 
 
 def contains_phrase(text: str, phrase: str) -> bool:

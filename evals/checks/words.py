@@ -38,13 +38,26 @@ _CONTRACTIONS = [
     # French elision: "n'est" = "ne est", "l'application" = "le application".
     (r"\b([nldjcsmt]|qu)'(?=\w)", r"\1e "),
 ]
-_CONTRACTION_RE = [(regex.compile(p, regex.IGNORECASE), r) for p, r in _CONTRACTIONS]
-# Most texts hold no apostrophe: then only the spellings without one can apply (the others
-# need it, and no replacement writes one).
-_WITHOUT_APOSTROPHE = [
-    (pat, rep)
-    for pat, rep in _CONTRACTION_RE
-    if "cannot" in pat.pattern or "anymore" in pat.pattern
+# Each spelling with what it cannot match without (the text is case-folded first): a pattern
+# whose needle the text lacks is not searched, and no replacement writes a needle.
+_NEEDLES = (
+    "can",
+    "won't",
+    "shan't",
+    "n't",
+    "'ll",
+    "'re",
+    "'ve",
+    "'d",
+    "i'm",
+    "'s",
+    "'s",
+    "anymore",
+    "'",
+)
+_CONTRACTION_RE = [
+    (regex.compile(p, regex.IGNORECASE), r, needle)
+    for (p, r), needle in zip(_CONTRACTIONS, _NEEDLES, strict=True)
 ]
 
 
@@ -52,8 +65,9 @@ _WITHOUT_APOSTROPHE = [
 def expand(text: str) -> str:
     """Normalised text with contractions spelled out: "isn't" -> "is not", "l'app" -> "le app"."""
     t = unicodedata.normalize("NFC", normalise(text))
-    for pat, rep in _CONTRACTION_RE if "'" in t else _WITHOUT_APOSTROPHE:
-        t = pat.sub(rep, t)
+    for pat, rep, needle in _CONTRACTION_RE:
+        if needle in t:
+            t = pat.sub(rep, t)
     return t
 
 
