@@ -33,3 +33,11 @@ def test_a_days_full_stop_before_a_month_ends_no_sentence() -> None:
     # A number before a full stop and any other word still ends its sentence.
     assert len(sentences("Es kostet 10. Danach nichts.")) == 2
     assert len(sentences("See step 2. May I help?")) == 2
+
+
+def test_normal_form_unifies_typographic_characters_and_symbol_gaps() -> None:
+    from evals.checks.text import normalise
+
+    assert normalise("“Pro” costs 45 € – ‘yes’\u00ad") == "\"pro\" costs 45€ - 'yes'"
+    assert normalise("15 %\u00a0off,  € 45") == "15% off, €45"
+    assert normalise("Plain  text\nhere") == "plain text here"
