@@ -134,3 +134,20 @@ def test_an_italian_verb_with_the_formal_you_attached_is_no_name() -> None:
 
     assert named("Posso aiutarLa in altro? Desidero confermarLe la tariffa.", "it") == []
     assert [n.text for n in named("Open it in the eBay app.", "en")] == ["eBay"]
+
+
+def test_place_names_of_several_words_are_blanked_longest_first_in_any_case() -> None:
+    from evals.checks.things import blank_places
+
+    text = "We ship to the UNITED STATES and Bosnia & Herzegovina, not to South Americans."
+    got = blank_places(text, "en")
+    assert "UNITED STATES" not in got and "Bosnia & Herzegovina" not in got
+    assert len(got) == len(text)
+    # A name must end where its word ends: "South Americans" is no "South America".
+    assert "South Americans" in got
+    assert blank_places("Versand in die Vereinigte Staaten.", "de").split() == [
+        "Versand",
+        "in",
+        "die",
+        ".",
+    ]
