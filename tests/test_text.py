@@ -41,3 +41,13 @@ def test_normal_form_unifies_typographic_characters_and_symbol_gaps() -> None:
     assert normalise("“Pro” costs 45 € – ‘yes’\u00ad") == "\"pro\" costs 45€ - 'yes'"
     assert normalise("15 %\u00a0off,  € 45") == "15% off, €45"
     assert normalise("Plain  text\nhere") == "plain text here"
+
+
+def test_many_phrases_are_found_as_each_one_is_found() -> None:
+    from evals.checks.text import contains_any_phrase, contains_phrase
+
+    phrases = ("hand this over", "collega", "€ 5", "(see below)")
+    for text in ("I’ll HAND this over now.", "Un collega la aiuterà", "costs € 5!", "colleague"):
+        want = any(contains_phrase(text, p) for p in phrases)
+        assert contains_any_phrase(text, phrases) is want, text
+    assert not contains_any_phrase("handover", ("hand",))

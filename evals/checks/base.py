@@ -10,7 +10,7 @@ from typing import Any, Literal
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.matching import says
-from evals.checks.text import cited_refs, contains_phrase
+from evals.checks.text import cited_refs, contains_any_phrase
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
@@ -144,4 +144,4 @@ def is_refusal(inp: CheckInput) -> bool:
 @lru_cache(maxsize=4096)
 def says_refusal(answer: str, phrases: tuple[str, ...], lang: str | None) -> bool:
     """Whether the answer says one of the refusal `phrases` (asked by several checks)."""
-    return any(contains_phrase(answer, p) or says(answer, p, lang=lang) for p in phrases)
+    return contains_any_phrase(answer, phrases) or any(says(answer, p, lang=lang) for p in phrases)

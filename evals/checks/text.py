@@ -73,6 +73,24 @@ def contains_phrase(text: str, phrase: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=64)
+def _any_phrase(phrases: tuple[str, ...]) -> regex.Pattern[str]:
+    """`contains_phrase` for many phrases at once: each normalised, bounded where it starts
+    or ends with a letter or digit."""
+    parts = []
+    for phrase in dict.fromkeys(normalise(p) for p in phrases):
+        if phrase:
+            head = r"(?<![\p{L}\p{N}])" if phrase[0].isalnum() else ""
+            tail = r"(?![\p{L}\p{N}])" if phrase[-1].isalnum() else ""
+            parts.append(head + regex.escape(phrase) + tail)
+    return regex.compile("|".join(parts) or "(?!)")
+
+
+def contains_any_phrase(text: str, phrases: tuple[str, ...]) -> bool:
+    """Whether `contains_phrase(text, p)` holds for some phrase: one search, not one each."""
+    return _any_phrase(phrases).search(normalise(text)) is not None
+
+
 def cited_refs(answer: str, pattern: str) -> list[str]:
     """Refs cited in the text, in order, without repeats."""
     return list(_cited(answer, pattern))
