@@ -66,6 +66,8 @@ class _Patterns:
     negators: frozenset[str]
     first_person: frozenset[str]
     vouch: tuple[str, ...]
+    #: a word that opens with a verb of promising: sentences without one are not read word by word
+    vouch_word: regex.Pattern[str]
     conditional: frozenset[str]
 
 
@@ -94,6 +96,9 @@ def _patterns(lang: str) -> _Patterns:
         negators=lex.negators | frozenset(a.negators),
         first_person=frozenset(a.first_person),
         vouch=a.vouch,
+        vouch_word=regex.compile(
+            rf"(?<![\p{{L}}'’])(?:{'|'.join(map(regex.escape, a.vouch)) or '(?!)'})", flags
+        ),
         conditional=lex.conditional,
     )
 
@@ -152,7 +157,7 @@ def _vouched(p: _Patterns, sentence: str) -> bool:
     """A first-person word and a verb of promising or assuring in one clause, whatever stands
     between them ("kann ich Ihnen schon jetzt zusichern", "posso già garantirLe"), not
     negated, with a future outcome after the verb."""
-    if not p.vouch:
+    if not p.vouch or p.vouch_word.search(sentence) is None:
         return False
     start = 0
     for end in [*(m.start() for m in _CLAUSE_END.finditer(sentence)), len(sentence)]:

@@ -75,12 +75,14 @@ def dropped_days(answer: str, passages: tuple[str, ...], lang: str | None) -> li
 
 def day_drops(answer: str, passages: tuple[str, ...], lang: str | None) -> list[tuple[str, str]]:
     """`dropped_days` as pairs: the answer's sentence (citations cut) and the passage's."""
-    days_said = _names_days(MARKER.sub(" ", answer))
+    days_said: bool | None = None  # read only for an answer that gives times or every day
     out = []
     for sentence, times in _sentences_with_times(answer, lang):
         every = _EVERY_DAY.search(sentence) is not None
         if not (times or every) or _names_days(sentence):
             continue
+        if days_said is None:
+            days_said = _names_days(MARKER.sub(" ", answer))
         words = content(tokens(sentence, lang), lang)
         by_times: list[str] = []
         by_words: list[str] = []
