@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import regex
-
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.matching import BOUNDARY, NEG, Synonyms, content, says, states, tokens
+from evals.checks.matching import BOUNDARY, LABEL, NEG, Synonyms, content, says, states, tokens
 from evals.checks.text import sentences
-
-# A short label that opens the answer before a colon ("Short answer:", "Kurz gesagt:").
-_LEAD_LABEL = regex.compile(r"^\s*(\p{L}[\p{L}\s]{0,24}?):\s+")
 
 
 def answers_no(answer: str, lang: str | None = None, question: str = "") -> bool:
@@ -23,7 +18,8 @@ def answers_no(answer: str, lang: str | None = None, question: str = "") -> bool
     customer asked about ("Short answer: no."; "Carrinha: não" says no to the van alone).
     "Not quite." and "Not always." are no bare no."""
     lang = lang or detect(answer) or FALLBACK
-    label = _LEAD_LABEL.match(answer)
+    # A short label before a colon ("Short answer:", "Kurz gesagt:"), as the tokens read it.
+    label = LABEL.match(answer)
     if label is not None and question:
         asked = content(tokens(question, lang), lang)
         if not content(tokens(label.group(1), lang), lang) & asked:

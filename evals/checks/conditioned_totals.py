@@ -12,16 +12,10 @@ from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import MARKER, content, tokens
 from evals.checks.retired import quoted
-from evals.checks.text import sentences
+from evals.checks.text import phrase_pattern, sentences
 from evals.checks.unmarked import figures_between, unmarked_figures
 from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import term_of_sum
-
-
-def _cue_words(words: set[str]) -> regex.Pattern[str]:
-    # Whole words, and not a pronoun a hyphen joins to its verb ("soma-se", "dá-se").
-    body = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
-    return regex.compile(rf"(?<![\p{{L}}-])(?:{body or '(?!)'})(?![\p{{L}}-])", regex.I)
 
 
 @lru_cache(maxsize=16)
@@ -29,13 +23,14 @@ def _if_cues(lang: str) -> regex.Pattern[str]:
     """What opens a condition a passage attaches to an amount ("if", "se", "only"): the
     language's condition words that are also cues of one."""
     lex = lexicon(lang)
-    return _cue_words(set(lex.conditional) & set(lex.provided))
+    # Not a pronoun a hyphen joins to its verb ("soma-se", "dá-se").
+    return phrase_pattern(tuple(sorted(set(lex.conditional) & set(lex.provided))), True)
 
 
 @lru_cache(maxsize=16)
 def _any_cue(lang: str) -> regex.Pattern[str]:
     lex = lexicon(lang)
-    return _cue_words({*lex.conditional, *lex.provided})
+    return phrase_pattern(tuple(sorted({*lex.conditional, *lex.provided})), True)
 
 
 def _condition_words(sentence: str, cue: regex.Match[str], lang: str) -> set[str]:

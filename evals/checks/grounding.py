@@ -192,7 +192,7 @@ def _reading(inp: CheckInput) -> tuple[str | None, tuple[str, ...]]:
 
 
 def _summed(inp: CheckInput, lang: str | None, now: tuple[str, ...]) -> list[tuple[str, str]]:
-    """`conditions.summed_without_condition`, against the customer's own words."""
+    """`conditioned_totals.summed_without_condition`, against the customer's own words."""
     ticket = "\n".join(inp.case.user_texts)
     return summed_without_condition(inp.answer, now, ticket, lang)
 

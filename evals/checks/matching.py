@@ -42,7 +42,7 @@ Synonyms = tuple[tuple[str, ...], ...]
 MAX_GAP = 3
 
 # A list line's short label and what follows it are one clause: "- Carrinha: não é possível".
-_LABEL = regex.compile(r"(?m)^(\s*(?:[-•*]|\d+[.)])?\s*\p{L}[\p{L}\s]{0,24}?):(?=\s)")
+LABEL = regex.compile(r"(?m)^(\s*(?:[-•*]|\d+[.)])?\s*\p{L}[\p{L}\s]{0,24}?):(?=\s)")
 # "22:00" is one word, not a clause break.
 _CLOCK = regex.compile(r"(\d):(\d)")
 _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
@@ -79,7 +79,7 @@ def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
     # negation in English, Dutch "de" no article in French.
     lex = lexicon(lang)
     # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
-    t, _ = with_digits(read_as(expand(_LABEL.sub(r"\1 ", MARKER.sub(" ", text))), lex), lang)
+    t, _ = with_digits(read_as(expand(LABEL.sub(r"\1 ", MARKER.sub(" ", text))), lex), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
     table = word_table(lex, lang)

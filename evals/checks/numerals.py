@@ -7,6 +7,8 @@ from functools import lru_cache
 
 import regex
 
+from evals.checks.text import LETTERS
+
 _TEXT2NUM = {"en", "de", "fr", "es", "it", "nl", "pt", "da"}
 _TOKEN = regex.compile(r"\S+")
 # Compiled once: looked up by pattern text, each call cost more than text2num's own reading.
@@ -65,7 +67,6 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     return tuple(out)
 
 
-_LETTERS = regex.compile(r"\p{L}+")
 # Words text2num reads as a number on their own, and words it does not, by language: most
 # texts hold none, and asking of each word once costs less than text2num reading each text.
 _NUMBER_WORDS: dict[str, tuple[set[str], set[str]]] = {}
@@ -79,7 +80,7 @@ def _has_number_word(text: str, lang: str) -> bool:
     from text_to_num import alpha2digit
 
     numbers, others = _NUMBER_WORDS.setdefault(lang, (set(), set()))
-    words = set(_LETTERS.findall(text)) - others
+    words = set(LETTERS.findall(text)) - others
     if not words:
         return False
     if not words.isdisjoint(numbers):

@@ -18,14 +18,13 @@ import regex
 
 from evals.checks.lexicon import FALLBACK, SUPPORTED, lexicon
 from evals.checks.matching import MARKER, content, tokens
-from evals.checks.text import sentences
+from evals.checks.text import LETTERS, sentences
 from evals.checks.values import parse_figures
 
 #: Content words an answer sentence must share with the passage sentence it restates.
 MIN_SHARED = 2
 # The widening reaches to the end of its clause.
 _CLAUSE_END = regex.compile(r"[.!?;:,]|\s[–—-]\s")
-_LETTERS = regex.compile(r"\p{L}+")
 
 
 # A place is a capitalised word, not an all-capital one ("in CSV" is a format).
@@ -70,7 +69,7 @@ def _limited_sentences(
     out = []
     for _, s in sentences(passage):
         places = tuple(m.group(1) for m in _place(lang).finditer(s))
-        limited = places or only & {w.casefold() for w in _LETTERS.findall(s)}
+        limited = places or only & {w.casefold() for w in LETTERS.findall(s)}
         if limited:
             out.append((_words(s, lang), places, s.strip()))
     return tuple(out)
@@ -97,7 +96,7 @@ def widened(
             continue
         said = _words(sentence[: m.start()], lang)
         only = frozenset(lexicon(lang).restrictive)
-        if only & {w.casefold() for w in _LETTERS.findall(sentence[: m.start()])}:
+        if only & {w.casefold() for w in LETTERS.findall(sentence[: m.start()])}:
             continue  # "only part of Enterprise, and also ...": it keeps the limit
         theirs = next(
             (

@@ -42,6 +42,8 @@ _PLAIN = str.maketrans(
 )
 # Most texts hold none of them: a search for one costs less than translating every character.
 _TYPOGRAPHIC = regex.compile("[" + "".join(regex.escape(chr(c)) for c in _PLAIN) + "]")
+#: A run of letters: a word without its digits, apostrophes or hyphens.
+LETTERS = regex.compile(r"\p{L}+")
 # "45 €" and "45€", "€ 45" and "€45", "15 %" and "15%" are one figure.
 _SYMBOL_GAP = regex.compile(r"(?<=\d) (?=[€$£%])|(?<=[€$£]) (?=\d)")
 
@@ -155,7 +157,10 @@ def sentences(text: str) -> tuple[tuple[int, str], ...]:
 
 
 @lru_cache(maxsize=128)
-def phrase_pattern(phrases: tuple[str, ...]) -> regex.Pattern[str]:
-    """The phrases as whole words, longest first, in any case (never matching when none)."""
+def phrase_pattern(phrases: tuple[str, ...], hyphen_joins: bool = False) -> regex.Pattern[str]:
+    """The phrases as whole words, longest first, in any case (never matching when none).
+    `hyphen_joins`: a word a hyphen joins to another is part of it, not a word of its own
+    (Portuguese "soma-se" holds no "se")."""
     body = "|".join(regex.escape(w) for w in sorted(phrases, key=len, reverse=True))
-    return regex.compile(rf"(?<![\p{{L}}])(?:{body})(?![\p{{L}}])" if body else r"(?!)", regex.I)
+    edge = r"\p{L}-" if hyphen_joins else r"\p{L}"
+    return regex.compile(rf"(?<![{edge}])(?:{body})(?![{edge}])" if body else r"(?!)", regex.I)

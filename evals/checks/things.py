@@ -16,7 +16,7 @@ from evals.checks.clauses import corrects
 from evals.checks.figure_pattern import months
 from evals.checks.language import detect, place_names
 from evals.checks.matching import BOUNDARY, MARKER, NEG, content, tokens
-from evals.checks.text import sentences
+from evals.checks.text import LETTERS, sentences
 from evals.checks.unmarked import figures_between
 
 # A quoted label: “Request change”, "Request change", „Anfrage“, «Demande», ‘Pause’.
@@ -106,7 +106,7 @@ def _places_by_head(lang: str | None) -> dict[str, tuple[str, ...]]:
     beginning with a letter), by their first word, longest first."""
     out: dict[str, list[str]] = {}
     for name in {n for n in place_names(lang or "en") | place_names("en") if " " in n}:
-        head = _LETTERS.match(name)
+        head = LETTERS.match(name)
         if head is not None:
             out.setdefault(head.group(0), []).append(name)
     return {h: tuple(sorted(v, key=len, reverse=True)) for h, v in out.items()}
@@ -119,7 +119,7 @@ def blank_places(text: str, lang: str | None) -> str:
     to compile per language and was tried at every character."""
     by_head = _places_by_head(lang)
     out, last = text, 0
-    for m in _LETTERS.finditer(text):
+    for m in LETTERS.finditer(text):
         names = by_head.get(m.group(0).lower()) if m.start() >= last else None
         for name in names or ():
             end = m.start() + len(name)
@@ -128,9 +128,6 @@ def blank_places(text: str, lang: str | None) -> str:
                 last = end
                 break
     return out
-
-
-_LETTERS = regex.compile(r"\p{L}+")
 
 
 @lru_cache(maxsize=4096)
