@@ -20,6 +20,28 @@ def test_a_verbs_person_form_reads_as_its_infinitive(
     assert tokens(person, lang) == tokens(infinitive, lang)
 
 
+@pytest.mark.parametrize(
+    ("form", "infinitive"),
+    [
+        ("meld", "melden"),
+        ("meldt", "melden"),
+        ("gemeld", "melden"),
+        ("betaald", "betalen"),
+        ("wordt", "worden"),
+        ("antwoord", "antwoorden"),
+    ],
+)
+def test_a_dutch_verbs_forms_meet_where_snowball_cuts_the_d_of_its_infinitive(
+    form: str, infinitive: str
+) -> None:
+    assert tokens(form, "nl") == tokens(infinitive, "nl")
+
+
+def test_a_dutch_stem_keeps_a_d_after_other_letters() -> None:
+    assert tokens("vinden", "nl") == tokens("vindt", "nl") == ("vind",)
+    assert tokens("melden", "nl") != tokens("vinden", "nl")
+
+
 def test_a_person_ending_is_not_cut_from_a_short_word_nor_in_english() -> None:
     assert tokens("wat", "nl") == ("wat",)
     assert tokens("counts", "en") == tokens("count", "en") == ("count",)

@@ -108,6 +108,9 @@ class Lexicon:
     #: endings a stemmer leaves on a verb's person form ("telt" for "tellen"): cut off a stem
     #: of at least MIN_VERB_STEM letters, in a fact and an answer alike
     verb_endings: tuple[str, ...] = ()
+    #: (ending, replacement) of a stem, so that the stemmer's forms of one word meet: Dutch
+    #: Snowball reads "melden" as "mel" but "meld" and "gemeld" as "meld", "mel"
+    stem_rewrites: tuple[tuple[str, str], ...] = ()
     #: (pattern, phrase): what a phrase reads as before its negations are read ("costs
     #: nothing" is "free of charge", not a negation of "costs")
     read_as: tuple[tuple[str, str], ...] = ()
@@ -208,6 +211,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         list_joiners=frozenset(_words(data.get("list_joiners"))),
         same_word={str(k).casefold(): str(v) for k, v in data.get("same_word", {}).items()},
         verb_endings=_words(data.get("verb_endings")),
+        stem_rewrites=tuple((str(a), str(b)) for a, b in data.get("stem_rewrites", ())),
         read_as=tuple((str(p), str(r)) for p, r in data.get("read_as", ())),
         compounds=bool(data.get("compounds", False)),
         negating_prefixes=_words(data.get("negating_prefixes")),

@@ -110,7 +110,11 @@ def word_stem(w: str, lex: Lexicon, lang: str) -> str:
     s = stem(w, lang)
     for end in lex.verb_endings:
         if len(s) >= MIN_VERB_STEM and s.endswith(end):
-            return s[: -len(end)]
+            s = s[: -len(end)]
+            break
+    for end, instead in lex.stem_rewrites:
+        if len(s) >= MIN_VERB_STEM and s.endswith(end):
+            return s[: -len(end)] + instead
     return s
 
 
