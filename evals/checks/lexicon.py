@@ -108,8 +108,8 @@ class Lexicon:
     #: endings a stemmer leaves on a verb's person form ("telt" for "tellen"): cut off a stem
     #: of at least MIN_VERB_STEM letters, in a fact and an answer alike
     verb_endings: tuple[str, ...] = ()
-    #: (ending, replacement) of a stem, so that the stemmer's forms of one word meet: Dutch
-    #: Snowball reads "melden" as "mel" but "meld" and "gemeld" as "meld", "mel"
+    #: (ending, replacement) of a stem, after `verb_endings`, so that the stemmer's forms of
+    #: one verb meet: Dutch Snowball reads "melden" as "mel" but "meld" and "gemeld" as "meld"
     stem_rewrites: tuple[tuple[str, str], ...] = ()
     #: (pattern, phrase): what a phrase reads as before its negations are read ("costs
     #: nothing" is "free of charge", not a negation of "costs")

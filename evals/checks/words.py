@@ -106,7 +106,9 @@ MIN_VERB_STEM = 4
 def word_stem(w: str, lex: Lexicon, lang: str) -> str:
     """The word's Snowball stem, less a person ending the stemmer leaves on a verb: Dutch and
     German "telt", "zählt", "houdt" read as "tellen", "zählen", "houden" do (Snowball joins
-    the infinitive and the participle, not the third person)."""
+    the infinitive and the participle, not the third person); then the language's
+    `stem_rewrites`, where the stemmer cuts an infinitive further than its other forms
+    (Dutch "meld", "gemeld" read as "melden")."""
     s = stem(w, lang)
     for end in lex.verb_endings:
         if len(s) >= MIN_VERB_STEM and s.endswith(end):
