@@ -61,3 +61,41 @@ def test_a_figure_cited_to_the_wrong_passage_fails_though_a_later_ref_holds_it(a
 def test_refs_side_by_side_count_together(answer: str) -> None:
     r = supported(answer)
     assert r.status == "pass", r.detail
+
+
+def ticket_figure(answer: str) -> CheckResult:
+    data: dict[str, Any] = good_case(
+        "ticket-figure",
+        question="They also want to charge me a 20 € fee. Is that right?",
+        context={},
+        retrieved=[
+            {"ref": "p#fees", "text": "For each fine we charge an administrative fee of 20 €."},
+            {"ref": "p#parking", "text": "You may park free of charge in the marked zones."},
+        ],
+        expect={"sources": ["p#fees"]},
+        reference="Yes, we charge a fee of 20 € [doc:p#fees] for each fine.",
+    )
+    return REGISTRY["figures_supported"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+def test_the_customers_figure_cited_right_after_to_a_passage_without_it_fails() -> None:
+    result = ticket_figure("For each fine we charge a fee of 20 € [doc:p#parking].")
+    assert result.status == "fail"
+    assert "p#fees states it" in result.detail
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Yes, for each fine we charge a fee of 20 € [doc:p#fees].",
+        # Cited for the words after it, not for the figure: the customer's own.
+        "The 20 € you mention is for the fine; you may park free in marked zones [doc:p#parking].",
+        "The 20 € you mention is for the fine.",
+    ],
+)
+def test_the_customers_figure_passes_with_its_own_passage_or_cited_for_other_words(
+    answer: str,
+) -> None:
+    assert ticket_figure(answer).status != "fail"

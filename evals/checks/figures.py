@@ -198,6 +198,32 @@ _INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
 MONTHS_A_YEAR = 12
 
 
+def _miscited(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int, passages: dict[str, str]
+) -> str:
+    """The passage that states a figure the customer gave, when the answer cites another
+    right after it, one that states no figure of its kind: the answer gives it as a passage's and names
+    the wrong one. Empty when it does not."""
+    marks = marks_after(answer, fig, cite, window)
+    # Only a citation set right after the figure is given for it alone: "a taxa de 20 €
+    # [doc:x]"; one after more words may be for those words.
+    if not marks or answer[fig.end : fig.end + marks[0].start()].strip(" ,"):
+        return ""
+    refs = own_citations(answer, fig, cite, window)
+    if any(passage_states(passages.get(r, ""), fig) for r in refs):
+        return ""
+    # A cited passage that gives a figure of its kind may set the rule the customer's figure
+    # is read against ("up to 25 years" for "you are 26"); one that gives none cannot.
+    if any(p.kind == fig.kind for r in refs for p in parse_figures(passages.get(r, ""))):
+        return ""
+    stating = (
+        ref
+        for ref, text in passages.items()
+        if ref not in refs and any(fig.same(p) for p in parse_figures(text))
+    )
+    return next(stating, "")
+
+
 def _sentence_start(answer: str, fig: Figure) -> int:
     """Where the figure's sentence starts: after the last sentence end before it."""
     return max((m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)), default=0)
@@ -277,13 +303,20 @@ _BEFORE = regex.compile(
 def figures_supported(inp: CheckInput) -> CheckResult:
     every = figures(inp.answer, inp.lang)
     given_figs = given_figures(inp.case)
-    found = [
-        f for f in every if not from_ticket(f, inp.case) and not _between(f, given_figs, inp.answer)
-    ]
-    if not found:
-        return skipped("no figures beyond the ticket's own")
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
     passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
+    window = inp.settings.figure_window
+    theirs = [f for f in every if from_ticket(f, inp.case) or _between(f, given_figs, inp.answer)]
+    # The customer's figure needs no source, unless the answer gives it as a passage's and
+    # names the wrong one.
+    miscited = {
+        f.start: where
+        for f in theirs
+        if (where := _miscited(inp.answer, f, cite, window, passages))
+    }
+    found = [f for f in every if f not in theirs or f.start in miscited]
+    if not found:
+        return skipped("no figures beyond the ticket's own")
     reported = inp.reply.cited
     judged = unsupported = 0
     bad: list[str] = []
@@ -298,6 +331,13 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if multiplier(inp.answer, fig, inp.lang):
             continue  # "× 12 months" multiplies a figure: it states nothing of its own
         refs = own_citations(inp.answer, fig, cite, inp.settings.figure_window)
+        if fig.start in miscited:
+            judged += 1
+            unsupported += 1
+            bad.append(
+                f"{fig.text.strip()} (cited {', '.join(refs)}; {miscited[fig.start]} states it)"
+            )
+            continue
         if not refs and reported:
             # A system that reports its citations without inline markers: any cited passage.
             refs = list(reported)
@@ -335,7 +375,6 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if not backing and passage_states(together, fig, factors, times, given, beside, rated):
             shown.append(fig)
             continue
-        window = inp.settings.figure_window
         if not backing and _shares_a_citation(inp.answer, fig, every, cite, window):
             # No citation of its own: the next one, after another figure, is that figure's.
             # Any ref its sentence cites after it may state it ("children aged 2 to 11 get
