@@ -91,6 +91,20 @@ def test_a_difference_between_two_prices_is_supported() -> None:
     assert run("Plus is 10 € more per month than Basic [doc:plans#prices].", data).status == "fail"
 
 
+def test_a_total_of_three_charges_of_one_passage_is_supported() -> None:
+    fees = {
+        "ref": "delivery#fees",
+        "text": "Delivery costs 25 €, installation 40 € and removal of the old appliance 15 €.",
+    }
+    data = case("What do delivery, installation and removal cost together?", fees)
+    assert run("All three together come to 80 € [doc:delivery#fees].", data).status == "pass"
+    assert run("All three together come to 95 € [doc:delivery#fees].", data).status == "fail"
+    assert (
+        run("Levering, installatie en afvoer samen: 80 € [doc:delivery#fees].", data).status
+        == "pass"
+    )
+
+
 def test_a_count_is_not_read_as_the_difference_of_two_limits() -> None:
     seats = {
         "ref": "plans#seats",

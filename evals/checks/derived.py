@@ -44,9 +44,10 @@ def computed(
     beside: Sequence[Figure] = (),
     percent: bool = True,
 ) -> bool:
-    """Whether `fig` is a sum or difference of two figures of its kind, a product of one with
-    one or two counts, or one of those with a percentage taken off, added on or taken of it
-    (only when `percent`: an answer that names no percentage took none).
+    """Whether `fig` is a sum of two or three figures of its kind or a difference of two, a
+    product of one with one or two counts, or one of those with a percentage taken off,
+    added on or taken of it (only when `percent`: an answer that names no percentage took
+    none).
 
     `stated` are the figure's own cited passages' figures; `given` the customer's own;
     `beside` those of passages the answer cites elsewhere, which may give the second term
@@ -72,6 +73,15 @@ def computed(
         for b in second[i + 1 :]:
             if _near(a + b, want) or (differs and a != b and _near(abs(a - b), want)):
                 return True
+    # Three charges of one passage, or of it and the ticket, added up: delivery,
+    # installation and removal of the old appliance in one total.
+    if any(
+        _near(a + b + c, want)
+        for i, a in enumerate(own)
+        for j, b in enumerate(terms[i + 1 :], i + 1)
+        for c in terms[j + 1 :]
+    ):
+        return True
     # "10 seats × 45 € × 12 months": one or two counts.
     counts = {*factors, *(j * k for n, j in enumerate(factors) for k in factors[n + 1 :])}
     bases = [*terms, *(t * k for t in terms for k in counts)]
