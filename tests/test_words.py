@@ -142,14 +142,14 @@ def test_compound_reading_leaves_short_words_and_negations_alone() -> None:
 
 @pytest.mark.parametrize("lang", ["da", "de", "en", "es", "fr", "it", "nl", "pt"])
 def test_each_language_lists_its_contrasts_and_reassurances_and_they_compile(lang: str) -> None:
-    import re
+    import regex
 
     lex = lexicon(lang)
     assert lex.contrasts and lex.reassurances
     for pattern in lex.contrasts:
-        re.compile(pattern)
+        regex.compile(pattern)
     for pattern, phrase in lex.read_as:
-        re.compile(pattern)
+        regex.compile(pattern)
         assert phrase and NEG not in tokens(phrase, lang, general=False)
 
 
@@ -198,3 +198,22 @@ def test_ended_on_a_date_says_it_no_longer_applies_ends_on_does_not(
 ) -> None:
     assert states(ended, fact, lang=lang)
     assert not states(ends, fact, lang=lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("it", "è gratuita, a meno che non si tratti di un danno causato dal cliente"),
+        ("pt", "é gratuita, a não ser que se trate de um dano causado pelo cliente"),
+        ("es", "es gratuita, a no ser que se trate de un daño causado por el cliente"),
+        ("fr", "est gratuite, à moins que le dommage ne soit causé par le client"),
+        ("fr", "est gratuite, à moins qu’un dommage ne soit causé par le client"),
+    ],
+)
+def test_unless_negates_nothing_in_the_case_it_names(lang: str, said: str) -> None:
+    assert NEG not in tokens(said, lang)
+
+
+def test_a_real_negation_after_unless_is_still_read() -> None:
+    assert NEG in tokens("à moins que le client ne paie pas la facture", "fr")
+    assert NEG in tokens("a não ser que o cliente não pague a fatura", "pt")
