@@ -12,6 +12,7 @@ from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, ski
 from evals.checks.binding import bind
 from evals.checks.dates import date_after, date_before, date_from_given, days_between
 from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
+from evals.checks.equations import equation_value, holds
 from evals.checks.figure_citations import marks_after, own_citations, ref_of, sentence_citations
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
@@ -19,7 +20,7 @@ from evals.checks.owners import names_in
 from evals.checks.stated_otherwise import states_otherwise
 from evals.checks.text import SENTENCE_END, quote
 from evals.checks.values import Figure, parse_figures, with_digits
-from evals.checks.worked import worked_out
+from evals.checks.worked import result_sign, worked_out
 from evals.suite import patterns
 from evals.suite.case import Case
 
@@ -224,6 +225,19 @@ def _miscited(
     return next(stating, "")
 
 
+def _miscounted(answer: str, fig: Figure, lang: str | None) -> str:
+    """The equation the answer writes out before the figure and what it makes, when that is
+    not the figure ("2 × 17,50 € = 39 €" makes 35); empty when it holds or none is written."""
+    sign = result_sign(answer, fig, _sentence_start(answer, fig))
+    if sign is None:
+        return ""
+    value = equation_value(answer, fig, sign.start(), lang)
+    if value is None or holds(value, fig):
+        return ""
+    shown = format(value.quantize(Decimal("0.01")), "f")
+    return f"the equation before it makes {shown}"
+
+
 def _sentence_start(answer: str, fig: Figure) -> int:
     """Where the figure's sentence starts: after the last sentence end before it."""
     return max((m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)), default=0)
@@ -331,6 +345,12 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if multiplier(inp.answer, fig, inp.lang):
             continue  # "× 12 months" multiplies a figure: it states nothing of its own
         refs = own_citations(inp.answer, fig, cite, inp.settings.figure_window)
+        wrong = _miscounted(inp.answer, fig, inp.lang)
+        if wrong:
+            judged += 1
+            unsupported += 1
+            bad.append(f"{fig.text.strip()} (worked out wrong: {wrong})")
+            continue
         if fig.start in miscited:
             judged += 1
             unsupported += 1

@@ -13,6 +13,7 @@ import regex
 
 from evals.checks.dates import date_after, date_before, month_end_of
 from evals.checks.derived import computed
+from evals.checks.equations import bracketed_value, equation_value, holds
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, parse_figures
@@ -146,6 +147,10 @@ def worked_out(
             return True
         return says_month_end(answer, 0, fig.start, lang) and month_end_of(fig, dates)
     sign = result_sign(answer, fig, sentence_start)
+    # A result given first, its working in brackets after it: "204,40 € (4 × 51,10 €)".
+    working = bracketed_value(answer, fig, lang)
+    if working is not None:
+        return holds(working, fig) and _inputs_sourced(answer, fig, inputs)
     if sign is None:
         # Or an amount after a word that totals ("Samen: 33,50 €", "in all 36 €"): the sum of
         # what the answer sourced before it.
@@ -153,6 +158,11 @@ def worked_out(
             return False
         before = [f for f in inputs if f.end <= fig.start]
         return computed(fig, before, given, factors)
+    # An equation written out is worked out as written: "39 € − 20 % = 19,50 €" is wrong
+    # though 19,50 € is half of 39 €.
+    value = equation_value(answer, fig, sign.start(), lang)
+    if value is not None:
+        return holds(value, fig)
     # The inputs are the sentence's figures before the sign (the last equation's terms) and
     # what the answer sourced before it: a result restates nothing a passage must hold.
     before = [f for f in inputs if f.end <= sign.start()]
@@ -160,3 +170,13 @@ def worked_out(
     if not own:
         return False
     return computed(fig, own, [*given, *before], factors)
+
+
+def _inputs_sourced(answer: str, fig: Figure, inputs: Sequence[Figure]) -> bool:
+    """Whether the figures of the working in brackets after `fig` are sourced: cited in it
+    or before ("51,10 € [doc:a] ... 204,40 € (4 × 51,10 €)")."""
+    close = answer.find(")", fig.end)
+    inside = [f for f in parse_figures(answer[fig.end : close], None) if f.kind != "percent"]
+    return all(
+        any(s.same(f) for s in inputs) or "[" in answer[fig.end : close] for f in inside
+    )

@@ -1,0 +1,179 @@
+"""An equation the answer writes out ("4 × 51,10 € = 204,40 €", "39 € meno il 20 % =
+31,20 €", "178 € + 53,40 € + 18 € = 249,40 €") is read as written and worked out: its
+result holds only when the arithmetic does. A wrong step is wrong even when some other
+combination of the passage's figures happens to give the result.
+
+Only an equation whose left side is figures, bare counts and operators alone (citations
+between them allowed) is read; anything else before the sign leaves the figure to the
+looser reading of `derived.computed`.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import regex
+
+from evals.checks.values import Figure, parse_figures
+
+# "[doc:a]" between the terms is no term of the sum.
+_CITATION = regex.compile(r"\[[^\]\n]*\]")
+# An operator between two terms: symbols, an "x" between numbers, and the words of each
+# language read for plus and minus (an article may follow a word: "meno il 20 %").
+_OPERATOR = regex.compile(
+    r"\s*(?:(?P<op>[+×*·−–]|-(?=\s)|x(?=\s))"
+    r"|(?P<word>plus|più|mais|más|minus|less|meno|menos|moins|min|abzüglich)"
+    r"(?:\s+(?:the|il|lo|la|l'|l’|el|los|le|les|o|os|a|as|de|der|die|das|het))?(?!\p{L}))\s*",
+    regex.IGNORECASE,
+)
+_MINUS_WORDS = frozenset({"minus", "less", "meno", "menos", "moins", "min", "abzüglich"})
+_COUNT = regex.compile(r"\d{1,4}(?![\d.,]*\d)(?!\s*[%€$£])")
+_SPACE = regex.compile(r"\s*")
+_RIGHT_GAP = regex.compile(r"[\s*_]*")
+_NUMBER_NEXT = regex.compile(r"[€$£]?\s?\d")
+_HUNDRED = Decimal(100)
+# A result may be rounded as people round: to the cent, or within a thousandth of it.
+_CENT = Decimal("0.01")
+
+
+def _term(text: str, at: int, figs: dict[int, Figure]) -> tuple[object, int] | None:
+    """The term at `at`: a figure (money, percent, or a duration or count) or a bare count."""
+    at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+    fig = figs.get(at)
+    if fig is not None:
+        return fig, fig.end
+    m = _COUNT.match(text, at)
+    if m is not None and (at == 0 or not text[at - 1].isdigit()):
+        return Decimal(m.group(0)), m.end()
+    return None
+
+
+def _operator(text: str, at: int) -> tuple[str, int] | None:
+    m = _OPERATOR.match(text, at)
+    if m is None:
+        return None
+    if m.group("op"):
+        op = {"×": "*", "*": "*", "·": "*", "x": "*", "X": "*"}.get(m.group("op"), "")
+        op = op or ("+" if m.group("op") == "+" else "-")
+    else:
+        op = "-" if m.group("word").casefold() in _MINUS_WORDS else "+"
+    return op, m.end()
+
+
+def _read(text: str, start: int, figs: dict[int, Figure]) -> list[object] | None:
+    """Terms and operators from `start` to the end of `text`, or None where anything else
+    stands."""
+    out: list[object] = []
+    at = start
+    while True:
+        term = _term(text, at, figs)
+        if term is None:
+            return None
+        out.append(term[0])
+        at = term[1]
+        if not text[at:].strip():
+            return out
+        op = _operator(text, at)
+        if op is None:
+            return None
+        out.append(op[0])
+        at = op[1]
+
+
+def _evaluate(items: list[object], kind: str, unit: str) -> Decimal | None:
+    """The value of terms and operators, × before + and −; a percentage added or taken off
+    applies to what stands before it ("12,99 € − 20 %"), one multiplied is a share."""
+    total = Decimal(0)
+    product: Decimal | None = None
+    sign = 1
+    seen_kind = False
+    for i in range(0, len(items), 2):
+        term, op = items[i], items[i - 1] if i else "+"
+        if isinstance(term, Figure):
+            if term.kind == "percent" and isinstance(term.value, Decimal):
+                rate = term.value / _HUNDRED
+                if op == "*":
+                    if product is None:
+                        return None
+                    product *= rate
+                    continue
+                if i == 0 or product is None:
+                    return None
+                base = total + sign * product
+                total, product, sign = base * (1 + rate if op == "+" else 1 - rate), Decimal(0), 1
+                continue
+            if (term.kind, term.unit) != (kind, unit) or not isinstance(term.value, Decimal):
+                return None
+            value = term.value
+            seen_kind = True
+        else:
+            assert isinstance(term, Decimal)
+            value = term
+        if op == "*" and product is not None:
+            product *= value
+        else:
+            if product is not None:
+                total += sign * product
+            sign = -1 if op == "-" else 1
+            product = value
+    if product is not None:
+        total += sign * product
+    return total if seen_kind else None
+
+
+def equation_value(answer: str, fig: Figure, sign_at: int, lang: str | None) -> Decimal | None:
+    """What the equation written before the result sign at `sign_at` (the sign of the
+    figure `fig`) works out to: its terms are the longest run of figures and operators
+    that ends at the sign, with at least one operator. None when none is written there, or
+    its terms are of another kind than the result."""
+    if fig.kind not in ("money", "duration", "count") or not isinstance(fig.value, Decimal):
+        return None
+    # The figure is the whole right side: not a term of a sum that goes on ("= 444 € +
+    # 360 € = 804 €"), nor a later term of one.
+    if _RIGHT_GAP.fullmatch(answer, sign_at + 1, fig.start) is None:
+        return None
+    after = _CITATION.sub(" ", answer[fig.end : fig.end + 80])
+    op = _operator(after, 0)
+    if op is not None and _NUMBER_NEXT.match(after, op[1]) is not None:
+        return None
+    line_start = answer.rfind("\n", 0, sign_at) + 1
+    # Citations blanked, offsets kept: the figures are found where they stand.
+    left = _CITATION.sub(lambda m: " " * len(m.group(0)), answer[line_start:sign_at])
+    figs = {f.start: f for f in parse_figures(left, lang)}
+    # The run starts at a term: try each place a term may start, leftmost first, and keep
+    # the first that reads whole to the sign.
+    starts = sorted({*figs, *(m.start() for m in _COUNT.finditer(left))})
+    for start in starts:
+        if any(f.start < start < f.end for f in figs.values()):
+            continue
+        items = _read(left, start, figs)
+        if items is None or len(items) < 3:
+            continue
+        return _evaluate(items, fig.kind, fig.unit)
+    return None
+
+
+def holds(value: Decimal, fig: Figure) -> bool:
+    """Whether the written result is the equation's value, rounded as people round."""
+    assert isinstance(fig.value, Decimal)
+    return abs(value - fig.value) <= max(_CENT, abs(value) / 1000)
+
+
+# A result given first with its working in brackets after it: "204,40 € (4 × 51,10 €)".
+_BRACKETED = regex.compile(r"[^\S\n]*(?:\[[^\]\n]*\][^\S\n]*)*\(([^()\n]{3,120})\)")
+
+
+def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | None:
+    """What the working in brackets right after the figure works out to, or None when no
+    working stands there."""
+    if fig.kind not in ("money", "duration", "count") or not isinstance(fig.value, Decimal):
+        return None
+    m = _BRACKETED.match(answer, fig.end)
+    if m is None:
+        return None
+    inner = _CITATION.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
+    figs = {f.start: f for f in parse_figures(inner, lang)}
+    items = _read(inner, _SPACE.match(inner).end(), figs)  # type: ignore[union-attr]
+    if items is None or len(items) < 3:
+        return None
+    return _evaluate(items, fig.kind, fig.unit)

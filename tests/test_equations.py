@@ -1,0 +1,113 @@
+"""An equation the answer writes out is worked out as written: its result holds only when
+the arithmetic does, in every language's operator words, with the working before or in
+brackets after the result."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.checks.equations import bracketed_value, equation_value, holds
+from evals.checks.values import parse_figures
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+BOX = {
+    "ref": "box#price",
+    "text": "A box for 4 people costs 51,10 € a week; students get 20 % off.",
+}
+FEES = {"ref": "box#fees", "text": "Delivery costs 4,90 € and the cool bag deposit 12 €."}
+
+
+def supported(answer: str) -> CheckResult:
+    data: dict[str, Any] = good_case(
+        "box-total",
+        question="What do 4 weeks of the 4-person box cost me as a student?",
+        context={},
+        retrieved=[BOX, FEES],
+        expect={"sources": ["box#price"]},
+        reference="4 × 51,10 € [doc:box#price] = 204,40 €.",
+    )
+    return REGISTRY["figures_supported"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+def value_before_sign(text: str) -> object:
+    sign = text.rindex("=")
+    fig = next(f for f in parse_figures(text) if f.start > sign)
+    return equation_value(text, fig, sign, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("4 × 51,10 € = 204,40 €", "204.40"),
+        ("Totaal: 2 x 17,50 € = 35 €", "35.00"),
+        ("178 € + 53,40 € + 18 € = 249,40 €", "249.40"),
+        ("53,40 € + 2 × 89 € = 231,40 €", "231.40"),
+        ("39 € [doc:a] meno il 20 % [doc:b] = 31,20 €", "31.20"),
+        ("12,99 € menos 20 % = 10,39 €", "10.392"),
+        ("45 € abzüglich 10 % = 40,50 €", "40.50"),
+        ("30 days + 14 days = 44 days", "44"),
+    ],
+)
+def test_an_equation_is_worked_out_as_written(text: str, value: str) -> None:
+    got = value_before_sign(text)
+    assert isinstance(got, Decimal) and abs(got - Decimal(value)) < Decimal("0.001")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a 20 % discount = 9 €",  # words, not terms, before the sign
+        "24 × 18,50 € + 24 × 15 € = 444 € + 360 € = 804 €",  # 804 is the chain's, read below
+    ],
+)
+def test_no_equation_or_a_result_inside_a_chain_is_left_to_the_looser_reading(text: str) -> None:
+    sign = text.index("=")
+    fig = next(f for f in parse_figures(text) if f.start > sign)
+    assert equation_value(text, fig, sign, None) is None
+
+
+def test_a_result_with_its_working_in_brackets_after_it_is_worked_out() -> None:
+    text = "Four weeks cost 204,40 € (4 × 51,10 € [doc:box#price])."
+    fig = next(f for f in parse_figures(text) if f.kind == "money")
+    got = bracketed_value(text, fig, None)
+    assert got is not None and holds(got, fig)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Four weeks: 4 × 51,10 € [doc:box#price] = 214,40 €.",
+        "Con lo sconto studenti: 51,10 € [doc:box#price] meno il 20 % = 39,88 € a settimana.",
+        "Com o desconto: 51,10 € [doc:box#price] menos 20 % = 40,88 € por semana; em 4 "
+        "semanas, 4 × 40,88 € = 173,52 €.",
+        "Vier Wochen kosten 224,40 € (4 × 51,10 € [doc:box#price]).",
+    ],
+)
+def test_a_wrong_step_fails_though_its_inputs_are_cited(answer: str) -> None:
+    result = supported(answer)
+    assert result.status == "fail"
+    assert "worked out wrong" in result.detail or "not stated" in result.detail
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Four weeks: 4 × 51,10 € [doc:box#price] = 204,40 €.",
+        "Con lo sconto studenti: 51,10 € [doc:box#price] meno il 20 % = 40,88 € a settimana.",
+        "Com o desconto: 51,10 € [doc:box#price] menos 20 % = 40,88 € por semana; em 4 "
+        "semanas, 4 × 40,88 € = 163,52 €.",
+        "Vier Wochen kosten 204,40 € (4 × 51,10 € [doc:box#price]).",
+        "Met bezorging: 51,10 € [doc:box#price] + 4,90 € [doc:box#fees] = 56 € per week.",
+    ],
+)
+def test_a_right_step_passes(answer: str) -> None:
+    assert supported(answer).status == "pass"
