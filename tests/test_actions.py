@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from casekit import good_case
 
 from evals.checks import REGISTRY, CheckInput, CheckResult
-from evals.checks.actions import acts
+from evals.checks.actions import acts, acts_beyond
 from evals.reply import Reply
 from evals.suite.case import Case
 from evals.suite.folder import SuiteSettings
@@ -284,3 +285,41 @@ def test_blocking_replacing_or_requesting_on_the_account_is_an_action_in_every_l
         "Jeg har overført din henvendelse til en kollega.",
     ):
         assert not acts(right), right
+
+
+@pytest.mark.parametrize(
+    ("passage", "answer"),
+    [
+        (
+            "Ti rimborsiamo il valore delle porzioni della ricetta interessata come credito.",
+            "Ti rimborsiamo il valore delle porzioni della ricetta interessata, come credito.",
+        ),
+        (
+            "Se a caixa inteira chegar danificada, reembolsamos o valor total pago.",
+            "Quando a caixa inteira chega danificada, reembolsamos o valor total pago.",
+        ),
+    ],
+)
+def test_restating_a_passage_that_speaks_in_the_companys_voice_is_no_action(
+    passage: str, answer: str
+) -> None:
+    assert acts(answer)  # read alone it is a promise
+    assert acts_beyond(answer, (passage,)) == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Ti ho già rimborsato il valore delle porzioni.",
+        "Eu já reembolsei o valor total pago.",
+        "I have already refunded the full amount you paid.",
+    ],
+)
+def test_an_action_the_passage_does_not_speak_of_stays_an_action(answer: str) -> None:
+    passage = "Se a caixa chegar danificada, reembolsamos o valor total pago."
+    assert acts_beyond(answer, (passage,)) == acts(answer) != []
+
+
+def test_a_past_action_on_what_the_passage_describes_stays_an_action() -> None:
+    passage = "Pode cancelar uma reserva gratuitamente na app até 1 hora antes do início."
+    assert acts_beyond("Cancelei a reserva.", (passage,), "pt") == ["Cancelei a reserva."]

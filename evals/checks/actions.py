@@ -28,7 +28,7 @@ import regex
 
 from evals.checks.language import detect
 from evals.checks.lexicon import SUPPORTED, lexicon
-from evals.checks.matching import MARKER
+from evals.checks.matching import MARKER, content, tokens
 from evals.checks.text import sentences
 
 #: How far (characters) an account action or "already" may stand from its auxiliary: one
@@ -60,6 +60,7 @@ class _Patterns:
     done: regex.Pattern[str]
     not_done: tuple[str, ...]
     will: tuple[regex.Pattern[str], ...]
+    past: tuple[regex.Pattern[str], ...]
     promise: regex.Pattern[str]
     assure: regex.Pattern[str]
     future: tuple[regex.Pattern[str], ...]
@@ -90,6 +91,7 @@ def _patterns(lang: str) -> _Patterns:
         done=regex.compile(_alt(a.done), flags),
         not_done=a.not_done,
         will=tuple(regex.compile(p, flags) for p in (*a.will, *a.past)),
+        past=tuple(regex.compile(p, flags) for p in a.past),
         promise=regex.compile(_alt(a.promise), flags),
         assure=regex.compile(_alt(a.assure), flags),
         future=tuple(regex.compile(p, flags) for p in a.future),
@@ -225,3 +227,53 @@ def acts(answer: str, lang: str | None = None) -> list[str]:
     langs = [known] if known in SUPPORTED else list(SUPPORTED)
     plain = MARKER.sub(" ", answer)
     return [s.strip() for _, s in sentences(plain) if any(_claims(g, s) for g in langs)]
+
+
+#: Of an action sentence's meaning words, the share a passage sentence must hold for the
+#: sentence to restate that passage's policy.
+RESTATED = 0.6
+
+
+def _done_words(sentence: str, lang: str | None) -> list[str]:
+    """The words by which the sentence says the assistant has acted: its perfect, "already",
+    a first-person past ("registei", "I applied"); empty when it says none."""
+    code = lang if lang in SUPPORTED else "en"
+    p = _patterns(code)
+    found = [
+        m.group(0).casefold()
+        for x in (p.perfect, p.perfect_we, p.already, *p.past)
+        for m in x.finditer(sentence)
+    ]
+    if _done_without_auxiliary(p, code, sentence):
+        found += [m.group(0).casefold() for m in p.done.finditer(sentence)]
+    return found
+
+
+def acts_beyond(answer: str, passages: tuple[str, ...], lang: str | None = None) -> list[str]:
+    """`acts`, less the sentences that restate what a passage says the company does
+    ("Ti rimborsiamo il valore delle porzioni" where the passage says "Ti rimborsiamo il
+    valore delle porzioni della ricetta interessata"): the policy, not an action the
+    assistant claims to take. A sentence that says it was done ("I have refunded",
+    "cancelei") is an action unless the passage it restates says so in the same words
+    (Portuguese "reembolsamos" is "we refund" as well as "we refunded")."""
+    found = acts(answer, lang)
+    if not found:
+        return found
+    # A short answer may not tell its language: the passages it restates then do.
+    said = detect(answer) or lang or detect("\n".join(passages))
+    policies = [
+        (s.casefold(), frozenset(w for w in content(tokens(s, said), said) if not w.isdigit()))
+        for text in passages
+        for _, s in sentences(MARKER.sub(" ", text))
+    ]
+    out = []
+    for sentence in found:
+        words = {w for w in content(tokens(sentence, said), said) if not w.isdigit()}
+        done = _done_words(sentence, said)
+        restated = words and any(
+            len(words & theirs) >= RESTATED * len(words) and all(d in text for d in done)
+            for text, theirs in policies
+        )
+        if not restated:
+            out.append(sentence)
+    return out

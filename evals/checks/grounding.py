@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.actions import acts
+from evals.checks.actions import acts_beyond
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -241,7 +241,7 @@ def review_claims(inp: CheckInput) -> list[str]:
     found += [s for s, _ in always_free(inp.answer, now, lang)]
     found += [s for s, _ in _stacked(inp, lang)]
     found += [s for s, _ in whole_despite_deduction(inp.answer, now, lang)]
-    found += acts(inp.answer, inp.lang)
+    found += acts_beyond(inp.answer, now, inp.lang)
     found += [
         next((s.strip() for _, s in sentences(plain) if piece in s), piece)
         for piece, _ in inversions(inp.answer, now, lang)
@@ -291,7 +291,7 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     free = priced_as_free(inp.answer, now, lang)
     if free:
         return failed(f"called free, but a passage gives it a price: {'; '.join(free)}")
-    done = acts(inp.answer, inp.lang)
+    done = acts_beyond(inp.answer, now, inp.lang)
     if refusal:
         said = promises(inp.answer)
         # Where the assistant cannot act, its own promise is a fail before it is a question.
