@@ -111,3 +111,32 @@ def test_a_wrong_step_fails_though_its_inputs_are_cited(answer: str) -> None:
 )
 def test_a_right_step_passes(answer: str) -> None:
     assert supported(answer).status == "pass"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # The working in brackets a few words after the result, its amounts bare: one
+        # sourced before, one worked out from those (39,00 € less the 50 %).
+        "The recipes are 6 × 6,50 € [doc:box#price] = 39,00 € and delivery 4,90 € "
+        "[doc:box#fees]; with 50 % [doc:box#price] off you pay twenty-four euros and forty "
+        "for the first box (19,50 + 4,90).",
+    ],
+)
+def test_a_result_in_words_with_its_bare_working_after_it_is_sourced(answer: str) -> None:
+    data: dict[str, Any] = good_case(
+        "box-words",
+        question="What do I pay for the first box?",
+        context={},
+        retrieved=[
+            {"ref": "box#price", "text": "A recipe costs 6,50 €; new customers get 50 % off."},
+            FEES,
+        ],
+        expect={"sources": ["box#price"]},
+        reference="x",
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    assert REGISTRY["no_unsourced_number"].fn(inp).status == "pass"
+    wrong = answer.replace("twenty-four euros and forty", "twenty-six euros and forty")
+    inp = CheckInput(Case(data), Reply(answer=wrong), SuiteSettings())
+    assert REGISTRY["no_unsourced_number"].fn(inp).status == "fail"

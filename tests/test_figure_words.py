@@ -104,3 +104,23 @@ def test_data_volumes_and_instalments_are_figures_with_a_unit(
 )
 def test_phone_numbers_and_scales_are_no_amounts(lang: str, text: str) -> None:
     assert read(text, lang) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "value"),
+    [
+        ("es", "recibes quince euros con cincuenta (18 − 2,50).", "15.5"),
+        ("it", "paghi ventitré euro e quaranta per la prima box", "23.4"),
+        ("pt", "custa seis euros e cinquenta, ou seja", "6.5"),
+        ("de", "vierzehn Euro neunzig pro Monat", "14.9"),
+        ("en", "twenty-nine euros and fifty cents a month", "29.5"),
+    ],
+)
+def test_an_amount_in_words_keeps_its_cents(lang: str, text: str, value: str) -> None:
+    money = [f for f in parse_figures(text, lang) if f.kind == "money"]
+    assert [str(f.value) for f in money] == [value]
+
+
+def test_cents_in_words_never_take_the_number_of_a_unit_after_them() -> None:
+    figs = parse_figures("cinco euros y veinte días", "es")
+    assert [(f.kind, int(f.value)) for f in figs] == [("money", 5), ("duration", 20)]  # type: ignore[call-overload]

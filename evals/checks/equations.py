@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import regex
 
-from evals.checks.values import Figure, parse_figures
+from evals.checks.values import Figure, number, parse_figures
 
 # "[doc:a]" between the terms is no term of the sum.
 _CITATION = regex.compile(r"\[[^\]\n]*\]")
@@ -28,6 +28,8 @@ _OPERATOR = regex.compile(
 )
 _MINUS_WORDS = frozenset({"minus", "less", "meno", "menos", "moins", "min", "abzüglich"})
 _COUNT = regex.compile(r"\d{1,4}(?![\d.,]*\d)(?!\s*[%€$£])")
+# In a working in brackets the amounts may stand bare: "(18 − 2,50)".
+_BARE = regex.compile(r"\d{1,6}(?:[.,]\d{1,2})?(?![\d.,]*\d)(?!\s*[%€$£])")
 _SPACE = regex.compile(r"\s*")
 _RIGHT_GAP = regex.compile(r"[\s*_]*")
 _NUMBER_NEXT = regex.compile(r"[€$£]?\s?\d")
@@ -36,15 +38,19 @@ _HUNDRED = Decimal(100)
 _CENT = Decimal("0.01")
 
 
-def _term(text: str, at: int, figs: dict[int, Figure]) -> tuple[object, int] | None:
-    """The term at `at`: a figure (money, percent, or a duration or count) or a bare count."""
+def _term(
+    text: str, at: int, figs: dict[int, Figure], bare: regex.Pattern[str] = _COUNT
+) -> tuple[object, int] | None:
+    """The term at `at`: a figure (money, percent, or a duration or count) or a bare number
+    (`bare`: a count, or in a working in brackets an amount)."""
     at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
     fig = figs.get(at)
     if fig is not None:
         return fig, fig.end
-    m = _COUNT.match(text, at)
+    m = bare.match(text, at)
     if m is not None and (at == 0 or not text[at - 1].isdigit()):
-        return Decimal(m.group(0)), m.end()
+        value = number(m.group(0))
+        return (value, m.end()) if value is not None else None
     return None
 
 
@@ -60,13 +66,15 @@ def _operator(text: str, at: int) -> tuple[str, int] | None:
     return op, m.end()
 
 
-def _read(text: str, start: int, figs: dict[int, Figure]) -> list[object] | None:
+def _read(
+    text: str, start: int, figs: dict[int, Figure], bare: regex.Pattern[str] = _COUNT
+) -> list[object] | None:
     """Terms and operators from `start` to the end of `text`, or None where anything else
     stands."""
     out: list[object] = []
     at = start
     while True:
-        term = _term(text, at, figs)
+        term = _term(text, at, figs, bare)
         if term is None:
             return None
         out.append(term[0])
@@ -80,7 +88,7 @@ def _read(text: str, start: int, figs: dict[int, Figure]) -> list[object] | None
         at = op[1]
 
 
-def _evaluate(items: list[object], kind: str, unit: str) -> Decimal | None:
+def _evaluate(items: list[object], kind: str, unit: str, bare: bool = False) -> Decimal | None:
     """The value of terms and operators, × before + and −; a percentage added or taken off
     applies to what stands before it ("12,99 € − 20 %"), one multiplied is a share."""
     total = Decimal(0)
@@ -118,7 +126,7 @@ def _evaluate(items: list[object], kind: str, unit: str) -> Decimal | None:
             product = value
     if product is not None:
         total += sign * product
-    return total if seen_kind else None
+    return total if seen_kind or bare else None
 
 
 def equation_value(answer: str, fig: Figure, sign_at: int, lang: str | None) -> Decimal | None:
@@ -159,13 +167,16 @@ def holds(value: Decimal, fig: Figure) -> bool:
     return abs(value - fig.value) <= max(_CENT, abs(value) / 1000)
 
 
-# A result given first with its working in brackets after it: "204,40 € (4 × 51,10 €)".
-_BRACKETED = regex.compile(r"[^\S\n]*(?:\[[^\]\n]*\][^\S\n]*)*\(([^()\n]{3,120})\)")
+# A result given first with its working in brackets after it: "204,40 € (4 × 51,10 €)",
+# "ventitré euro e quaranta per la prima box (19,50 + 3,90)": a few words may come between.
+_BRACKETED = regex.compile(
+    r"[^\S\n]*(?:\[[^\]\n]*\][^\S\n]*)*(?:[\p{L}'’]+[^\S\n]+){0,5}?\(([^()\n]{3,120})\)"
+)
 
 
 def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | None:
     """What the working in brackets right after the figure works out to, or None when no
-    working stands there."""
+    working stands there; its amounts may stand bare ("15,50 € (18 − 2,50)")."""
     if fig.kind not in ("money", "duration", "count") or not isinstance(fig.value, Decimal):
         return None
     m = _BRACKETED.match(answer, fig.end)
@@ -173,7 +184,7 @@ def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | Non
         return None
     inner = _CITATION.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
     figs = {f.start: f for f in parse_figures(inner, lang)}
-    items = _read(inner, _SPACE.match(inner).end(), figs)  # type: ignore[union-attr]
+    items = _read(inner, _SPACE.match(inner).end(), figs, _BARE)  # type: ignore[union-attr]
     if items is None or len(items) < 3:
         return None
-    return _evaluate(items, fig.kind, fig.unit)
+    return _evaluate(items, fig.kind, fig.unit, bare=True)

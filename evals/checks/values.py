@@ -190,9 +190,12 @@ def with_digits(text: str, lang: str | None) -> tuple[str, list[tuple[int, int]]
 
 
 _CENTS = regex.compile(
-    r"\s*(?:(?:and|und|et|e|en|y|og|och)\s+)?\s*(?P<c>\d{1,2})(?!\d)"
+    r"\s*(?:(?:and|und|et|e|en|y|con|com|og|och)\s+)?\s*(?P<c>\d{1,2})(?!\d)"
     r"(?:\s*(?:cents?|centesimi|centesimo|céntimos?|cêntimos?|centimes?|øre|eurocents?))?"
-    r"(?=\s*(?:[.,;:!?()\[\]]|$))",
+    # Then the amount ends: a mark, or a word that opens what it is for ("ventitré euro e
+    # quaranta per la prima box"), never a unit ("5 euros y 20 días" is two figures).
+    r"(?=\s*(?:[.,;:!?()\[\]]|$|(?:per|a|al|alla|por|para|pour|par|für|pro|for|each|a\s+week"
+    r"|cada|ogni|voor|per\s+week|in|no|na|nel|nella|en|im|la|le|il|el|o|the|de|di)(?!\p{L})))",
     regex.IGNORECASE,
 )
 

@@ -16,7 +16,7 @@ from evals.checks.derived import computed
 from evals.checks.equations import bracketed_value, equation_value, holds
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import SENTENCE_END, phrase_pattern
-from evals.checks.values import Figure, parse_figures
+from evals.checks.values import Figure, number, parse_figures
 
 # The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
 RESULT_SIGN = regex.compile(r"[=→⇒]")
@@ -173,10 +173,34 @@ def worked_out(
 
 
 def _inputs_sourced(answer: str, fig: Figure, inputs: Sequence[Figure]) -> bool:
-    """Whether the figures of the working in brackets after `fig` are sourced: cited in it
-    or before ("51,10 € [doc:a] ... 204,40 € (4 × 51,10 €)")."""
+    """Whether the terms of the working in brackets after `fig` are sourced: cited in it,
+    or figures the answer sourced before ("51,10 € [doc:a] ... 204,40 € (4 × 51,10 €)";
+    a bare amount, "(18 − 2,50)", as one of those)."""
     close = answer.find(")", fig.end)
-    inside = [f for f in parse_figures(answer[fig.end : close], None) if f.kind != "percent"]
+    inside = answer[fig.end : close]
+    if "[" in inside:
+        return True
+    figs = [f for f in parse_figures(inside, None) if f.kind != "percent"]
+    if not all(any(s.same(f) for s in inputs) for f in figs):
+        return False
+    taken = [(f.start, f.end) for f in figs]
+    values = {s.value for s in inputs if (s.kind, s.unit) == (fig.kind, fig.unit)}
+    bare = [
+        number(m.group(0))
+        for m in _DECIMAL.finditer(inside)
+        if not any(a <= m.start() < b for a, b in taken)
+    ]
+    # A bare count multiplies ("4 × 51,10 €"); a bare amount is one sourced before, or one
+    # worked out from those ("(19,50 + 3,90)" after "39,00 € ... 50 %").
     return all(
-        any(s.same(f) for s in inputs) or "[" in answer[fig.end : close] for f in inside
+        v is not None
+        and (
+            v in values
+            or (v == v.to_integral() and v < 100)
+            or computed(Figure(fig.kind, fig.unit, v), inputs)
+        )
+        for v in bare
     )
+
+
+_DECIMAL = regex.compile(r"\d{1,6}(?:[.,]\d{1,2})?(?![\d.,]*\d)")
