@@ -163,3 +163,27 @@ def test_what_would_be_before_a_so_that_states_what_is_instead_is_no_claim() -> 
         ("Nine months come to 900 kr, so you pay 600 kr less later.", "en"),
     ):
         assert claims(stated_text(wrong, lang, aside=True), "900 kr", lang=lang), wrong
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "kept"),
+    [
+        (
+            "pt",
+            "Pergunta quanto custa cada porção e se a entrega está incluída. Custa 6,50 €.",
+            "Custa 6,50 €.",
+        ),
+        ("en", "You ask whether delivery is included: it is not.", ": it is not."),
+        ("it", "Mi chiedi se la consegna è gratuita. Costa 3,90 €.", "Costa 3,90 €."),
+        (
+            "de",
+            "Sie fragen, ob die Lieferung inbegriffen ist. Sie kostet 3,90 €.",
+            "Sie kostet 3,90 €.",
+        ),
+        ("nl", "U vraagt of de bezorging gratis is. Die kost 3,90 €.", "Die kost 3,90 €."),
+    ],
+)
+def test_the_question_said_back_is_asked_not_claimed(lang: str, text: str, kept: str) -> None:
+    from evals.checks.clauses import stated_text
+
+    assert stated_text(text, lang).strip() == kept

@@ -194,6 +194,13 @@ def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
         if body.endswith("?") or body.lstrip().startswith("¿"):
             blank(start, start + len(sentence))
             continue
+        # The question said back ("Pergunta quanto custa ... e se a entrega está incluída."):
+        # asked, up to a colon, where the sentence opens with it.
+        opening = plain.lstrip().casefold()
+        if any(opening.startswith(p) for p in lex.asked):
+            colon = sentence.find(":")
+            blank(start, start + (colon if colon >= 0 else len(sentence)))
+            continue
         hit = next((p for p in lex.not_true if p in plain), None)
         if hit is not None:
             # Offsets in the expanded text differ from the sentence's: blank from the

@@ -148,6 +148,9 @@ class Lexicon:
     clock: dict[str, tuple[str, ...]] = field(default_factory=dict)
     corrections: tuple[str, ...] = ()
     not_true: tuple[str, ...] = ()
+    #: what opens the customer's question said back ("you ask whether", "pergunta se"):
+    #: the sentence asks, up to a colon, and claims nothing
+    asked: tuple[str, ...] = ()
     conditional: frozenset[str] = frozenset()
     would: frozenset[str] = frozenset()
     #: what opens the statement after what would be ("so", "så", "quindi")
@@ -234,6 +237,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         clock={k: _words_phrases(v) for k, v in figures.get("clock", {}).items()},
         corrections=tuple(str(p) for p in claims.get("corrections", ())),
         not_true=_words_phrases(claims.get("not_true")),
+        asked=_words_phrases(claims.get("asked")),
         conditional=frozenset(_words(claims.get("conditional"))),
         would=frozenset(_words(claims.get("would"))),
         then=_words_phrases(claims.get("then")),
