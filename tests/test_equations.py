@@ -140,3 +140,24 @@ def test_a_result_in_words_with_its_bare_working_after_it_is_sourced(answer: str
     wrong = answer.replace("twenty-four euros and forty", "twenty-six euros and forty")
     inp = CheckInput(Case(data), Reply(answer=wrong), SuiteSettings())
     assert REGISTRY["no_unsourced_number"].fn(inp).status == "fail"
+
+
+def test_a_term_of_a_sum_worked_out_from_what_was_sourced_before_needs_no_citation() -> None:
+    data: dict[str, Any] = good_case(
+        "box-term",
+        question="What do I pay for the first box?",
+        context={},
+        retrieved=[
+            {"ref": "box#price", "text": "A recipe costs 5,90 €; new customers get 50 % off."},
+            FEES,
+        ],
+        expect={"sources": ["box#price"]},
+        reference="x",
+    )
+    right = (
+        "8 × 5,90 € [doc:box#price] = 47,20 €. With 50 % off [doc:box#price]: "
+        "23,60 € + 4,90 € [doc:box#fees] = 28,50 €."
+    )
+    for answer, status in ((right, "pass"), (right.replace("23,60 €", "21,60 €"), "fail")):
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        assert REGISTRY["no_unsourced_number"].fn(inp).status == status
