@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from evals.checks.binding import about_state
-from evals.checks.figures import figures
+from evals.checks.given import figures
 
 
 def state(

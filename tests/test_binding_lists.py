@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evals.checks.binding import bind, clause_of, subject_clause
-from evals.checks.figures import figures
+from evals.checks.given import figures
 from evals.checks.owners import owned_names
 from evals.checks.values import Figure
 

@@ -151,3 +151,18 @@ def test_place_names_of_several_words_are_blanked_longest_first_in_any_case() ->
         "die",
         ".",
     ]
+
+
+def test_a_quoted_label_that_negates_the_tickets_words_is_not_named_by_them() -> None:
+    allergens = {
+        "ref": "allergens#traces",
+        "text": "Every recipe card lists the 14 allergens. We cannot guarantee any recipe is "
+        "free of traces.",
+    }
+    question = "Mio figlio è allergico alla frutta a guscio: come faccio?"
+    r = run('Nell\'app attiva il filtro "Senza frutta a guscio".', allergens, question=question)
+    assert r.status == "review" and "Senza frutta a guscio" in r.detail
+    r = run(
+        "Evita le ricette con frutta a guscio [doc:allergens#traces].", allergens, question=question
+    )
+    assert r.status == "pass"

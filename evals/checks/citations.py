@@ -18,7 +18,8 @@ from evals.checks.base import (
     skipped,
 )
 from evals.checks.clauses import corrects, sentence_at
-from evals.checks.figures import figures, from_ticket, given_figures, passage_states
+from evals.checks.figures import passage_states
+from evals.checks.given import figures, from_ticket, given_figures
 from evals.checks.matching import content, tokens
 from evals.checks.text import quote
 from evals.checks.things import archived

@@ -4,82 +4,32 @@ state it (claim support). The ticket's own figures need neither."""
 from __future__ import annotations
 
 from decimal import Decimal
-from functools import lru_cache
 
 import regex
 
 from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
 from evals.checks.binding import bind
-from evals.checks.dates import date_after, date_before, date_from_given, days_between
+from evals.checks.dates import date_after, date_before, date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
 from evals.checks.equations import equation_value, holds
 from evals.checks.figure_citations import marks_after, own_citations, ref_of, sentence_citations
+from evals.checks.given import (
+    between,
+    counts_of,
+    figures,
+    from_ticket,
+    given_figures,
+    given_numbers,
+    sentence_start,
+)
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
 from evals.checks.stated_otherwise import states_otherwise
-from evals.checks.text import SENTENCE_END, quote
-from evals.checks.values import Figure, parse_figures, with_digits
+from evals.checks.text import quote
+from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import result_sign, term_of_sum, worked_out
 from evals.suite import patterns
-from evals.suite.case import Case
-
-_BARE_NUMBER = regex.compile(r"\d(?:[\d.,':]*\d)?")
-_ZERO_DECIMALS = regex.compile(r"[.,]0{1,2}$")
-
-
-def figures(text: str, lang: str | None = None) -> list[Figure]:
-    """Money, percentages, durations, times, dates and counts found in `text`, one per place."""
-    seen: set[int] = set()
-    out = []
-    for f in parse_figures(text, lang):
-        if f.start not in seen:
-            seen.add(f.start)
-            out.append(f)
-    return out
-
-
-def _digits(s: str) -> str:
-    """A number's bare digits, zero decimals dropped: "45,00" and "45" agree."""
-    return "".join(ch for ch in _ZERO_DECIMALS.sub("", s) if ch.isdigit())
-
-
-def _given(case: Case) -> tuple[frozenset[str], tuple[Figure, ...]]:
-    """The ticket's numbers and figures: the customer's own figures need no source.
-
-    In a conversation that is every turn the customer wrote; an earlier assistant turn is
-    not among them, since a figure the assistant stated before is no source for itself.
-    """
-    texts = (*case.user_texts, *(str(v) for v in case.context.values() if v is not None))
-    return _given_in(texts)
-
-
-@lru_cache(maxsize=4096)
-def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...]]:
-    # "ten seats" in the ticket backs "10 seats" too: numbers in words are read as digits.
-    plain = [with_digits(t, detect(t) or "en")[0] for t in texts]
-    nums = {_digits(m.group(0)) for t in plain for m in _BARE_NUMBER.finditer(t)}
-    figs = tuple(f for t in texts for f in parse_figures(t))
-    return frozenset(nums), figs
-
-
-def given_figures(case: Case) -> tuple[Figure, ...]:
-    """The figures the customer states, in any of their turns or the ticket's context."""
-    return _given(case)[1]
-
-
-def from_ticket(fig: Figure, case: Case) -> bool:
-    """The figure repeats one the customer states, in any of their turns (as a value, or as
-    the same bare number)."""
-    nums, figs = _given(case)
-    if any(fig.same(g) for g in figs):
-        return True
-    # A figure in words ("ten seats") is its value's digits.
-    value = format(fig.value, "f") if isinstance(fig.value, Decimal) else ""
-    m = _BARE_NUMBER.search(fig.text) or _BARE_NUMBER.search(value)
-    # A bare number in the ticket ("4 ppl", "39 per seat") backs the same number with a unit,
-    # but a time's digits ("21:45") never back an amount ("45 €").
-    return bool(m) and fig.kind not in ("time", "date", "day") and _digits(m.group(0)) in nums
 
 
 @check()
@@ -109,14 +59,14 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if (
             from_ticket(fig, inp.case)
             or date_from_given(fig, given)
-            or _between(fig, given, inp.answer)
+            or between(fig, given, inp.answer)
         ):
             sourced.append(fig)
             continue
         if sentence_citations(inp.answer, fig, cite, window) or _cited_before(fig, sourced):
             sourced.append(fig)
             continue
-        start = _sentence_start(inp.answer, fig)
+        start = sentence_start(inp.answer, fig)
         if _stated_by_earlier_citation(inp, fig, start, cite):
             sourced.append(fig)
             continue
@@ -179,18 +129,6 @@ def _article_unit(fig: Figure, inp: CheckInput) -> bool:
     return not any(fig.same(p) for t in texts for p in parse_figures(t))
 
 
-def _between(fig: Figure, given: tuple[Figure, ...], text: str) -> bool:
-    """Whether a number of days is the span between two of the customer's dates whose days
-    its sentence names ("from 18 to 30 October it is 12 days"); the answer's own dates are
-    claims, not inputs."""
-    if fig.kind != "duration":
-        return False
-    start = _sentence_start(text, fig)
-    stop = SENTENCE_END.search(text, fig.end)
-    sentence = text[start : stop.end() if stop else len(text)]
-    return days_between(fig, given, sentence)
-
-
 def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
     """Whether the answer sourced the same value before: a figure restated ("the minimum is
     30 € [doc:a]. To lower it to 30 €, open ...", "about 675 € [doc:a] ... = 675 €") has its
@@ -198,12 +136,6 @@ def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
     asks for the source right after a figure, and "421,20 € in total. ... = 421,20 € [doc:a]"
     gives the total first without one."""
     return any(c.start < fig.start and c.same(fig) for c in cited)
-
-
-_INTEGER = regex.compile(r"(?<![\d.,:])\d{1,4}(?![\d.,:]\d)")
-
-
-MONTHS_A_YEAR = 12
 
 
 def _miscited(
@@ -235,7 +167,7 @@ def _miscited(
 def _miscounted(answer: str, fig: Figure, lang: str | None) -> str:
     """The equation the answer writes out before the figure and what it makes, when that is
     not the figure ("2 × 17,50 € = 39 €" makes 35); empty when it holds or none is written."""
-    sign = result_sign(answer, fig, _sentence_start(answer, fig))
+    sign = result_sign(answer, fig, sentence_start(answer, fig))
     if sign is None:
         return ""
     value = equation_value(answer, fig, sign.start(), lang)
@@ -243,33 +175,6 @@ def _miscounted(answer: str, fig: Figure, lang: str | None) -> str:
         return ""
     shown = format(value.quantize(Decimal("0.01")), "f")
     return f"the equation before it makes {shown}"
-
-
-def _sentence_start(answer: str, fig: Figure) -> int:
-    """Where the figure's sentence starts: after the last sentence end before it."""
-    return max((m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)), default=0)
-
-
-def counts_of(answer: str, fig: Figure, case: Case) -> tuple[int, ...]:
-    """The counts a figure may be a product of: the other numbers of its sentence ("10 more
-    seats would be 450 €", "72 € (3 × 24 €)") and the customer's own ("a team of four":
-    4 × 29 €)."""
-    # The sentence's start: the last sentence end before the figure ("2 a 7.95 EUR cada":
-    # the point of 7.95 ends nothing).
-    start = _sentence_start(answer, fig)
-    end = SENTENCE_END.search(answer, fig.end)
-    stop = end.start() if end is not None else len(answer)
-    lang = detect(answer) or "en"
-    raw = answer[start : fig.start] + " " + answer[fig.end : stop]
-    sentence = with_digits(raw, lang)[0]
-    said = {int(m.group(0)) for m in _INTEGER.finditer(sentence)}
-    said |= {int(n) for n in _given(case)[0] if n.isdigit() and len(n) <= 4}
-    # "78 € per year" of a passage's "6,50 € per month": a year is twelve months.
-    # Read in the words as written: "in un anno" is "in  1 anno" once numbers are digits.
-    folded = f" {raw.casefold()} "
-    if any(f" {p} " in folded or f" {p}," in folded for p in lexicon(lang).per_year):
-        said.add(MONTHS_A_YEAR)
-    return tuple(sorted(k for k in said if k > 1))
 
 
 def passage_states(
@@ -327,7 +232,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
     passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
     window = inp.settings.figure_window
-    theirs = [f for f in every if from_ticket(f, inp.case) or _between(f, given_figs, inp.answer)]
+    theirs = [f for f in every if from_ticket(f, inp.case) or between(f, given_figs, inp.answer)]
     # The customer's figure needs no source, unless the answer gives it as a passage's and
     # names the wrong one.
     miscited = {
@@ -368,19 +273,19 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if not refs and reported:
             # A system that reports its citations without inline markers: any cited passage.
             refs = list(reported)
-        factors, given = counts_of(inp.answer, fig, inp.case), _given(inp.case)[1]
+        factors, given = counts_of(inp.answer, fig, inp.case), given_figures(inp.case)
         # A count a cited passage already prices in ("19 € per set of 6 panels") is no factor.
         factors = tuple(
             k
             for k in factors
             if not any(priced_in(passages.get(r, ""), fig, k) for r in (*refs, *inp.cited))
-            or str(k) in _given(inp.case)[0]
+            or str(k) in given_numbers(inp.case)
         )
         if not refs or _shares_a_citation(inp.answer, fig, every, cite, inp.settings.figure_window):
             # A result worked out from what came before, with no citation before the next
             # figure, is sourced by its inputs, and sources its restatements ("= 11,60 €;
             # with the 20 % [doc:b], 11,60 € × 0,80 = 9,28 €").
-            start = _sentence_start(inp.answer, fig)
+            start = sentence_start(inp.answer, fig)
             if worked_out(fig, start, inp.answer, shown, given_figs, factors, inp.lang):
                 shown.append(fig)
                 continue

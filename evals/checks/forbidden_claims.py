@@ -8,8 +8,8 @@ from __future__ import annotations
 from evals.checks.base import CheckInput, CheckResult, check, errored, failed, passed, skipped
 from evals.checks.clauses import claims, stated_text
 from evals.checks.expectations import items
-from evals.checks.figures import counts_of
 from evals.checks.forbidden import denied, named_to_correct
+from evals.checks.given import counts_of
 from evals.checks.retired import retired_by_its_source
 from evals.checks.values import parse_figures, parse_one
 from evals.checks.worked import step_of_later, worked_input
