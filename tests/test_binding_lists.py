@@ -211,3 +211,22 @@ def test_a_name_after_a_figure_still_describes_it_when_the_next_item_names_its_o
     text = "50 € on Basic, Helmet included, and 100 € on Plus."
     assert "helmet" in owned_names(text, fig(text, "50 €", "en"), "en")
     assert "helmet" not in owned_names(text, fig(text, "100 €", "en"), "en")
+
+
+BOXES = (
+    "A box for 4 people costs 5,50 € per portion with 3 recipes and 4,95 € per portion "
+    "with 4 or 5 recipes."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang"),
+    [
+        ("Nella box da 4 persone passi da 5,50 € con 3 ricette a 4,95 € con 5 ricette.", "it"),
+        ("For 4 people with 5 recipes it is 4,95 € per portion.", "en"),
+    ],
+)
+def test_a_number_in_the_sentences_head_is_every_items_not_the_first_ones(
+    answer: str, lang: str
+) -> None:
+    assert bind(answer, fig(answer, "4,95 €", lang), BOXES, lang).bound

@@ -186,7 +186,13 @@ def _by_qualifiers(
     if not all(own):
         return None
     for o in others:
-        if _qualifiers(passage, o, said) & mine:
+        # What the sentence's head says before its first figure ("A box for 4 people costs
+        # 5,50 € ... and 4,95 € ...") is every item's, not the rival's alone.
+        where = sentence_at(passage, o.start)
+        first = min(p.start for p in (*same, *others) if sentence_at(passage, p.start) == where)
+        head = passage[passage.find(where) : first] if where in passage else ""
+        shared = {m.group(1) + (m.group(2) or "").lower()[:2] for m in _QUALIFIER.finditer(head)}
+        if (_qualifiers(passage, o, said) - shared) & mine:
             return Binding(False, clause_of(passage, o.start).strip())
     return None
 
