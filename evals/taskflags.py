@@ -251,6 +251,9 @@ def reworded(machine: ParseMachine, msg: str) -> str:
             return f"unknown task {token!r}; `invoke --list` shows the tasks"
         what = "unknown flag" if token.startswith("-") else "unexpected argument"
         shown = token if token.startswith("-") else repr(token)
+        if task == "init" and token.split("=", 1)[0] == "--suite":
+            # Every other task names its suite with --suite; init creates one, named bare.
+            return "init: takes the folder to create without --suite: invoke init DIR"
         return f"{task}: {what} {shown}; `invoke {task} --help` lists its flags"
     if "needed value and was not given one" in msg and machine.flag is not None:
         return f"{task}: {flag_text(machine.flag)} needs a value"

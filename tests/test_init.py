@@ -83,3 +83,10 @@ def test_the_commented_settings_show_the_defaults(tmp_path: Path) -> None:
 def test_the_refusal_phrase_list_shows_every_built_in_phrase() -> None:
     for phrase in SuiteSettings().refusal_phrases:
         assert f'#   "{phrase}",' in SUITE_TOML, phrase
+
+
+def test_init_with_suite_says_it_takes_the_folder_bare(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    r = invoke(tmp_path, "init", "--suite", "support")
+    assert r.returncode == 2
+    assert "invoke init DIR" in r.stderr and not (tmp_path / "support").exists()

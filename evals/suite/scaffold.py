@@ -51,7 +51,10 @@ def suite_toml() -> str:
 # citation_pattern = '{d.citation_pattern}'
 
 # Phrases that mark a reply as declining or handing over. A list here replaces the
-# built-in one, which is this (keep the lines you want and add your own):
+# built-in one, which is this (keep the lines you want and add your own). Each language
+# read has its own hand-over phrases besides ("passo la sua richiesta a un collega", "vou
+# passar o seu pedido"; `invoke validate --help` names the languages): those count in its
+# cases whatever this list says, so list only your prompt's own wording:
 {_phrase_list(d.refusal_phrases)}
 # How many characters after a figure its citation may stand.
 # figure_window = {d.figure_window}
