@@ -67,6 +67,9 @@ def test_what_would_be_set_aside_by_a_but_is_no_forbidden_claim() -> None:
         ("it", "Il prezzo era 5 € fino al 30 giugno."),
         ("pt", "O preço era 5 € até 30 de junho."),
         ("da", "Prisen var 29 kr. indtil den 1. juli."),
+        ("it", "I 5 € di consegna valevano solo fino al 31 marzo 2025."),
+        ("pt", "A taxa de 15 € era uma condição antiga, válida só até 2025."),
+        ("pt", "Essa regra antiga de 15 € já foi substituída."),
     ],
 )
 def test_what_applied_until_a_date_said_in_the_past_is_named_to_retire_it(
