@@ -4,7 +4,11 @@ to deny it ("50 €, not 300 €", "krijg je die 150 € niet")."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from evals.checks.clauses import clauses, corrects, excused
+from evals.checks.language import detect
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import BOUNDARY, MARKER, NEG, tokens
 from evals.checks.text import sentences
 from evals.checks.values import Figure
@@ -47,6 +51,8 @@ def denied(answer: str, fig: Figure, lang: str | None) -> bool:
     before = tokens(answer[max(0, fig.start - 40) : fig.start], lang)
     if before and before[-1] == NEG:
         return True
+    if _not_owed(answer, fig, lang):
+        return True
     if lang not in _NEGATION_LAST:
         return False
     after = tokens(answer[fig.end : fig.end + 40], lang)
@@ -55,3 +61,34 @@ def denied(answer: str, fig: Figure, lang: str | None) -> bool:
     # particle after it ("niet", "niet terug", "nicht mehr"; not "niet meer dan één keer").
     at = next((i for i, w in enumerate(after[: min(cut, 2)]) if w == NEG), None)
     return at is not None and cut <= at + 2
+
+
+#: Words between a negation and the verb of owing it negates: "do not have to pay".
+OWED_REACH = 3
+
+
+@lru_cache(maxsize=16)
+def _owed_stems(lang: str) -> frozenset[str]:
+    return frozenset(w for p in lexicon(lang).owed for w in tokens(p, lang, general=False))
+
+
+def _not_owed(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether the figure's clause says it is not owed: a negation within a few words of a
+    verb of paying or owing ("you do not have to pay the 240 €", "non devi pagare i 240 €",
+    "die 240 € müssen Sie nicht bezahlen", "the 240 € quote does not apply to you")."""
+    lang = detect(answer) or lang or FALLBACK
+    owed = _owed_stems(lang)
+    for start, piece in clauses(answer):
+        if not start <= fig.start < start + len(piece):
+            continue
+        words = [w for w in tokens(piece, lang) if w != BOUNDARY]
+        at = len([w for w in tokens(piece[: fig.start - start], lang) if w != BOUNDARY])
+        negs = [i for i, w in enumerate(words) if w == NEG]
+        # Outside Dutch, German and Danish the negation stands before the figure, or right
+        # after the thing it names ("the 240 € quote does not apply"): "725 € a year, ...,
+        # not counting the standing charge" denies the charge, not the 725 €.
+        if lang not in _NEGATION_LAST:
+            negs = [i for i in negs if i < at or i - at <= OWED_REACH + 1]
+        pays = [i for i, w in enumerate(words) if w in owed]
+        return any(abs(i - j) <= OWED_REACH for i in negs for j in pays)
+    return False

@@ -166,6 +166,9 @@ class Lexicon:
     provided: tuple[str, ...] = ()
     #: words that open a "yes" ("yes", "of course", "sì", "certo")
     affirmatives: tuple[str, ...] = ()
+    #: words of owing or paying ("pay", "owe", "apply", "pagare", "betalen"): a figure whose
+    #: clause negates one is denied, not claimed ("you do not have to pay the 240 €")
+    owed: tuple[str, ...] = ()
     #: patterns of an amount taken off ("al netto di", "minus", "reduced"): regexes
     deductions: tuple[str, ...] = ()
     actions: Actions = Actions()
@@ -247,6 +250,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         unconditional=_words_phrases(claims.get("unconditional")),
         provided=_words_phrases(claims.get("provided")),
         affirmatives=_words_phrases(claims.get("affirmatives")),
+        owed=_words_phrases(claims.get("owed")),
         deductions=tuple(str(p) for p in claims.get("deductions", ())),
         actions=_actions(data.get("actions", {})),
         register=_register(data.get("register", {})),
