@@ -4,6 +4,9 @@ abstention, length."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
 
 from evals.checks.akin import akin_found, opens_with_yes
 from evals.checks.bare_no import denies_by_polarity
@@ -24,6 +27,7 @@ from evals.checks.clauses import clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
 from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import (
     BOUNDARY,
     NEG,
@@ -277,7 +281,38 @@ def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     """Whether a negation stands before the figure in its clause ("not 300 €", "non i 300 €")."""
     before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
     cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
-    return NEG in before[cut + 1 :]
+    clause = before[cut + 1 :]
+    if NEG not in clause:
+        return False
+    # A negation in a condition states its term: "if it has not arrived by 12:00", "se non
+    # paghi entro 30 giorni" give the deadline. Read in the words as written: a stem of
+    # "were" is a stem of "is".
+    lex = lexicon(detect(answer) or lang or FALLBACK)
+    head = _CLAUSE_BREAK.split(answer[max(0, fig.start - 60) : fig.start])[-1]
+    words = [w.casefold() for w in _LETTERS.findall(head)]
+    first_neg = next((i for i, w in enumerate(words) if w in lex.negators), len(words))
+    return not any(w in _if_words(lex.lang) for w in words[:first_neg])
+
+
+_CLAUSE_BREAK = regex.compile(r"[,;:.!?()\[\]]")
+_LETTERS = regex.compile(r"\p{L}+")
+
+
+@lru_cache(maxsize=16)
+def _if_words(lang: str) -> frozenset[str]:
+    """The language's words that open a condition, not a restriction ("only") or a
+    counterfactual form ("were")."""
+    lex = lexicon(lang)
+    return frozenset(w for w in lex.conditional if w not in lex.restrictive and len(w) <= 6) - {
+        "had",
+        "were",
+        "wäre",
+        "hätte",
+        "mocht",
+        "først",
+        "erst",
+        "pas",
+    }
 
 
 @check()

@@ -1,0 +1,61 @@
+"""An expected figure is stated where the answer states it: a negation before it takes it
+back ("the deadline is not 12:00"), a negation inside a condition does not ("if it has not
+arrived by 12:00"), in every language read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput, CheckResult
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+LATE = {
+    "ref": "delivery#late",
+    "text": "If your box has not arrived by 12:00 the next day, report it in the app.",
+}
+
+
+def expected(answer: str, lang: str) -> CheckResult:
+    data: dict[str, Any] = good_case(
+        "late-box",
+        question="My box is late. What do I do?",
+        context={},
+        retrieved=[LATE],
+        expect={"figures": ["12:00"], "sources": ["delivery#late"], "language": lang},
+        reference="If it has not arrived by 12:00 the next day [doc:delivery#late], report it.",
+    )
+    return REGISTRY["figures_expected"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "If it has not arrived by 12:00 tomorrow, report it in the app."),
+        ("it", "Se non è arrivata entro le 12:00 del giorno dopo, segnalalo nell'app."),
+        ("pt", "Se não tiver chegado até às 12:00 do dia seguinte, reporte na app."),
+        ("es", "Si no ha llegado antes de las 12:00 del día siguiente, avísanos en la app."),
+        ("de", "Wenn sie bis 12:00 Uhr am nächsten Tag nicht da ist, melden Sie es."),
+        ("nl", "Als hij om 12:00 de volgende dag niet binnen is, meld het in de app."),
+    ],
+)
+def test_a_negation_inside_a_condition_states_its_deadline(lang: str, answer: str) -> None:
+    assert expected(answer, lang).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "The deadline is not 12:00."),
+        ("it", "Non entro le 12:00: prima devi aspettare."),
+        ("en", "It does not arrive by 12:00."),
+    ],
+)
+def test_a_negation_before_the_figure_takes_it_back(lang: str, answer: str) -> None:
+    assert expected(answer, lang).status == "fail"
