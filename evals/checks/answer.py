@@ -42,7 +42,8 @@ from evals.checks.matching import (
 from evals.checks.other_words import in_other_words
 from evals.checks.passage_units import as_passages_state
 from evals.checks.text import sentences
-from evals.checks.values import Figure, contains_value, parse_figures, parse_one
+from evals.checks.thing_counts import parse_expected, thing_counts
+from evals.checks.values import Figure, contains_value, parse_figures
 from evals.suite import patterns
 
 
@@ -221,7 +222,7 @@ def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
     )
     out: list[ItemState] = []
     for it in wanted:
-        figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
+        figs = [f for f in (parse_expected(a) for a in it.alternatives) if f is not None]
         if not figs:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
         figs = [g for f in figs for g in as_passages_state(f, passages)]
@@ -272,9 +273,10 @@ def figures_expected(inp: CheckInput) -> CheckResult:
 
 def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
     """Where the figure is stated, not negated in its clause ("Pro does not cost 45 €")."""
-    return [
-        f for f in parse_figures(answer, lang) if f.same(want) and not _negated(answer, f, lang)
+    found = thing_counts(answer, want, lang) or [
+        f for f in parse_figures(answer, lang) if f.same(want)
     ]
+    return [f for f in found if not _negated(answer, f, lang)]
 
 
 def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
@@ -355,8 +357,11 @@ def _gives_expected_content(inp: CheckInput) -> bool:
         ):
             return True
     for it in items(expect.get("figures")):
-        figs = [f for f in (parse_one(a) for a in it.alternatives) if f is not None]
-        if not it.optional and any(contains_value(inp.answer, f, inp.lang) for f in figs):
+        figs = [f for f in (parse_expected(a) for a in it.alternatives) if f is not None]
+        if not it.optional and any(
+            contains_value(inp.answer, f, inp.lang) or thing_counts(inp.answer, f, inp.lang)
+            for f in figs
+        ):
             return True
     return False
 

@@ -11,6 +11,7 @@ from evals.checks.expectations import items
 from evals.checks.forbidden import denied, named_to_correct
 from evals.checks.given import counts_of
 from evals.checks.retired import retired_by_its_source
+from evals.checks.thing_counts import parse_expected, thing_counts
 from evals.checks.values import parse_figures, parse_one
 from evals.checks.worked import step_of_later, worked_input
 
@@ -33,15 +34,14 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
         if f is not None
     ]
     for text in banned:
-        want = parse_one(text)
+        want = parse_expected(text)
         if want is None:
             return errored(f"expect.forbidden_figures {text!r}: not a figure the parser reads")
-        for fig in figs:
+        for fig in [f for f in figs if f.same(want)] + thing_counts(said, want, inp.lang):
             # Named to correct it ("archived", "no longer"), denied ("50 €, not 300 €"), or
             # a step of the answer's own arithmetic ("444 € + 360 € = 804 €").
             if (
-                fig.same(want)
-                and not named_to_correct(inp.answer, fig.start, inp.lang)
+                not named_to_correct(inp.answer, fig.start, inp.lang)
                 and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
                 and not worked_input(inp.answer, fig, figs, inp.lang)
