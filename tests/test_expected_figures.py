@@ -59,3 +59,26 @@ def test_a_negation_inside_a_condition_states_its_deadline(lang: str, answer: st
 )
 def test_a_negation_before_the_figure_takes_it_back(lang: str, answer: str) -> None:
     assert expected(answer, lang).status == "fail"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "figure"),
+    [
+        ("pt", "Ainda não: nos primeiros 3 meses a pausa máxima é de 4 semanas.", "3 meses"),
+        ("en", "Not yet: for the first 3 months the longest pause is 4 weeks.", "3 months"),
+        ("de", "Noch nicht – in den ersten 3 Monaten sind es höchstens 4 Wochen.", "3 Monate"),
+    ],
+)
+def test_a_colon_or_a_dash_ends_what_a_negation_before_it_denies(
+    lang: str, answer: str, figure: str
+) -> None:
+    data: dict[str, Any] = good_case(
+        "pause-months",
+        question="?",
+        context={},
+        retrieved=[LATE],
+        expect={"figures": [figure], "sources": ["delivery#late"], "language": lang},
+        reference="x",
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    assert REGISTRY["figures_expected"].fn(inp).status == "pass"

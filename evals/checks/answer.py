@@ -30,6 +30,7 @@ from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import (
     BOUNDARY,
+    MARKER,
     NEG,
     NEGATION_REACH,
     content,
@@ -281,7 +282,10 @@ def _stated_values(answer: str, want: Figure, lang: str | None) -> list[Figure]:
 
 def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     """Whether a negation stands before the figure in its clause ("not 300 €", "non i 300 €")."""
-    before = tokens(answer[max(0, fig.start - 60) : fig.start], lang)[-NEGATION_REACH:]
+    # A colon or a dash ends what a negation before it denies: "Ainda não: nos primeiros
+    # 3 meses ..." states the 3 months.
+    window = _COLON_OR_DASH.split(MARKER.sub(" ", answer[max(0, fig.start - 60) : fig.start]))[-1]
+    before = tokens(window, lang)[-NEGATION_REACH:]
     cut = max((i for i, w in enumerate(before) if w == BOUNDARY), default=-1)
     clause = before[cut + 1 :]
     if NEG not in clause:
@@ -296,6 +300,7 @@ def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     return not any(w in _if_words(lex.lang) for w in words[:first_neg])
 
 
+_COLON_OR_DASH = regex.compile(r"(?<!\d):(?!\d)|\s[–—-]\s")
 _CLAUSE_BREAK = regex.compile(r"[,;:.!?()\[\]]")
 _LETTERS = regex.compile(r"\p{L}+")
 
