@@ -230,3 +230,14 @@ def test_a_number_in_the_sentences_head_is_every_items_not_the_first_ones(
     answer: str, lang: str
 ) -> None:
     assert bind(answer, fig(answer, "4,95 €", lang), BOXES, lang).bound
+
+
+def test_the_count_a_figure_is_multiplied_by_is_not_what_it_is_about() -> None:
+    passage = (
+        "Passe Mensal: 129 € por mês, válido de 1 a 31 de cada mês. O Passe Trimestral custa "
+        "349 € e é válido durante 3 meses seguidos."
+    )
+    answer = "- Passe Mensal: 129 € × 3 meses = 387 €\n- Passe Trimestral: 349 €"
+    assert bind(answer, fig(answer, "129 €", "pt"), passage, "pt").bound
+    swapped = "- Passe Mensal: 349 € por 3 meses seguidos"
+    assert not bind(swapped, fig(swapped, "349 €", "pt"), passage, "pt").bound

@@ -25,6 +25,7 @@ from evals.checks.figure_items import (
 from evals.checks.language import detect
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import inner_names, names_in, owned_names
+from evals.checks.qualifiers import qualified
 from evals.checks.result_subject import terms_about, totalled_result
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
@@ -86,15 +87,15 @@ def bind(
     named = _by_names(answer, fig, passage, same, others, lang, asked)
     if named is not None:
         return named
-    qualified = _by_qualifiers(answer, fig, passage, same, others, lang)
-    if qualified is not None:
-        return qualified
+    told = qualified(answer, fig, passage, same, others, lang)
+    if told is not None:
+        return Binding(*told)
     # An answer in the ticket's language cites a help centre written in another: their
     # content words cannot be compared, so only names and numbers (above) bind across them.
     said_in = detect(passage)
     if lang and said_in and said_in != lang:
         return Binding(True, None)
-    mine = subject(answer, fig, lang, synonyms)
+    mine = subject(_computation_cut(answer, fig), fig, lang, synonyms)
     if not mine:
         return Binding(True, None)
     best_same = max(
@@ -139,62 +140,20 @@ def bind(
 _WORDS = regex.compile(r"[\p{L}\p{N}]+")
 
 
-# A number beside a figure in its own item, with the word or sign after it: "9,50 € up to
-# 10 kg", "15 % from 200 parcels". Figures of one kind listed for several bands or tiers are
-# told apart by them, in any language ("kg" is "kg" in all of them).
-_QUALIFIER = regex.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s*([\p{L}%]{1,3})?")
+# After a figure, its citations, then a sign of arithmetic: "129 € [doc:a] × 3 meses = 387 €".
+_ARITHMETIC_AFTER = regex.compile(r"(?:\s*\[[^\]\n]*\])*\s*[×x*·+−=](?=\s)")
 
 
-def _qualifiers(text: str, fig: Figure, lang: str | None) -> frozenset[str]:
-    """The numbers that stand beside `fig` in its own item, each with the start of the unit
-    that follows it ("10kg"); the figure and the others of its kind are what is told apart,
-    not what tells."""
-    item = subject_clause(text, fig, lang)
-    offset = text.find(item) if item else -1
-    for peer in parse_figures(text, lang):
-        if (peer.kind, peer.unit) == (fig.kind, fig.unit) and offset >= 0:
-            a, b = peer.start - offset, peer.end - offset
-            if a >= 0 and b <= len(item):
-                item = item[:a] + " " * (b - a) + item[b:]
-    out = set()
-    for m in _QUALIFIER.finditer(item):
-        number = m.group(1).replace(",", ".")
-        if "." in number:
-            number = number.rstrip("0").rstrip(".")
-        out.add(number + (m.group(2) or "").lower()[:2])
-    return frozenset(out)
-
-
-def _by_qualifiers(
-    answer: str,
-    fig: Figure,
-    passage: str,
-    same: list[Figure],
-    others: list[Figure],
-    lang: str | None,
-) -> Binding | None:
-    """Bound when the passage's figure of the same value stands beside a number the answer's
-    figure stands beside too ("9,50 € up to 10 kg"); swapped when only a rival does and the
-    passage's own figures stand beside other numbers; None when the numbers do not tell."""
-    mine = _qualifiers(answer, fig, lang)
-    if not mine:
-        return None
-    said = detect(passage)
-    own = [_qualifiers(passage, p, said) for p in same]
-    if any(q & mine for q in own):
-        return Binding(True, None)
-    if not all(own):
-        return None
-    for o in others:
-        # What the sentence's head says before its first figure ("A box for 4 people costs
-        # 5,50 € ... and 4,95 € ...") is every item's, not the rival's alone.
-        where = sentence_at(passage, o.start)
-        first = min(p.start for p in (*same, *others) if sentence_at(passage, p.start) == where)
-        head = passage[passage.find(where) : first] if where in passage else ""
-        shared = {m.group(1) + (m.group(2) or "").lower()[:2] for m in _QUALIFIER.finditer(head)}
-        if (_qualifiers(passage, o, said) - shared) & mine:
-            return Binding(False, clause_of(passage, o.start).strip())
-    return None
+def _computation_cut(answer: str, fig: Figure) -> str:
+    """The answer with what follows the figure blanked to its line's end when arithmetic
+    follows it: the count it is multiplied by and the result are the computation's words,
+    not what the figure is about (offsets kept)."""
+    m = _ARITHMETIC_AFTER.match(answer, fig.end)
+    if m is None:
+        return answer
+    end = answer.find("\n", fig.end)
+    end = len(answer) if end < 0 else end
+    return answer[: fig.end] + " " * (end - fig.end) + answer[end:]
 
 
 def _by_names(
