@@ -166,3 +166,8 @@ def test_a_quoted_label_that_negates_the_tickets_words_is_not_named_by_them() ->
         "Evita le ricette con frutta a guscio [doc:allergens#traces].", allergens, question=question
     )
     assert r.status == "pass"
+
+
+def test_a_languages_name_is_no_product_thing() -> None:
+    r = run("The Portuguese passage says you switch under My plan [doc:plans#change].")
+    assert r.status == "pass", r.detail

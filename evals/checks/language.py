@@ -236,8 +236,9 @@ def babel_day_names(lang: str) -> tuple[str, ...]:
 
 @cache
 def place_names(lang: str) -> frozenset[str]:
-    """CLDR's names of countries and regions in `lang` ("Portugal", "Suiza", "Europa",
-    "Unión Europea"), case-folded: places, not things a product names."""
+    """CLDR's names of countries, regions and languages in `lang` ("Portugal", "Suiza",
+    "Europa", "Unión Europea", "Portuguese"), case-folded: places and tongues, not things a
+    product names."""
     shipped = _shipped().get(lang)
     if shipped is not None and "places" in shipped:
         return frozenset(shipped["places"])
@@ -252,7 +253,9 @@ def babel_place_names(lang: str) -> tuple[str, ...]:
         locale = Locale.parse(lang)
     except (ValueError, UnknownLocaleError):
         return ()
-    return tuple(sorted({n.casefold() for n in locale.territories.values() if n}))
+    # A language's name is no product thing either: "the Portuguese passage", "in Italian".
+    names = (*locale.territories.values(), *locale.languages.values())
+    return tuple(sorted({n.casefold() for n in names if n}))
 
 
 def babel_month_names(lang: str) -> dict[str, int]:
