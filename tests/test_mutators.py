@@ -337,6 +337,18 @@ def test_negate_speaks_the_answers_language() -> None:
     assert negate("Please ask an admin.", 10) == "Please do not ask an admin."
 
 
+def test_negation_leaves_the_no_of_unless_alone_and_flips_the_claim() -> None:
+    from evals.mutate.words import negate
+
+    it = "La riparazione è gratuita, a meno che non si tratti di un danno tuo."
+    assert negate(it, 5, "it") == (
+        "La riparazione non è gratuita, a meno che non si tratti di un danno tuo."
+    )
+    pt = "A reparação é gratuita, a não ser que o dano seja seu."
+    assert negate(pt, 5, "pt") == "A reparação não é gratuita, a não ser que o dano seja seu."
+    assert negate("Il reso non è gratuito.", 5, "it") == "Il reso è gratuito."
+
+
 def test_negation_of_a_fact_that_names_its_subject_first_goes_to_the_verb() -> None:
     case = make_case(
         expect={"mentions": [r"(?i)\bpro\b[^.]*\bcosts\s+45\s?€"]},

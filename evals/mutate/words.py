@@ -8,6 +8,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.language import detect
+from evals.checks.matching import NEG, tokens
 from evals.mutate.text import MONTHS
 
 # ---------------------------------------------------------------------------
@@ -100,6 +101,11 @@ _MAIN_VERB = re.compile(
 )
 
 
+def _negations(text: str, lang: str | None) -> int:
+    """How many negations the checks read in the text."""
+    return tokens(text, lang or guess_language(text), general=False).count(NEG)
+
+
 def guess_language(text: str) -> str:
     """The language whose stop words the text uses most (the checks' own detection), else en."""
     return detect(text) or "en"
@@ -144,9 +150,12 @@ def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
     and None is returned when the sentence has no place its rules know for one: a skipped
     variant is better than a sentence no speaker would write. Without `lang`, the English,
     German, French and Spanish rules together."""
-    m = _NEGATION_BY_LANG.get(lang or "", _NEGATION).search(sentence)
-    if m:
-        return _remove_negation(sentence, m)
+    for m in _NEGATION_BY_LANG.get(lang or "", _NEGATION).finditer(sentence):
+        # Only a negation the checks read as one: the "non" of "a meno che non", the "não"
+        # of "a não ser que" negate nothing, and dropping them changes no claim.
+        flipped = _remove_negation(sentence, m)
+        if _negations(flipped, lang) != _negations(sentence, lang):
+            return flipped
     slots = list(_SLOT_BY_LANG.get(lang or "", _SLOT).finditer(sentence))
     before = [a for a in slots if a.start() <= anchor]
     pick = before[-1] if before else (slots[0] if slots else None)
