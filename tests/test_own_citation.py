@@ -99,3 +99,36 @@ def test_the_customers_figure_passes_with_its_own_passage_or_cited_for_other_wor
     answer: str,
 ) -> None:
     assert ticket_figure(answer).status != "fail"
+
+
+LIST_PASSAGE = [{"ref": "p#plans", "text": "Plus costs 29 € per seat and month; Basic 19 €."}]
+
+
+def listed(answer: str) -> tuple[str, str]:
+    data: dict[str, Any] = good_case(
+        "list-lead",
+        question="What do the plans cost?",
+        context={},
+        retrieved=LIST_PASSAGE,
+        expect={"sources": ["p#plans"]},
+        reference="Plus costs 29 € [doc:p#plans].",
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return (
+        REGISTRY["no_unsourced_number"].fn(inp).status,
+        REGISTRY["figures_supported"].fn(inp).status,
+    )
+
+
+def test_a_list_under_a_line_that_cites_its_source_is_sourced_by_it() -> None:
+    answer = "Here are today's prices [doc:p#plans]:\n- Plus: 29 € per seat\n- Basic: 19 € per seat"
+    assert listed(answer) == ("pass", "pass")
+
+
+def test_a_listed_figure_the_lead_passage_does_not_state_fails_and_no_lead_sources_nothing() -> (
+    None
+):
+    wrong = "Here are today's prices [doc:p#plans]:\n- Plus: 39 € per seat\n- Basic: 19 € per seat"
+    assert listed(wrong)[1] == "fail"
+    bare = "Here are today's prices:\n- Plus: 29 € per seat\n- Basic: 19 € per seat"
+    assert listed(bare)[0] == "fail"

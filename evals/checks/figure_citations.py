@@ -63,3 +63,26 @@ def own_citations(answer: str, fig: Figure, cite: regex.Pattern[str], window: in
             break
         group.append(m)
     return [ref_of(m) for m in group]
+
+
+# A list item: "- ...", "• ...", "1. ...", "2) ...".
+_ITEM = regex.compile(r"\s*(?:[-•*–]|\d{1,2}[.)])\s")
+
+
+def lead_citations(answer: str, fig: Figure, cite: regex.Pattern[str]) -> list[str]:
+    """The refs cited by the line that opens the figure's list, when it ends with a colon
+    ("facciamo due conti con i prezzi attuali [doc:pricing#plans]:" above "- 12 porzioni ×
+    5,50 € = 66,00 €"): that line gives the list's source once. Empty when the figure stands
+    in no list item, or the line above its list cites nothing."""
+    start = answer.rfind("\n", 0, fig.start) + 1
+    if _ITEM.match(answer, start) is None:
+        return []
+    while start > 0:
+        prev = answer.rfind("\n", 0, start - 1) + 1
+        line = answer[prev : start - 1]
+        if _ITEM.match(line) is None:
+            if not line.rstrip().endswith(":"):
+                return []
+            return [ref_of(m) for m in cite.finditer(line, timeout=patterns.MATCH_TIMEOUT_S)]
+        start = prev
+    return []

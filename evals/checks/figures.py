@@ -12,7 +12,13 @@ from evals.checks.binding import bind
 from evals.checks.dates import date_after, date_before, date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
 from evals.checks.equations import equation_value, holds
-from evals.checks.figure_citations import marks_after, own_citations, ref_of, sentence_citations
+from evals.checks.figure_citations import (
+    lead_citations,
+    marks_after,
+    own_citations,
+    ref_of,
+    sentence_citations,
+)
 from evals.checks.given import (
     between,
     counts_of,
@@ -63,7 +69,11 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         ):
             sourced.append(fig)
             continue
-        if sentence_citations(inp.answer, fig, cite, window) or _cited_before(fig, sourced):
+        if (
+            sentence_citations(inp.answer, fig, cite, window)
+            or _cited_before(fig, sourced)
+            or lead_citations(inp.answer, fig, cite)
+        ):
             sourced.append(fig)
             continue
         start = sentence_start(inp.answer, fig)
@@ -289,6 +299,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             if worked_out(fig, start, inp.answer, shown, given_figs, factors, inp.lang):
                 shown.append(fig)
                 continue
+        # A list under a line that cites its source once ("... [doc:pricing#plans]:").
+        refs = refs or lead_citations(inp.answer, fig, cite)
         if not refs:
             continue  # no_unsourced_number reports it
         judged += 1
