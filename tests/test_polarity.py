@@ -134,3 +134,25 @@ def test_always_free_where_no_passage_prices_it_is_no_dropped_condition() -> Non
     assert not always_free("Installation is always free [doc:p].", (free,), "en")
     priced_other = free + " A replacement SIM card costs 10 €."
     assert not always_free("Installation is always free [doc:p].", (priced_other,), "en")
+
+
+def test_free_for_every_one_of_its_kind_drops_the_case_a_passage_prices() -> None:
+    from evals.checks.polarity import always_free
+
+    passage = "Delivery costs 3,90 € per box. Boxes for 4 people with 5 recipes are delivered free."
+    assert always_free("All boxes for 4 people are delivered free [doc:p].", (passage,), "en")
+    it = "La consegna costa 3,90 € a box. Le box per 4 persone con 5 ricette hanno consegna gratuita."
+    assert always_free("Tutte le box per 4 persone hanno consegna gratuita.", (it,), "it")
+    right = "Boxes for 4 people with 5 recipes are delivered free [doc:p]."
+    assert not always_free(right, (passage,), "en")
+
+
+def test_every_thing_free_in_the_passages_own_words_is_no_dropped_condition() -> None:
+    from evals.checks.polarity import always_free
+
+    passage = (
+        "Every parcel is insured up to 250 € at no extra cost. Extra insurance costs 1,5 % of "
+        "the declared value."
+    )
+    said = "Every parcel is insured up to 250 € at no extra cost [doc:p]."
+    assert not always_free(said, (passage,), "en")

@@ -164,6 +164,9 @@ class Lexicon:
     #: condition a passage attaches ("if", "for each", "provided")
     unconditional: tuple[str, ...] = ()
     provided: tuple[str, ...] = ()
+    #: words that claim a thing for every one of its kind ("all", "tutte le"): a thing
+    #: called free for all of them drops the case a passage prices
+    universal: tuple[str, ...] = ()
     #: words that open a "yes" ("yes", "of course", "sì", "certo")
     affirmatives: tuple[str, ...] = ()
     #: words of owing or paying ("pay", "owe", "apply", "pagare", "betalen"): a figure whose
@@ -249,6 +252,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         charged=_words_phrases(claims.get("charged")),
         unconditional=_words_phrases(claims.get("unconditional")),
         provided=_words_phrases(claims.get("provided")),
+        universal=_words_phrases(claims.get("universal")),
         affirmatives=_words_phrases(claims.get("affirmatives")),
         owed=_words_phrases(claims.get("owed")),
         deductions=tuple(str(p) for p in claims.get("deductions", ())),

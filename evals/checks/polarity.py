@@ -90,10 +90,24 @@ def priced_as_free(answer: str, passages: tuple[str, ...], lang: str | None) -> 
 
 @lru_cache(maxsize=64)
 def _always(lang: str | None) -> regex.Pattern[str]:
-    """The language's words that claim no condition ("always", "altijd", "sempre")."""
-    words = lexicon(lang).unconditional
+    """The language's words that claim no condition ("always", "altijd", "sempre") or a
+    thing for every one of its kind ("all", "tutte le")."""
+    words = (*lexicon(lang).unconditional, *lexicon(lang).universal)
     body = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
     return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}})" if body else r"(?!)", regex.I)
+
+
+def _says_so(cue: str, said: frozenset[str], passages: tuple[str, ...]) -> bool:
+    """Whether a passage sentence calls the thing free with the same word of no condition
+    and two of the answer's words: the answer restates it."""
+    folded = cue.casefold()
+    return any(
+        folded in sentence.casefold()
+        and _FREE.search(sentence)
+        and len(said & _words(sentence, None)) >= 2
+        for p in passages
+        for _, sentence in sentences(p)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -124,6 +138,8 @@ def always_free(answer: str, passages: tuple[str, ...], lang: str | None) -> lis
             if cue is None or NEG in tokens(scope, lang)[-4:]:
                 continue
             said = _words(scope[: cue.start()] + " " + scope[cue.end() :], lang)
+            if _says_so(cue.group(0), said, passages):
+                continue  # "Every parcel is insured ... at no extra cost": the passage's own words
             hit = next((text for words, text in priced if said & words), None)
             if hit is not None:
                 out.append((sentence.strip(), hit))
