@@ -92,8 +92,9 @@ def test_no_longer_valid_is_stated_in_the_languages_own_other_words(
         ("en", "was wrong", "I'm sorry, my earlier answer was incorrect: it is 250 €."),
         ("nl", "was fout", "Excuses, mijn vorige antwoord was niet juist: het is 250 €."),
         ("de", "war falsch", "Entschuldigung, meine Auskunft war nicht richtig: es sind 250 €."),
-        ("nl", "klopte niet", "Ik moet mijn vorige antwoord corrigeren: het is 250 €."),
-        ("nl", "was fout", "Wat ik eerder schreef klopte niet: het is 250 €."),
+        ("it", "era sbagliata", "Scusi, mi sono sbagliato: la franchigia è di 250 €."),
+        ("es", "estaba equivocado", "Perdona, me equivoqué: la franquicia es de 250 €."),
+        ("fr", "une erreur", "Pardon, je me suis trompé : la franchise est de 250 €."),
     ],
 )
 def test_saying_an_earlier_answer_was_wrong_in_other_words(
