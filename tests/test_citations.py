@@ -132,3 +132,36 @@ def test_refs_side_by_side_each_stand_for_the_sentence_before_them() -> None:
     ):
         assert precise(right) == "pass", right
     assert precise("Starter costs 29 € a seat [doc:pricing#plans] [doc:pricing#annual].") == "fail"
+
+
+def _precision(answer: str, passages: list[dict[str, str]]) -> CheckResult:
+    data = good_case(
+        "wear-covered",
+        question="Is wear covered?",
+        context={},
+        retrieved=passages,
+        expect={"sources": ["terms#deposit"]},
+        reference="x",
+    )
+    return REGISTRY["citation_precision"].fn(
+        CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    )
+
+
+WEAR = [
+    {"ref": "terms#deposit", "text": "We refund the deposit within 14 days after collection."},
+    {"ref": "service#damage", "text": "Normal wear and tear is always covered by us."},
+]
+
+
+def test_a_ref_in_another_language_than_its_sentence_is_undecided_not_failed() -> None:
+    answer = "De borg krijg je terug [doc:terms#deposit]; normale slijtage is altijd gedekt [doc:service#damage]."
+    r = _precision(answer, WEAR)
+    assert r.status == "review" and "service#damage" in r.detail
+
+
+def test_a_ref_in_the_sentences_language_that_does_not_support_it_still_fails() -> None:
+    answer = (
+        "The deposit comes back [doc:terms#deposit]; the van has a roof rack [doc:service#damage]."
+    )
+    assert _precision(answer, WEAR).status == "fail"

@@ -16,10 +16,12 @@ from evals.checks.base import (
     passed,
     ratio,
     skipped,
+    undecided,
 )
 from evals.checks.clauses import corrects, sentence_at
 from evals.checks.figures import passage_states
 from evals.checks.given import figures, from_ticket, given_figures
+from evals.checks.language import detect
 from evals.checks.matching import content, tokens
 from evals.checks.text import quote
 from evals.checks.things import archived
@@ -129,6 +131,18 @@ def supports(
     return len(shared) >= 2 and len(shared) / len(said) >= 0.3
 
 
+def _other_language(
+    sentence: str, said_in: str | None, passage: str, case_figures: Callable[[Figure], bool]
+) -> bool:
+    """Whether a sentence without figures of its own (of an answer written in `said_in`) and
+    its cited passage are written in two languages (both told)."""
+    # A retired passage's verdict needs no words: it backs no sentence that keeps it current.
+    if archived(passage) or any(not case_figures(f) for f in figures(sentence)):
+        return False
+    theirs = detect(passage)
+    return said_in is not None and theirs is not None and said_in != theirs
+
+
 def _akin(a: str, b: str) -> bool:
     short, long = sorted((a, b), key=len)
     return len(short) >= 5 and long.startswith(short)
@@ -150,7 +164,10 @@ def citation_precision(inp: CheckInput) -> CheckResult:
     retrieved = set(inp.retrieved)
     passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
     cite = patterns.compile_pattern(inp.settings.citation_pattern)
-    off = []
+    off: list[str] = []
+    unread: list[str] = []
+    # The whole answer tells its language; a short claim alone may not ("a roof rack").
+    said_in = detect(inp.answer) or inp.lang
     for ref in cited:
         if ref not in retrieved:
             off.append(ref)
@@ -167,11 +184,20 @@ def citation_precision(inp: CheckInput) -> CheckResult:
         retired_ok = any(
             corrects(sentence_at(inp.answer, i)) for i in _citing_at(inp.answer, ref, cite)
         )
-        if not any(
-            supports(passages.get(ref, ""), s, mine, inp.lang, states, retired_ok) for s in where
-        ):
-            off.append(ref)
+        text = passages.get(ref, "")
+        if not any(supports(text, s, mine, inp.lang, states, retired_ok) for s in where):
+            # Sentences without figures of their own are read against a passage by its
+            # words: one written in another language than the sentence cannot be told.
+            if all(_other_language(s, said_in, text, mine) for s in where):
+                unread.append(ref)
+            else:
+                off.append(ref)
     good = len(cited) - len(off)
+    if not off and unread:
+        return undecided(
+            f"cited refs in another language than their sentence, whose words cannot be "
+            f"compared: {quote(unread)}"
+        )
     if off:
         return ratio(
             good,
