@@ -70,6 +70,14 @@ def test_what_would_be_set_aside_by_a_but_is_no_forbidden_claim() -> None:
         ("it", "I 5 € di consegna valevano solo fino al 31 marzo 2025."),
         ("pt", "A taxa de 15 € era uma condição antiga, válida só até 2025."),
         ("pt", "Essa regra antiga de 15 € já foi substituída."),
+        ("en", "Until 31 January 2026 the deposit was 100 €."),
+        ("nl", "Tot 31 januari 2026 gold 100 € borg per apparaat."),
+        ("de", "Bis zum 31. Januar 2026 betrug die Kaution 100 €."),
+        ("it", "Fino al 31 gennaio 2026 la cauzione era di 100 €."),
+        ("es", "Hasta el 31 de enero de 2026 la fianza era de 100 €."),
+        ("fr", "Jusqu’au 31 janvier 2026 la caution était de 100 €."),
+        ("da", "Indtil den 31. januar 2026 var depositummet 100 kr."),
+        ("nl", "Wat je zus betaalde, was de oude regel."),
     ],
 )
 def test_what_applied_until_a_date_said_in_the_past_is_named_to_retire_it(
@@ -87,6 +95,8 @@ def test_what_applied_until_a_date_said_in_the_past_is_named_to_retire_it(
         ("en", "The price is 10 € until 1 July."),
         ("nl", "Het was tot 10 GB per maand."),
         ("da", "Det var op til 10 GB."),
+        ("en", "Until 31 January the deposit is 100 €."),
+        ("nl", "Tot 31 januari is de borg 100 €."),
     ],
 )
 def test_a_present_or_a_limit_until_is_no_retirement(lang: str, text: str) -> None:
