@@ -286,3 +286,20 @@ def test_an_earlier_answer_said_to_be_wrong_in_the_past_tense(
 ) -> None:
     data = case("Was your earlier answer right?", lang, facts=[[fact]])
     assert run("facts_present", right, data).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("lang", "fact", "right"),
+    [
+        ("de", "abzüglich offener Raten", "Abgezogen werden offene Raten und Schäden."),
+        ("it", "al netto dei canoni non pagati", "Vengono trattenuti i canoni non pagati."),
+        ("nl", "minus openstaande maandbedragen", "Openstaande maandbedragen worden ingehouden."),
+        ("pt", "descontadas as mensalidades em atraso", "As mensalidades em atraso são retidas."),
+    ],
+)
+def test_an_amount_taken_off_is_stated_by_the_languages_other_words_for_it(
+    lang: str, fact: str, right: str
+) -> None:
+    data = case("What do I get back?", lang, facts=[[fact]])
+    assert run("facts_present", right, data).status == "pass"
+    assert run("facts_present", "Sie bekommen alles zurück.", data).status == "fail"
