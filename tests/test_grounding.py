@@ -102,3 +102,10 @@ def test_a_refund_or_parcel_promised_in_a_hand_over_is_a_promise_in_every_langua
         "Ich leite Ihre Anfrage an einen Kollegen weiter, der sich bei Ihnen meldet.",
     ):
         assert not promises(right), right
+
+
+def test_a_german_passive_about_it_is_no_promise_to_the_customer() -> None:
+    from evals.checks.grounding import promises
+
+    assert promises("Ein Kollege wird Sie morgen anrufen.")
+    assert not promises("Falls die Juni-Rate noch offen ist, wird sie also verrechnet.")

@@ -51,7 +51,8 @@ _SEP_RE = regex.compile(_SEP)
 _PROMISE = regex.compile(
     r"\b(?:they|we|he|she|someone|somebody|the\s+\w+\s+team|our\s+\w+\s+team)\s*(?:'ll|’ll|\s+will)\b"
     r"|\byou(?:'ll|’ll|\s+will)\s+(?:get|receive|have|be\s+(?:added|sent|given))\b"
-    r"|\b(?:wird|werden)\s+(?:sich\s+)?(?:ihnen|sie|dich)\b"
+    # The customer is "Sie", "Ihnen" (capitalised) or "dich": "wird sie verrechnet" is "it".
+    r"|\b(?:wird|werden)\s+(?:sich\s+)?(?:(?-i:Ihnen|Sie)|dich|dir)\b"
     r"|\b(?:vous\s+)?(?:recevrez|enverront|enverra|ajouteront|ajoutera)\b"
     r"|\b(?:le|les)?\s*(?:enviarán|enviará|recibirá|añadirán|añadirá)\b"
     # A refund, credit or parcel promised in the third person or the passive, in each
