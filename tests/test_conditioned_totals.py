@@ -72,3 +72,14 @@ def test_a_total_with_its_condition_stated_or_met_in_the_ticket_passes() -> None
     lost_lock = "I returned the city bike after 2 days but lost its lock. What do I owe?"
     right = "2 × 12 € = 24 € for the days, and 24 € + 25 € = 49 € with the lock [doc:bikes#fees]."
     assert run_ticket(right, lost_lock, LOCK).status == "pass"
+
+
+def test_a_condition_in_another_language_than_the_answer_is_not_read_as_dropped() -> None:
+    from evals.checks.conditioned_totals import summed_without_condition
+
+    passage = (
+        "If you cancel within the minimum term, you pay the monthly fees still due plus a "
+        "collection fee of 49 €."
+    )
+    answer = "Je zit op maand 4 van 6.\n1. Resterend: 2 × 19,50 € = 39 €.\n2. Totaal: 39 € + 49 € = 88 €."
+    assert summed_without_condition(answer, (passage,), "Ik wil opzeggen.", "nl") == []

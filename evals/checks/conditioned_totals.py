@@ -79,7 +79,11 @@ def summed_without_condition(
             (
                 text
                 for c, words, text in conditioned
-                if term.same(c) and len(words & said) * 2 < len(words)
+                # A condition in another language than the answer cannot be read in its
+                # words ("If you cancel within the minimum term" for "je zit op 4").
+                if term.same(c)
+                and detect(text) in (None, lang)
+                and len(words & said) * 2 < len(words)
             ),
             None,
         )
