@@ -156,3 +156,19 @@ def test_every_thing_free_in_the_passages_own_words_is_no_dropped_condition() ->
     )
     said = "Every parcel is insured up to 250 € at no extra cost [doc:p]."
     assert not always_free(said, (passage,), "en")
+
+
+def test_a_free_claim_whose_sentence_limits_the_price_to_another_case_is_no_price_turned_free() -> (
+    None
+):
+    passage = "Front basket: 3 € a month. D-lock: included free."
+    assert priced_as_free("The front basket is free; the D-lock costs 3 €.", (passage,), "en")
+    cancel = (
+        "Cancelling: within the minimum term you pay a collection fee of 49 €. "
+        "Cancelling after the minimum term needs one month's notice."
+    )
+    said = (
+        "Cancelling after the minimum term is free; the 49 € collection fee is only for "
+        "cancelling within it."
+    )
+    assert not priced_as_free(said, (cancel,), "en")

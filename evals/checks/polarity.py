@@ -13,10 +13,11 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.lexicon import lexicon
+from evals.checks.language import detect
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
-from evals.checks.text import sentences
-from evals.checks.values import parse_figures
+from evals.checks.text import phrase_pattern, sentences
+from evals.checks.values import Figure, parse_figures
 
 # "Free" in the languages read. No library lists it; it is kept to the unambiguous forms
 # (not "included", which a price includes too).
@@ -79,13 +80,31 @@ def priced_as_free(answer: str, passages: tuple[str, ...], lang: str | None) -> 
                 continue  # the sentence gives its thing a price: "free" is about another
             said = _words(scope, lang)
             best_free = max((len(said & w) for w in free_things), default=0)
+            # The sentence that gives the item's price itself sets it apart from what it
+            # calls free: "after the minimum term it is free; the 49 € fee is only for
+            # cancelling within it".
+            named = _priced_apart(sentence, scope, lang)
             for words, kind, text in items:
                 shared = len(said & words)
                 meets = kind == "priced" and shared >= min(2, len(words)) > 0
+                if meets and any(f.same(p) for f in named for p in parse_figures(text)):
+                    continue
                 if meets and shared > best_free:
                     out.append(f'{sentence.strip()} (the passage prices it: "{text}")')
                     break
     return out
+
+
+def _priced_apart(sentence: str, scope: str, lang: str | None) -> list[Figure]:
+    """The amounts the sentence gives outside the free claim's scope in a stretch that limits
+    them to a case ("the 49 € fee is only for cancelling within it"; its `restrictive` or
+    `provided` words); a bare other price ("the lock costs 3 €") limits nothing."""
+    at = sentence.find(scope)
+    rest = sentence[at + len(scope) :] if at >= 0 else ""
+    lex = lexicon(lang or detect(sentence) or FALLBACK)
+    if phrase_pattern((*lex.restrictive, *lex.provided)).search(rest) is None:
+        return []
+    return [f for f in parse_figures(rest, lang) if f.kind == "money"]
 
 
 @lru_cache(maxsize=64)
