@@ -161,3 +161,39 @@ def test_a_term_of_a_sum_worked_out_from_what_was_sourced_before_needs_no_citati
     for answer, status in ((right, "pass"), (right.replace("23,60 €", "21,60 €"), "fail")):
         inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
         assert REGISTRY["no_unsourced_number"].fn(inp).status == status
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        (
+            "The minimum term is 6 months [doc:box#price]; you are at 4, so 2 months are left.",
+            "pass",
+        ),
+        (
+            "The minimum term is 6 months [doc:box#price]; you are at 4, so 3 months are left.",
+            "fail",
+        ),
+        # Two of the passage's figures taken apart: no conclusion from the customer's number.
+        (
+            "A recipe is 5,90 € [doc:box#price], delivery 4,90 € [doc:box#fees], so you pay 1 €.",
+            "fail",
+        ),
+    ],
+)
+def test_a_conclusion_from_a_sourced_figure_and_the_customers_number_is_sourced(
+    answer: str, status: str
+) -> None:
+    data: dict[str, Any] = good_case(
+        "term-left",
+        question="I am in month 4 of my subscription. How long until the minimum term ends?",
+        context={},
+        retrieved=[
+            {"ref": "box#price", "text": "The minimum term is 6 months. A recipe costs 5,90 €."},
+            FEES,
+        ],
+        expect={"sources": ["box#price"]},
+        reference="x",
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    assert REGISTRY["no_unsourced_number"].fn(inp).status == status

@@ -32,10 +32,11 @@ from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
 from evals.checks.stated_otherwise import states_otherwise
-from evals.checks.text import quote
+from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import result_sign, term_of_sum, worked_out
 from evals.suite import patterns
+from evals.suite.case import Case
 
 
 @check()
@@ -91,6 +92,11 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         ):
             sourced.append(fig)
             continue
+        # What the sentence concludes from a figure it sourced and the customer's own: "6
+        # maanden [doc:a]; je zit op 4, dus er staan nog 2 maanden open".
+        if _concluded(inp.answer, fig, start, sourced, inp.case, inp.lang):
+            sourced.append(fig)
+            continue
         if _article_unit(fig, inp):
             continue
         unsourced.append(fig.text.strip())
@@ -123,6 +129,24 @@ def _shares_a_citation(
         return False
     first = fig.end + marks[0].start()
     return any(fig.end <= f.start < first for f in every if f is not fig)
+
+
+def _concluded(
+    answer: str, fig: Figure, start: int, sourced: list[Figure], case: Case, lang: str | None
+) -> bool:
+    """Whether a word that draws a conclusion (each language file's `then`: "so", "dus",
+    "quindi") follows a figure the sentence sourced, and the figure is that one plus or
+    minus a number the customer gave; any other arithmetic in words stays unsourced."""
+    before = [f for f in sourced if start <= f.start and f.end <= fig.start]
+    if not before or not isinstance(fig.value, Decimal):
+        return False
+    last = before[-1]
+    if (last.kind, last.unit) != (fig.kind, fig.unit) or not isinstance(last.value, Decimal):
+        return False
+    if phrase_pattern(lexicon(lang or "en").then).search(answer, last.end, fig.start) is None:
+        return False
+    theirs = {Decimal(n) for n in given_numbers(case) if n.isdigit()}
+    return any(abs(last.value - fig.value) == n or last.value + n == fig.value for n in theirs)
 
 
 def _article_unit(fig: Figure, inp: CheckInput) -> bool:
