@@ -4,7 +4,6 @@ abstention, length."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import regex
 
@@ -294,32 +293,14 @@ def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     # paghi entro 30 giorni" give the deadline. Read in the words as written: a stem of
     # "were" is a stem of "is".
     lex = lexicon(detect(answer) or lang or FALLBACK)
-    head = _CLAUSE_BREAK.split(answer[max(0, fig.start - 60) : fig.start])[-1]
-    words = [w.casefold() for w in _LETTERS.findall(head)]
+    words = [w.casefold() for w in _LETTERS.findall(_CLAUSE_BREAK.split(window)[-1])]
     first_neg = next((i for i, w in enumerate(words) if w in lex.negators), len(words))
-    return not any(w in _if_words(lex.lang) for w in words[:first_neg])
+    return not any(w in lex.opens_condition for w in words[:first_neg])
 
 
 _COLON_OR_DASH = regex.compile(r"(?<!\d):(?!\d)|\s[–—-]\s")
-_CLAUSE_BREAK = regex.compile(r"[,;:.!?()\[\]]")
+_CLAUSE_BREAK = regex.compile(r"[,;.!?()]")
 _LETTERS = regex.compile(r"\p{L}+")
-
-
-@lru_cache(maxsize=16)
-def _if_words(lang: str) -> frozenset[str]:
-    """The language's words that open a condition, not a restriction ("only") or a
-    counterfactual form ("were")."""
-    lex = lexicon(lang)
-    return frozenset(w for w in lex.conditional if w not in lex.restrictive and len(w) <= 6) - {
-        "had",
-        "were",
-        "wäre",
-        "hätte",
-        "mocht",
-        "først",
-        "erst",
-        "pas",
-    }
 
 
 @check()

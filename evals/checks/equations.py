@@ -14,10 +14,9 @@ from decimal import Decimal
 
 import regex
 
+from evals.checks.matching import MARKER
 from evals.checks.values import Figure, number, parse_figures
 
-# "[doc:a]" between the terms is no term of the sum.
-_CITATION = regex.compile(r"\[[^\]\n]*\]")
 # An operator between two terms: symbols, an "x" between numbers, and the words of each
 # language read for plus and minus (an article may follow a word: "meno il 20 %").
 _OPERATOR = regex.compile(
@@ -28,8 +27,8 @@ _OPERATOR = regex.compile(
 )
 _MINUS_WORDS = frozenset({"minus", "less", "meno", "menos", "moins", "min", "abzüglich"})
 _COUNT = regex.compile(r"\d{1,4}(?![\d.,]*\d)(?!\s*[%€$£])")
-# In a working in brackets the amounts may stand bare: "(18 − 2,50)".
-_BARE = regex.compile(r"\d{1,6}(?:[.,]\d{1,2})?(?![\d.,]*\d)(?!\s*[%€$£])")
+#: An amount written bare, as a working in brackets writes them: "(18 − 2,50)".
+BARE_AMOUNT = regex.compile(r"\d{1,6}(?:[.,]\d{1,2})?(?![\d.,]*\d)(?!\s*[%€$£])")
 _SPACE = regex.compile(r"\s*")
 _RIGHT_GAP = regex.compile(r"[\s*_]*")
 _NUMBER_NEXT = regex.compile(r"[€$£]?\s?\d")
@@ -58,12 +57,10 @@ def _operator(text: str, at: int) -> tuple[str, int] | None:
     m = _OPERATOR.match(text, at)
     if m is None:
         return None
-    if m.group("op"):
-        op = {"×": "*", "*": "*", "·": "*", "x": "*", "X": "*"}.get(m.group("op"), "")
-        op = op or ("+" if m.group("op") == "+" else "-")
-    else:
-        op = "-" if m.group("word").casefold() in _MINUS_WORDS else "+"
-    return op, m.end()
+    sign = m.group("op")
+    if sign:
+        return ("+" if sign == "+" else "*" if sign in "×*·xX" else "-"), m.end()
+    return ("-" if m.group("word").casefold() in _MINUS_WORDS else "+"), m.end()
 
 
 def _read(
@@ -140,13 +137,13 @@ def equation_value(answer: str, fig: Figure, sign_at: int, lang: str | None) -> 
     # 360 € = 804 €"), nor a later term of one.
     if _RIGHT_GAP.fullmatch(answer, sign_at + 1, fig.start) is None:
         return None
-    after = _CITATION.sub(" ", answer[fig.end : fig.end + 80])
+    after = MARKER.sub(" ", answer[fig.end : fig.end + 80])
     op = _operator(after, 0)
     if op is not None and _NUMBER_NEXT.match(after, op[1]) is not None:
         return None
     line_start = answer.rfind("\n", 0, sign_at) + 1
     # Citations blanked, offsets kept: the figures are found where they stand.
-    left = _CITATION.sub(lambda m: " " * len(m.group(0)), answer[line_start:sign_at])
+    left = MARKER.sub(lambda m: " " * len(m.group(0)), answer[line_start:sign_at])
     figs = {f.start: f for f in parse_figures(left, lang)}
     # The run starts at a term: try each place a term may start, leftmost first, and keep
     # the first that reads whole to the sign.
@@ -182,9 +179,9 @@ def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | Non
     m = _BRACKETED.match(answer, fig.end)
     if m is None:
         return None
-    inner = _CITATION.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
+    inner = MARKER.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
     figs = {f.start: f for f in parse_figures(inner, lang)}
-    items = _read(inner, _SPACE.match(inner).end(), figs, _BARE)  # type: ignore[union-attr]
+    items = _read(inner, _SPACE.match(inner).end(), figs, BARE_AMOUNT)  # type: ignore[union-attr]
     if items is None or len(items) < 3:
         return None
     return _evaluate(items, fig.kind, fig.unit, bare=True)

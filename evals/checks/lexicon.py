@@ -152,6 +152,9 @@ class Lexicon:
     #: the sentence asks, up to a colon, and claims nothing
     asked: tuple[str, ...] = ()
     conditional: frozenset[str] = frozenset()
+    #: the words that open a condition ("if", "wenn", "se"): a negation after one states the
+    #: condition's term ("if it has not arrived by 12:00")
+    opens_condition: frozenset[str] = frozenset()
     would: frozenset[str] = frozenset()
     #: what opens the statement after what would be ("so", "så", "quindi")
     then: tuple[str, ...] = ()
@@ -245,6 +248,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         not_true=_words_phrases(claims.get("not_true")),
         asked=_words_phrases(claims.get("asked")),
         conditional=frozenset(_words(claims.get("conditional"))),
+        opens_condition=frozenset(_words(claims.get("opens_condition"))),
         would=frozenset(_words(claims.get("would"))),
         then=_words_phrases(claims.get("then")),
         handover=_words_phrases(claims.get("handover")),

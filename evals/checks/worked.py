@@ -13,7 +13,7 @@ import regex
 
 from evals.checks.dates import date_after, date_before, month_end_of
 from evals.checks.derived import computed
-from evals.checks.equations import bracketed_value, equation_value, holds
+from evals.checks.equations import BARE_AMOUNT, bracketed_value, equation_value, holds
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, number, parse_figures
@@ -187,7 +187,7 @@ def _inputs_sourced(answer: str, fig: Figure, inputs: Sequence[Figure]) -> bool:
     values = {s.value for s in inputs if (s.kind, s.unit) == (fig.kind, fig.unit)}
     bare = [
         number(m.group(0))
-        for m in _DECIMAL.finditer(inside)
+        for m in BARE_AMOUNT.finditer(inside)
         if not any(a <= m.start() < b for a, b in taken)
     ]
     # A bare count multiplies ("4 × 51,10 €"); a bare amount is one sourced before, or one
@@ -201,6 +201,3 @@ def _inputs_sourced(answer: str, fig: Figure, inputs: Sequence[Figure]) -> bool:
         )
         for v in bare
     )
-
-
-_DECIMAL = regex.compile(r"\d{1,6}(?:[.,]\d{1,2})?(?![\d.,]*\d)")
