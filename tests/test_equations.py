@@ -38,6 +38,20 @@ def supported(answer: str) -> CheckResult:
     )
 
 
+def sourced(answer: str, question: str, price: str) -> str:
+    """`no_unsourced_number`'s verdict on the answer, the box passage saying `price`."""
+    data: dict[str, Any] = good_case(
+        "box-sourced",
+        question=question,
+        context={},
+        retrieved=[{"ref": "box#price", "text": price}, FEES],
+        expect={"sources": ["box#price"]},
+        reference="x",
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["no_unsourced_number"].fn(inp).status
+
+
 def value_before_sign(text: str) -> object:
     sign = text.rindex("=")
     fig = next(f for f in parse_figures(text) if f.start > sign)
@@ -124,43 +138,26 @@ def test_a_right_step_passes(answer: str) -> None:
     ],
 )
 def test_a_result_in_words_with_its_bare_working_after_it_is_sourced(answer: str) -> None:
-    data: dict[str, Any] = good_case(
-        "box-words",
-        question="What do I pay for the first box?",
-        context={},
-        retrieved=[
-            {"ref": "box#price", "text": "A recipe costs 6,50 €; new customers get 50 % off."},
-            FEES,
-        ],
-        expect={"sources": ["box#price"]},
-        reference="x",
+    question, price = (
+        "What do I pay for the first box?",
+        "A recipe costs 6,50 €; new customers get 50 % off.",
     )
-    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-    assert REGISTRY["no_unsourced_number"].fn(inp).status == "pass"
+    assert sourced(answer, question, price) == "pass"
     wrong = answer.replace("twenty-four euros and forty", "twenty-six euros and forty")
-    inp = CheckInput(Case(data), Reply(answer=wrong), SuiteSettings())
-    assert REGISTRY["no_unsourced_number"].fn(inp).status == "fail"
+    assert sourced(wrong, question, price) == "fail"
 
 
 def test_a_term_of_a_sum_worked_out_from_what_was_sourced_before_needs_no_citation() -> None:
-    data: dict[str, Any] = good_case(
-        "box-term",
-        question="What do I pay for the first box?",
-        context={},
-        retrieved=[
-            {"ref": "box#price", "text": "A recipe costs 5,90 €; new customers get 50 % off."},
-            FEES,
-        ],
-        expect={"sources": ["box#price"]},
-        reference="x",
+    question, price = (
+        "What do I pay for the first box?",
+        "A recipe costs 5,90 €; new customers get 50 % off.",
     )
     right = (
         "8 × 5,90 € [doc:box#price] = 47,20 €. With 50 % off [doc:box#price]: "
         "23,60 € + 4,90 € [doc:box#fees] = 28,50 €."
     )
-    for answer, status in ((right, "pass"), (right.replace("23,60 €", "21,60 €"), "fail")):
-        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-        assert REGISTRY["no_unsourced_number"].fn(inp).status == status
+    assert sourced(right, question, price) == "pass"
+    assert sourced(right.replace("23,60 €", "21,60 €"), question, price) == "fail"
 
 
 @pytest.mark.parametrize(
@@ -184,16 +181,6 @@ def test_a_term_of_a_sum_worked_out_from_what_was_sourced_before_needs_no_citati
 def test_a_conclusion_from_a_sourced_figure_and_the_customers_number_is_sourced(
     answer: str, status: str
 ) -> None:
-    data: dict[str, Any] = good_case(
-        "term-left",
-        question="I am in month 4 of my subscription. How long until the minimum term ends?",
-        context={},
-        retrieved=[
-            {"ref": "box#price", "text": "The minimum term is 6 months. A recipe costs 5,90 €."},
-            FEES,
-        ],
-        expect={"sources": ["box#price"]},
-        reference="x",
-    )
-    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-    assert REGISTRY["no_unsourced_number"].fn(inp).status == status
+    question = "I am in month 4 of my subscription. How long until the minimum term ends?"
+    price = "The minimum term is 6 months. A recipe costs 5,90 €."
+    assert sourced(answer, question, price) == status
