@@ -323,3 +323,28 @@ def test_an_action_the_passage_does_not_speak_of_stays_an_action(answer: str) ->
 def test_a_past_action_on_what_the_passage_describes_stays_an_action() -> None:
     passage = "Pode cancelar uma reserva gratuitamente na app até 1 hora antes do início."
     assert acts_beyond("Cancelei a reserva.", (passage,), "pt") == ["Cancelei a reserva."]
+
+
+def test_making_an_exception_now_is_a_promise_and_refusing_one_is_not_in_every_language() -> None:
+    for wrong in (
+        "Nous faisons une exception : vos séances ne seront pas perdues.",
+        "We are making an exception for you this time.",
+        "In Ihrem Fall machen wir gerne eine Ausnahme.",
+        "Esta vez hacemos una excepción.",
+        "Per te facciamo un'eccezione.",
+        "We maken graag een uitzondering voor u.",
+        "Desta vez fazemos uma exceção.",
+        "Vi gør gerne en undtagelse denne gang.",
+    ):
+        assert acts(wrong), wrong
+    for right in (
+        "Jeg kan ikke gøre en undtagelse.",
+        "We can't make an exception, sorry.",
+        "Nous ne faisons pas d'exception.",
+        "Wir machen keine Ausnahme.",
+        "No podemos hacer una excepción.",
+        "Non possiamo fare un'eccezione.",
+        "We kunnen geen uitzondering maken.",
+        "Não podemos fazer uma exceção.",
+    ):
+        assert not acts(right), right

@@ -78,6 +78,8 @@ def test_what_would_be_set_aside_by_a_but_is_no_forbidden_claim() -> None:
         ("fr", "Jusqu’au 31 janvier 2026 la caution était de 100 €."),
         ("da", "Indtil den 31. januar 2026 var depositummet 100 kr."),
         ("nl", "Wat je zus betaalde, was de oude regel."),
+        ("en", "The 300 € you read about was the old rule, which applied until 30 June 2025."),
+        ("en", "The 300 € was the old limit."),
     ],
 )
 def test_what_applied_until_a_date_said_in_the_past_is_named_to_retire_it(
@@ -97,6 +99,7 @@ def test_what_applied_until_a_date_said_in_the_past_is_named_to_retire_it(
         ("da", "Det var op til 10 GB."),
         ("en", "Until 31 January the deposit is 100 €."),
         ("nl", "Tot 31 januari is de borg 100 €."),
+        ("en", "The rule applies until 30 June 2027."),
     ],
 )
 def test_a_present_or_a_limit_until_is_no_retirement(lang: str, text: str) -> None:
@@ -200,3 +203,18 @@ def test_the_question_said_back_is_asked_not_claimed(lang: str, text: str, kept:
     from evals.checks.clauses import stated_text
 
     assert stated_text(text, lang).strip() == kept
+
+
+def test_a_supposition_of_the_customers_own_case_states_what_applies_to_them() -> None:
+    from evals.checks.clauses import stated_text
+    from evals.checks.values import parse_figures
+
+    answer = (
+        "El pase cuesta 8 € por día. Si tu hermano viene 3 días, serían 3 × 8 € = 24 € en total."
+    )
+    given = tuple(parse_figures("Mi hermano viene 3 días la semana que viene.", "es"))
+    assert "24 €" in stated_text(answer, "es", given=given)
+    # Another case than the customer's is only supposed: it states nothing.
+    other = tuple(parse_figures("Mi hermano viene 2 días.", "es"))
+    assert "24 €" not in stated_text(answer, "es", given=other)
+    assert "24 €" not in stated_text(answer, "es")

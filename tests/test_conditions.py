@@ -257,3 +257,14 @@ def test_times_given_for_a_range_of_days_where_the_passage_gives_them_every_day(
     # A passage that itself names the days is not widened by the answer's range.
     weekdays = ("Support is available Monday to Friday from 08:00 to 18:00.",)
     assert not narrowed_days("Monday to Friday, 08:00 to 18:00.", weekdays, "en")
+
+
+def test_a_day_named_with_its_plural_or_definite_ending_names_its_days() -> None:
+    passage = {
+        "ref": "centre#tider",
+        "text": "Centret har åbent mandag til fredag kl. 05:30-23:00 og lørdag kl. 07:00-21:00.",
+    }
+    right = "Om lørdagen har vi åbent kl. 07:00-21:00 [doc:centre#tider]."
+    assert run(right, passage).status == "pass"
+    wrong = "Vi har åbent kl. 07:00-21:00 [doc:centre#tider]."
+    assert run(wrong, passage).status == "review"

@@ -171,9 +171,14 @@ def test_a_term_of_a_sum_worked_out_from_what_was_sourced_before_needs_no_citati
             "The minimum term is 6 months [doc:box#price]; you are at 4, so 3 months are left.",
             "fail",
         ),
-        # Two of the passage's figures taken apart: no conclusion from the customer's number.
+        # Two of the passage's figures taken apart: no conclusion from the customer's number,
+        # only arithmetic in the head, which a person weighs.
         (
             "A recipe is 5,90 € [doc:box#price], delivery 4,90 € [doc:box#fees], so you pay 1 €.",
+            "review",
+        ),
+        (
+            "A recipe is 5,90 € [doc:box#price], delivery 4,90 € [doc:box#fees], so you pay 2 €.",
             "fail",
         ),
     ],
@@ -184,3 +189,17 @@ def test_a_conclusion_from_a_sourced_figure_and_the_customers_number_is_sourced(
     question = "I am in month 4 of my subscription. How long until the minimum term ends?"
     price = "The minimum term is 6 months. A recipe costs 5,90 €."
     assert sourced(answer, question, price) == status
+
+
+def test_a_result_worked_out_in_the_head_from_sourced_figures_is_for_a_person() -> None:
+    question, price = (
+        "Is the pack of 10 cheaper?",
+        "A session is 549 kr.; a pack of 10 is 4,690 kr.",
+    )
+    right = (
+        "A session is 549 kr. [doc:box#price], so ten of them come to 5,490 kr. The pack is "
+        "4,690 kr. [doc:box#price]: that's 800 kr. less."
+    )
+    assert sourced(right, question, price) == "review"
+    # A figure no arithmetic of the sourced ones gives is unsourced.
+    assert sourced(right.replace("800 kr.", "900 kr."), question, price) == "fail"

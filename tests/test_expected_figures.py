@@ -82,3 +82,34 @@ def test_a_colon_or_a_dash_ends_what_a_negation_before_it_denies(
     )
     inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
     assert REGISTRY["figures_expected"].fn(inp).status == "pass"
+
+
+def _with_figure(answer: str, lang: str, figure: str) -> str:
+    data: dict[str, Any] = good_case(
+        "booking-block",
+        question="?",
+        context={},
+        retrieved=[LATE],
+        expect={"figures": [figure], "sources": ["delivery#late"], "language": lang},
+        reference="x",
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["figures_expected"].fn(inp).status
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "figure"),
+    [
+        ("da", "Efter 3 udeblivelser kan du ikke booke hold i 14 dage.", "14 dage"),
+        ("en", "After 3 no-shows you cannot book classes for 14 days.", "14 days"),
+        ("fr", "Vous ne pouvez pas réserver de cours pendant 14 jours.", "14 jours"),
+        ("it", "Non puoi prenotare corsi per 14 giorni.", "14 giorni"),
+    ],
+)
+def test_how_long_a_negated_state_lasts_is_stated(lang: str, answer: str, figure: str) -> None:
+    assert _with_figure(answer, lang, figure) == "pass"
+
+
+def test_a_span_denied_itself_is_not_stated() -> None:
+    assert _with_figure("The block is not for 14 days, only 7.", "en", "14 days") == "fail"
+    assert _with_figure("Blokeringen er ikke i 14 dage.", "da", "14 dage") == "fail"

@@ -183,3 +183,20 @@ def test_figures_are_found_as_the_whole_pattern_finds_them_in_every_text_of_the_
             want = [(m.span(), m.groupdict()) for m in whole.finditer(text)]
             got = [(m.span(), figure_groups(m)) for m in figure_matches(text, lang)]
             assert got == want, (lang, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Le lundi de Pâques est un jour férié.", "fr"),
+        ("Il 25 aprile è un giorno festivo.", "it"),
+        ("El lunes de Pascua es un día festivo.", "es"),
+    ],
+)
+def test_a_day_named_by_its_kind_is_no_span_of_one_day(text: str, lang: str) -> None:
+    assert not [f for f in parse_figures(text, lang) if f.kind == "duration"]
+
+
+def test_one_working_day_and_two_holidays_stay_spans() -> None:
+    assert parse_figures("un jour ouvrable", "fr")[0].same(parse_one("1 working day"))
+    assert parse_figures("deux jours fériés", "fr")[0].same(parse_one("2 days"))

@@ -43,13 +43,18 @@ def test_a_result_worked_out_from_cited_inputs_needs_no_citation_of_its_own(answ
     [
         ("Five days cost 5 × 2,50 € [doc:pricing#plans] = 15 €.", "15 €"),
         ("Two packs: 8 € [doc:pricing#plans] + 5 € [doc:pricing#plans] = 14 €.", "14 €"),
-        # No sign or word sets it after its inputs as their total: a figure given bare.
-        ("8 € [doc:pricing#plans] and 5 € [doc:pricing#plans]; you then pay 13 €.", "13 €"),
+        ("8 € [doc:pricing#plans] and 5 € [doc:pricing#plans]; you then pay 15 €.", "15 €"),
     ],
 )
 def test_a_result_the_arithmetic_does_not_give_stays_unsourced(answer: str, bad: str) -> None:
     r = run(answer)
     assert r.status == "fail" and bad in r.detail, r.detail
+
+
+def test_a_total_given_bare_after_its_inputs_is_for_a_person() -> None:
+    # No sign or word sets it after its inputs as their total: worked out in the head.
+    r = run("8 € [doc:pricing#plans] and 5 € [doc:pricing#plans]; you then pay 13 €.")
+    assert r.status == "review" and "13 €" in r.detail, r.detail
 
 
 def test_a_date_moved_by_a_cited_term_is_worked_out_and_a_wrong_one_is_not() -> None:

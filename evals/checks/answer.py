@@ -24,6 +24,7 @@ from evals.checks.base import (
 from evals.checks.binding import about_state
 from evals.checks.clauses import clauses, corrects, stated_text
 from evals.checks.expectations import Item, items
+from evals.checks.given import given_figures
 from evals.checks.handover_facts import stated_by_hand_over
 from evals.checks.language import DEFAULT_LANGUAGES, detect, language_scores
 from evals.checks.lexicon import FALLBACK, lexicon
@@ -227,7 +228,7 @@ def figure_states(inp: CheckInput) -> list[ItemState] | CheckResult:
             return errored(f"expect.figures {it.label}: not a figure the parser reads")
         figs = [g for f in figs for g in as_passages_state(f, passages)]
         # Asked, put under "it is not true that" or supposed: not stated (same offsets).
-        said = stated_text(inp.answer, inp.lang)
+        said = stated_text(inp.answer, inp.lang, given=given_figures(inp.case))
         stated = [s for f in figs for s in _stated_values(said, f, inp.lang)]
         if not stated:
             out.append(ItemState(it, "missing"))
@@ -295,7 +296,17 @@ def _negated(answer: str, fig: Figure, lang: str | None) -> bool:
     lex = lexicon(detect(answer) or lang or FALLBACK)
     words = [w.casefold() for w in _LETTERS.findall(_CLAUSE_BREAK.split(window)[-1])]
     first_neg = next((i for i, w in enumerate(words) if w in lex.negators), len(words))
-    return not any(w in lex.opens_condition for w in words[:first_neg])
+    if any(w in lex.opens_condition for w in words[:first_neg]):
+        return False
+    # How long a negated state lasts: "kan du ikke booke hold i 14 dage", "you cannot book
+    # for 14 days" deny the booking for the span the figure gives ("not for 14 days" denies
+    # the span itself: no word of its own between the negation and "for").
+    return not (
+        fig.kind == "duration"
+        and len(words) >= first_neg + 3
+        and words[-1] in lex.for_a_span
+        and any(w not in lex.negators for w in words[first_neg + 1 : -1])
+    )
 
 
 _COLON_OR_DASH = regex.compile(r"(?<!\d):(?!\d)|\s[–—-]\s")

@@ -7,8 +7,9 @@ from functools import lru_cache
 
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.matching import BOUNDARY, LABEL, NEG, Synonyms, content, says, states, tokens
+from evals.checks.matching import BOUNDARY, NEG, Synonyms, content, says, states, tokens
 from evals.checks.text import sentences
+from evals.checks.words import LABEL
 
 
 def answers_no(answer: str, lang: str | None = None, question: str = "") -> bool:

@@ -12,7 +12,7 @@ from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import MARKER, Synonyms, expand, find, phrase_words, token_set
 from evals.checks.text import sentences
-from evals.checks.values import parse_figures
+from evals.checks.values import Figure, parse_figures
 
 
 # A sentence that names something in order to correct or question it does not claim it: each
@@ -174,14 +174,20 @@ def _said(answer: str, lang: str, synonyms: Synonyms) -> tuple[frozenset[str], f
 
 
 @lru_cache(maxsize=4096)
-def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
+def stated_text(
+    text: str, lang: str | None = None, aside: bool = False, given: tuple[Figure, ...] = ()
+) -> str:
     """`text` with what it does not state blanked (same length): a question ("Is it true
     that the trial lasts 14 days?"), what follows "it is not true that", and a counterfactual
     clause ("If the trial lasted 14 days you would be billed later, but it lasts 7").
 
     `aside`: also what would be, set aside by a "but" ("9 months would give 900 kr., but
     the fee is at most 600 kr."): not claimed, though its words may still name the subject
-    a fact is about ("normally a fee would apply, but for a move it lapses")."""
+    a fact is about ("normally a fee would apply, but for a move it lapses").
+
+    `given`: the customer's figures. A supposition whose condition is the customer's own
+    case ("if your brother comes 3 days, it would be 24 €" to one who said 3 days) states
+    what applies to them, and stays."""
     lex = lexicon(lang or detect(text) or FALLBACK)
     out = list(text)
 
@@ -225,7 +231,8 @@ def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
                 and would
                 and (follows or i > 0 or _after_a_statement(text, start))
             ):
-                blank(offset, offset + len(piece))
+                if not _customers_case(piece, given, lex.lang):
+                    blank(offset, offset + len(piece))
             elif (
                 aside
                 and would
@@ -262,6 +269,27 @@ def _then(lang: str) -> regex.Pattern[str]:
 def _but_between(text: str, end: int, start: int) -> bool:
     """Whether the break between two clauses is a word ("but", "aber", "men"), not a mark."""
     return _LETTER.search(text, end, start) is not None
+
+
+def _customers_case(piece: str, given: tuple[Figure, ...], lang: str) -> bool:
+    """Whether a supposing clause's condition (up to its first comma or "would" word) is
+    the customer's own case: it holds figures, each one the customer gave."""
+    if not given:
+        return False
+    lex = lexicon(lang)
+    end = len(piece)
+    for m in _WORD.finditer(piece):
+        if m.group(0).casefold() in lex.would:
+            end = m.start()
+            break
+    comma = piece.find(",")
+    if 0 <= comma < end:
+        end = comma
+    figs = parse_figures(piece[:end], lang)
+    return bool(figs) and all(any(f.same(g) for g in given) for f in figs)
+
+
+_WORD = regex.compile(r"\p{L}+")
 
 
 def _after_a_statement(text: str, start: int) -> bool:

@@ -46,9 +46,16 @@ def _day_names() -> regex.Pattern[str]:
     """Weekday names and abbreviations of every language read, from CLDR (cldr.json: loading
     Babel's locale data for them took a tenth of a second of every process that graded)."""
     names = {name for lang in DEFAULT_LANGUAGES for name in day_names(lang)}
+    # A full name takes its plural and definite endings ("Saturdays", "samstags", "lørdagen",
+    # "zaterdagen"); an abbreviation does not ("do" + "en" is Dutch "doen").
+    full = sorted(n for n in names if len(n) >= 5)
+    short = sorted(n for n in names if len(n) < 5)
     # A prefix tree of the names (figure_pattern._alt): it matches as their alternation, longest
     # first, would, and is tried at every character of every answer and passage sentence.
-    return regex.compile(rf"(?<!\p{{L}})(?:{_alt(sorted(names))})(?!\p{{L}})", regex.IGNORECASE)
+    return regex.compile(
+        rf"(?<!\p{{L}})(?:(?:{_alt(full)})(?:s|e|en|er|es|ne)?|{_alt(short)})(?!\p{{L}})",
+        regex.IGNORECASE,
+    )
 
 
 def _names_days(text: str) -> bool:

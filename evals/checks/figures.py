@@ -7,7 +7,15 @@ from decimal import Decimal
 
 import regex
 
-from evals.checks.base import CheckInput, CheckResult, check, passed, ratio, skipped
+from evals.checks.base import (
+    CheckInput,
+    CheckResult,
+    check,
+    passed,
+    ratio,
+    skipped,
+    undecided,
+)
 from evals.checks.binding import bind
 from evals.checks.dates import date_after, date_before, date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
@@ -57,7 +65,8 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             f"{n} figures, no inline markers: sourced by the {len(reported)} reported citation(s)",
         )
     window = inp.settings.figure_window
-    unsourced = []
+    unsourced: list[str] = []
+    in_head: list[str] = []
     given = given_figures(inp.case)
     # Figures with a source so far (cited, the customer's, or worked out from such): the
     # inputs of a result the answer works out after them.
@@ -99,10 +108,24 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             continue
         if _article_unit(fig, inp):
             continue
+        # Worked out in the head from what the answer sourced before it ("549 kr. [doc:a],
+        # so ten come to 5,490 kr."): the arithmetic may hold, but the answer does not show
+        # it; a person decides (never a pass: chance makes many sums of many figures).
+        before = [f for f in sourced if f.end <= fig.start]
+        if before and computed(
+            fig, before, given, factors, percent=takes_a_rate(inp.answer, found, inp.lang)
+        ):
+            in_head.append(fig.text.strip())
+            sourced.append(fig)
+            continue
         unsourced.append(fig.text.strip())
     n = len(found)
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
+    if in_head:
+        return undecided(
+            f"worked out from the answer's sourced figures without showing how: {quote(in_head)}"
+        )
     return ratio(n, n, f"{n} figures, each sourced or from the question")
 
 

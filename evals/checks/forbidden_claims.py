@@ -9,7 +9,7 @@ from evals.checks.base import CheckInput, CheckResult, check, errored, failed, p
 from evals.checks.clauses import claims, stated_text
 from evals.checks.expectations import items
 from evals.checks.forbidden import denied, named_to_correct
-from evals.checks.given import counts_of
+from evals.checks.given import counts_of, given_figures
 from evals.checks.retired import retired_by_its_source
 from evals.checks.thing_counts import parse_expected, thing_counts
 from evals.checks.values import parse_figures, parse_one
@@ -23,7 +23,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
     if not phrases and not banned:
         return skipped("no expect.must_not_contain or expect.forbidden_figures")
     # Asked, under "it is not true that" or supposed: no claim (stated_text keeps offsets).
-    said = stated_text(inp.answer, inp.lang, aside=True)
+    said = stated_text(inp.answer, inp.lang, aside=True, given=given_figures(inp.case))
     hits = [f'"{p}"' for p in phrases if claims(said, p, lang=inp.lang, synonyms=inp.synonyms)]
     figs = parse_figures(said, inp.lang) if banned else []
     # The figures the case expects: a forbidden one that is a step to them is no claim.

@@ -134,6 +134,10 @@ class Lexicon:
     counts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     day_suffixes: tuple[str, ...] = ()
     day_words: tuple[str, ...] = ()
+    #: words before a duration that give how long a state lasts ("for 14 days", "i 14 dage")
+    for_a_span: frozenset[str] = frozenset()
+    #: words after a day that make it a kind of day, not a span ("un jour férié" is a holiday)
+    day_kinds: frozenset[str] = frozenset()
     each_month: tuple[str, ...] = ()
     #: phrases that make a figure yearly: it may be twelve of a monthly one
     per_year: tuple[str, ...] = ()
@@ -238,6 +242,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         counts={k: _words(v) for k, v in figures.get("counts", {}).items()},
         day_suffixes=tuple(str(s) for s in dom.get("suffixes", ())),
         day_words=_words(dom.get("day_words")),
+        day_kinds=frozenset(_words(figures.get("day_kinds"))),
+        for_a_span=frozenset(_words(figures.get("for_a_span"))),
         each_month=_words_phrases(dom.get("each_month")),
         per_year=_words_phrases(figures.get("per_year")),
         totals=_words_phrases(figures.get("totals")),

@@ -28,6 +28,7 @@ from evals.checks.words import (
     compound_read,
     expand,
     read_as,
+    unlabelled,
     windows,
     word_stem,
     word_table,
@@ -41,8 +42,6 @@ Synonyms = tuple[tuple[str, ...], ...]
 # Words between a fact's words within one match: "do not need a credit card" for "no credit card".
 MAX_GAP = 3
 
-# A list line's short label and what follows it are one clause: "- Carrinha: não é possível".
-LABEL = regex.compile(r"(?m)^(\s*(?:[-•*]|\d+[.)])?\s*\p{L}[\p{L}\s]{0,24}?):(?=\s)")
 # "22:00" is one word, not a clause break.
 _CLOCK = regex.compile(r"(\d):(\d)")
 _WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
@@ -79,7 +78,7 @@ def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
     # negation in English, Dutch "de" no article in French.
     lex = lexicon(lang)
     # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
-    t, _ = with_digits(read_as(expand(LABEL.sub(r"\1 ", MARKER.sub(" ", text))), lex), lang)
+    t, _ = with_digits(read_as(expand(unlabelled(MARKER.sub(" ", text), lex)), lex), lang)
     t = _CLOCK.sub(r"\1h\2", t).replace("-", " ").replace("/", " ")
     out: list[str] = []
     table = word_table(lex, lang)

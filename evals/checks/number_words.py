@@ -22,6 +22,19 @@ def not_a_count(text: str, start: int, end: int, lang: str | None) -> bool:
     return word in lexicon(lang or FALLBACK).articles
 
 
+_NEXT_WORD = regex.compile(r"\s*(\p{L}+)")
+
+
+def kind_of_day(text: str, start: int, end: int, lang: str | None) -> bool:
+    """Whether the article-and-day read as one day at `start`..`end` names a kind of day
+    ("un jour férié", "un giorno festivo": a public holiday), not a span of one day."""
+    lex = lexicon(lang or FALLBACK)
+    if not lex.day_kinds or text[start:end].split()[0].casefold() not in lex.articles:
+        return False
+    nxt = _NEXT_WORD.match(text, end)
+    return nxt is not None and nxt.group(1).casefold() in lex.day_kinds
+
+
 # An ordinal as text2num writes it: "1st", "1.", "1e", "1ère", "2ème", "1º", "1.ᵉʳ".
 _ORDINAL_DIGITS = regex.compile(r"\d+\s*(?:\.|st|nd|rd|th|e|er|re|ère|ème|º|ª|°|\.?ᵉʳ?)$")
 

@@ -24,7 +24,7 @@ from evals.checks.figure_pattern import (
 )
 from evals.checks.halves import halves
 from evals.checks.language import detect
-from evals.checks.number_words import is_ordinal, not_a_count
+from evals.checks.number_words import is_ordinal, kind_of_day, not_a_count
 from evals.checks.numerals import numerals
 
 _CURRENCIES = {
@@ -220,6 +220,8 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
             continue
         if fig.kind == "duration" and is_ordinal(text[span[0] : span[1]], reading):
             continue  # "the first year", "im ersten Jahr": which year, not how long
+        if fig.unit == "day" and kind_of_day(text, start, fig.end, reading):
+            continue
         end, value = fig.end, fig.value
         if fig.kind == "money":
             # "vierzehn Euro neunzig", "cinco euros e noventa e cinco": the cents follow the

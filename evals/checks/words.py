@@ -230,3 +230,20 @@ def windows(seq: tuple[str, ...], need: list[str], width: int) -> Iterator[tuple
             window.append(seq[j])
         if all(window.count(x) >= need.count(x) for x in wanted):
             yield i, i + len(window)
+
+
+# A list line's short label and what follows it are one clause: "- Carrinha: não é possível".
+LABEL = regex.compile(r"(?m)^(\s*(?:[-•*]|\d+[.)])?\s*\p{L}[\p{L}\s]{0,24}?):(?=\s)")
+
+
+def unlabelled(text: str, lex: Lexicon) -> str:
+    """Each list line's label joined to its clause; a label that is a bare negation ("Nada:
+    la congelación médica es gratuita") answers a question and negates nothing after it."""
+    if ":" not in text:
+        return text
+
+    def join(m: regex.Match[str]) -> str:
+        head = m.group(1).strip(" \t\n-•*").casefold()
+        return m.group(0) if head in lex.negators else m.group(1) + " "
+
+    return LABEL.sub(join, text)
