@@ -39,6 +39,7 @@ def test_an_action_on_the_account_or_a_promised_outcome_is_undecided() -> None:
         "Sorry about that! I have already credited 59 € to your account.",
         "Good news: we'll make an exception and waive October for you.",
         "I've escalated it and a callback is on its way.",
+        "I've placed the order for you, so the new modem arrives within 3 working days.",
     ):
         r = run(wrong)
         assert r.status == "review" and r.score is None, wrong

@@ -268,3 +268,16 @@ def test_a_day_named_with_its_plural_or_definite_ending_names_its_days() -> None
     assert run(right, passage).status == "pass"
     wrong = "Vi har åbent kl. 07:00-21:00 [doc:centre#tider]."
     assert run(wrong, passage).status == "review"
+
+
+def test_a_whole_day_is_no_amount_given_whole() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    passages = (
+        "Per elke volledige dag zonder verbinding krijg je 5 € tegoed. Het tegoed wordt "
+        "verrekend met je volgende factuur.",
+    )
+    right = "Je krijgt 5 € tegoed per volledige dag: 3 × 5 € = 15 €."
+    assert whole_despite_deduction(right, passages, "nl") == []
+    deposit = ("De borg van 50 € krijg je terug, min eventuele schade.",)
+    assert whole_despite_deduction("Je krijgt de volledige borg van 50 € terug.", deposit, "nl")

@@ -47,3 +47,18 @@ def test_the_language_of_an_answer_is_read_from_its_stop_words() -> None:
     assert detect("Oui : l'application enregistre les pointages sans connexion.") == "fr"
     assert detect("Sí, un administrador puede exportar los datos en CSV.") == "es"
     assert detect("Yes, you can export the data as CSV.") == "en"
+
+
+def test_a_bare_negation_as_a_label_negates_nothing_after_it() -> None:
+    assert not find("Nada: la congelación médica es gratuita.", "gratuita", lang="es")[0].negated
+    assert not find(
+        "Purtroppo no: la domenica il telefono è chiuso.", "telefono è chiuso", lang="it"
+    )[0].negated
+    # A label that names a thing keeps its clause: "Carrinha: não é possível" is negated.
+    assert find("- Carrinha: não é possível", "carrinha é possível", lang="pt")[0].negated
+
+
+def test_a_label_answered_by_a_bare_negation_denies_the_label() -> None:
+    said = "Cancellation fee: none – the €15 a month only applies during the minimum term."
+    assert find(said, "no fee", lang="en")
+    assert find("Kosten: keine. Sie können jederzeit kündigen.", "keine Kosten", lang="de")

@@ -172,3 +172,15 @@ def test_a_free_claim_whose_sentence_limits_the_price_to_another_case_is_no_pric
         "cancelling within it."
     )
     assert not priced_as_free(said, (cancel,), "en")
+
+
+def test_what_a_free_marker_introduces_with_a_colon_is_free_item_by_item() -> None:
+    roaming = (
+        "Nei Paesi dell'Unione Europea usa il suo piano senza costi aggiuntivi: Mobile Start "
+        "include 8 GB al mese, Mobile Plus 15 GB e Mobile Max 25 GB. Fuori dall'UE può "
+        "attivare il Pass Mondo: 2 GB a 12 €, valido 7 giorni."
+    )
+    right = "In Spagna, Paese UE, con Mobile Plus può usare 15 GB al mese senza costi extra."
+    assert priced_as_free(right, (roaming,), "it") == []
+    wrong = "Fuori dall'UE il Pass Mondo è senza costi extra."
+    assert priced_as_free(wrong, (roaming,), "it")

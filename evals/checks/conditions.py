@@ -310,6 +310,8 @@ def whole_despite_deduction(
         cue = whole.search(sentence)
         if cue is None or minus.search(sentence) or provided.search(sentence):
             continue
+        if _whole_span(sentence, cue, lang):
+            continue  # "per volledige dag", "un giorno intero": a whole day, not a whole amount
         if NEG in tokens(sentence, lang):
             continue
         said = _stems(_unnamed(sentence[: cue.start()] + " " + sentence[cue.end() :], lang), lang)
@@ -317,3 +319,16 @@ def whole_despite_deduction(
         if hit is not None:
             out.append((sentence.strip(), hit))
     return out
+
+
+_NEIGHBOUR = regex.compile(r"\p{L}+")
+
+
+def _whole_span(sentence: str, cue: regex.Match[str], lang: str) -> bool:
+    """Whether the word that claims a whole is said of a unit of time beside it ("volledige
+    dag", "giorno intero", "full month"): a span, no amount given whole."""
+    units = {w for words in lexicon(lang).units.values() for w in words}
+    after = _NEIGHBOUR.search(sentence, cue.end())
+    before = [m.group(0) for m in _NEIGHBOUR.finditer(sentence, 0, cue.start())][-1:]
+    near = [after.group(0)] if after is not None else []
+    return any(w.casefold() in units for w in (*near, *before))

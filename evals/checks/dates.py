@@ -8,10 +8,12 @@ import calendar
 import datetime
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import lru_cache
 
 import regex
 
-from evals.checks.values import Figure
+from evals.checks.language import day_names, detect
+from evals.checks.values import Figure, parse_figures
 
 _MONTHS_IN = {"year": 12, "month": 1}
 
@@ -154,3 +156,40 @@ def days_between(fig: Figure, dates: Sequence[Figure], sentence: str) -> bool:
             if abs(gap.days) == fig.value:
                 return True
     return False
+
+
+_WEEK_MINUTES = 7 * 1440
+#: Characters between a weekday's name and its clock time ("lunedì alle 10:00", "maandag 9:00").
+_NAME_TO_TIME = 14
+
+
+@lru_cache(maxsize=16)
+def _weekday_pattern(lang: str) -> tuple[regex.Pattern[str], dict[str, int]]:
+    names = day_names(lang)[:7]  # the wide names, in the week's order
+    index = {n: i for i, n in enumerate(names)}
+    body = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True)) or "(?!)"
+    return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}})", regex.IGNORECASE), index
+
+
+def weekday_spans(text: str, lang: str | None) -> tuple[Figure, ...]:
+    """The spans a text gives between two weekdays with their clock times ("lunedì alle 10:00
+    ... venerdì alle 10:00" is 96 hours, 4 days): a customer who writes both has given the
+    span, as two dates give the days between them."""
+    reading = lang or detect(text)
+    if reading is None:
+        return ()
+    pattern, index = _weekday_pattern(reading)
+    times = [f for f in parse_figures(text, reading) if f.kind == "time"]
+    points = []
+    for m in pattern.finditer(text):
+        t = next((f for f in times if 0 <= f.start - m.end() <= _NAME_TO_TIME), None)
+        if t is not None and isinstance(t.value, Decimal):
+            points.append(index[m.group(0).casefold()] * 1440 + int(t.value))
+    out = []
+    for a, b in zip(points, points[1:], strict=False):
+        minutes = (b - a) % _WEEK_MINUTES
+        if minutes:
+            out.append(Figure("duration", "minute", Decimal(minutes)))
+            if minutes % 1440 == 0:
+                out.append(Figure("duration", "day", Decimal(minutes // 1440)))
+    return tuple(out)

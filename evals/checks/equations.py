@@ -185,3 +185,64 @@ def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | Non
     if items is None or len(items) < 3:
         return None
     return _evaluate(items, fig.kind, fig.unit, bare=True)
+
+
+def compared_in_working(answer: str, fig: Figure, figs: list[Figure], lang: str | None) -> bool:
+    """Whether the figure is one of the two terms of a difference worked in brackets after
+    an earlier figure ("5,50 € more a month (64,50 € − 59 €)"): named to compare an old
+    figure with the current one, not claimed as current."""
+    for before in figs:
+        if before.end > fig.start or before.kind not in ("money", "duration", "count"):
+            continue
+        m = _BRACKETED.match(answer, before.end)
+        if m is None or not m.start(1) <= fig.start < m.end(1):
+            continue
+        inner = MARKER.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
+        inner_figs = {f.start: f for f in parse_figures(inner, lang)}
+        items = _read(inner, _SPACE.match(inner).end(), inner_figs, BARE_AMOUNT)  # type: ignore[union-attr]
+        if items is not None and len(items) == 3 and items[1] == "-":
+            return True
+    return False
+
+
+# "10 % of 49,50 € is 4,95 €" in the languages read: a share worked out in words.
+_SHARE_OF = regex.compile(
+    r"\s*(?:of|van|di|del|della|dello|sul|sullo|sulla|von|vom|de|du|des|do|da|af)"
+    r"(?:\s+(?:the|het|de|il|lo|la|los|las|le|les|o|a|den|der|die|das|dem))?\s*$",
+    regex.IGNORECASE,
+)
+_SHARE_IS = regex.compile(
+    r"^(?:\s*\[[^\]\n]*\])*\s*,?\s*(?:is|are|makes|gives|bedraagt|geeft|maakt|è|sono|fa|fanno|ist|"
+    r"sind|macht|ergibt|beträgt|est|font|fait|soit|donne|es|son|da|hace|é|são|dá|fica|er|giver|"
+    r"bliver)(?:\s+(?:dus|also|quindi|so|donc|así|então|altså|then|dann|dan|allora))?\s*[=:]?\s*$",
+    regex.IGNORECASE,
+)
+
+
+def share_in_words(
+    answer: str, fig: Figure, start: int, lang: str | None
+) -> tuple[Figure, Figure] | None:
+    """The percentage and the amount of a share said in words right before the figure ("10 %
+    van 49,50 € is 4,95 €", "il 20 % di 24,90 € fa 4,98 €"), when the figure is that share;
+    None otherwise."""
+    if fig.kind != "money" or not isinstance(fig.value, Decimal):
+        return None
+    before = [f for f in parse_figures(answer[start : fig.start], lang)]
+    if len(before) < 2:
+        return None
+    rate, base = before[-2], before[-1]
+    if rate.kind != "percent" or (base.kind, base.unit) != (fig.kind, fig.unit):
+        return None
+    text = answer[start : fig.start]
+    if _SHARE_OF.search(text[rate.end : base.start]) is None:
+        return None
+    if _SHARE_IS.match(text[base.end :]) is None:
+        return None
+    assert isinstance(rate.value, Decimal) and isinstance(base.value, Decimal)
+    if not holds(base.value * rate.value / _HUNDRED, fig):
+        return None
+    shift = start
+    return (
+        Figure(rate.kind, rate.unit, rate.value, rate.start + shift, rate.end + shift, rate.text),
+        Figure(base.kind, base.unit, base.value, base.start + shift, base.end + shift, base.text),
+    )

@@ -40,6 +40,7 @@ from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
 from evals.checks.stated_otherwise import states_otherwise
+from evals.checks.supposed import example_input, ratio_of_sourced, shown_after
 from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import result_sign, term_of_sum, worked_out
@@ -65,8 +66,8 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             f"{n} figures, no inline markers: sourced by the {len(reported)} reported citation(s)",
         )
     window = inp.settings.figure_window
-    unsourced: list[str] = []
-    in_head: list[str] = []
+    unsourced: list[Figure] = []
+    in_head: list[Figure] = []
     given = given_figures(inp.case)
     # Figures with a source so far (cited, the customer's, or worked out from such): the
     # inputs of a result the answer works out after them.
@@ -106,6 +107,11 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if _concluded(inp.answer, fig, start, sourced, inp.case, inp.lang):
             sourced.append(fig)
             continue
+        if example_input(inp.answer, fig, inp.lang) or ratio_of_sourced(
+            inp.answer, fig, sourced, inp.lang
+        ):
+            sourced.append(fig)
+            continue
         if _article_unit(fig, inp):
             continue
         # Worked out in the head from what the answer sourced before it ("549 kr. [doc:a],
@@ -115,16 +121,20 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if before and computed(
             fig, before, given, factors, percent=takes_a_rate(inp.answer, found, inp.lang)
         ):
-            in_head.append(fig.text.strip())
+            in_head.append(fig)
             sourced.append(fig)
             continue
-        unsourced.append(fig.text.strip())
+        unsourced.append(fig)
     n = len(found)
+    # A figure the sentence goes on to work out ("2,00 €: 29,90 € − 27,90 € = 2,00 €").
+    unsourced = [f.text.strip() for f in unsourced if not shown_after(inp.answer, f, sourced)]
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
+    in_head = [f for f in in_head if not shown_after(inp.answer, f, sourced)]
     if in_head:
         return undecided(
-            f"worked out from the answer's sourced figures without showing how: {quote(in_head)}"
+            "worked out from the answer's sourced figures without showing how: "
+            + quote([f.text.strip() for f in in_head])
         )
     return ratio(n, n, f"{n} figures, each sourced or from the question")
 

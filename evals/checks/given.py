@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.dates import days_between
+from evals.checks.dates import days_between, weekday_spans
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.text import SENTENCE_END
@@ -52,6 +52,8 @@ def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...
     plain = [with_digits(t, detect(t) or "en")[0] for t in texts]
     nums = {_digits(m.group(0)) for t in plain for m in _BARE_NUMBER.finditer(t)}
     figs = tuple(f for t in texts for f in parse_figures(t))
+    # The spans between two weekdays with their times the customer writes are theirs too.
+    figs += tuple(f for t in texts for f in weekday_spans(t, None))
     return frozenset(nums), figs
 
 

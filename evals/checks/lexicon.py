@@ -134,6 +134,10 @@ class Lexicon:
     counts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     day_suffixes: tuple[str, ...] = ()
     day_words: tuple[str, ...] = ()
+    #: words that open an example ("for example", "per esempio"): its inputs are supposed
+    examples: tuple[str, ...] = ()
+    #: words after a count of times that make it a ratio ("five times as fast")
+    ratio: frozenset[str] = frozenset()
     #: words before a duration that give how long a state lasts ("for 14 days", "i 14 dage")
     for_a_span: frozenset[str] = frozenset()
     #: words after a day that make it a kind of day, not a span ("un jour férié" is a holiday)
@@ -244,6 +248,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         day_words=_words(dom.get("day_words")),
         day_kinds=frozenset(_words(figures.get("day_kinds"))),
         for_a_span=frozenset(_words(figures.get("for_a_span"))),
+        examples=_words_phrases(figures.get("examples")),
+        ratio=frozenset(_words(figures.get("ratio"))),
         each_month=_words_phrases(dom.get("each_month")),
         per_year=_words_phrases(figures.get("per_year")),
         totals=_words_phrases(figures.get("totals")),

@@ -34,6 +34,10 @@ def says_free(text: str) -> bool:
     return _FREE.search(text) is not None
 
 
+_FREE_THEN_COLON = regex.compile(
+    rf"(?:{_FREE.pattern})(?:\s+\p{{L}}+){{0,2}}\s*:", regex.IGNORECASE
+)
+
 # One item of a passage's list: cut at sentence ends, ';' and ','.
 _ITEM = regex.compile(r"[;,]")
 
@@ -47,6 +51,13 @@ def _items(passage: str, lang: str | None) -> tuple[tuple[frozenset[str], str, s
     """Each priced or free item of a passage: the words of its subject, its kind and text."""
     out = []
     for _, sentence in sentences(passage):
+        # "... senza costi aggiuntivi: Mobile Start include 8 GB, Mobile Plus 15 GB": a free
+        # marker before a colon makes free what the colon introduces, item by item.
+        opened = _FREE_THEN_COLON.search(sentence)
+        if opened is not None:
+            for piece in _ITEM.split(sentence[opened.end() :]):
+                out.append((_words(piece, lang), "free", piece.strip()))
+            sentence = sentence[: opened.end()]
         for piece in _ITEM.split(sentence):
             free = _FREE.search(piece)
             money = [f for f in parse_figures(piece, lang) if f.kind == "money" and f.value]

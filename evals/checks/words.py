@@ -243,7 +243,22 @@ def unlabelled(text: str, lex: Lexicon) -> str:
         return text
 
     def join(m: regex.Match[str]) -> str:
-        head = m.group(1).strip(" \t\n-•*").casefold()
-        return m.group(0) if head in lex.negators else m.group(1) + " "
+        words = m.group(1).strip(" \t\n-•*").casefold().split()
+        # "Purtroppo no:", "Unfortunately not:": a no with its regret is still a bare no.
+        bare_no = words[-1:] and words[-1] in lex.negators
+        bare_no = bare_no and all(w in lex.politeness or w in lex.negators for w in words)
+        return m.group(0) if bare_no else m.group(1) + " "
 
-    return LABEL.sub(join, text)
+    return LABEL.sub(join, _label_denied(lex.lang).sub(r"\2 \1", text))
+
+
+@lru_cache(maxsize=16)
+def _label_denied(lang: str) -> regex.Pattern[str]:
+    """A label answered by a bare negation: "Cancellation fee: none", "Kosten: keine" say
+    "no cancellation fee" (read so, the negation before what it denies)."""
+    negators = lexicon(lang).negators
+    body = "|".join(regex.escape(w) for w in sorted(negators, key=len, reverse=True))
+    return regex.compile(
+        rf"(\p{{L}}+)\s*:\s*({body or '(?!)'})(?=\s*(?:[–—.,;(]|-\s|$))",
+        regex.IGNORECASE | regex.MULTILINE,
+    )

@@ -13,7 +13,14 @@ import regex
 
 from evals.checks.dates import date_after, date_before, month_end_of
 from evals.checks.derived import computed
-from evals.checks.equations import BARE_AMOUNT, bracketed_value, equation_value, holds
+from evals.checks.equations import (
+    BARE_AMOUNT,
+    bracketed_value,
+    compared_in_working,
+    equation_value,
+    holds,
+    share_in_words,
+)
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, number, parse_figures
@@ -64,7 +71,7 @@ def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | N
     or a result worked out ("6,50 € + 5,80 € = 12,30 € a month") that a later sum takes as
     its term ("12,30 € × 12 = 147,60 €") or a word that totals gathers in its sentence ("3 ×
     19 € = 57 €, making 85,50 €")."""
-    if term_of_sum(answer, fig):
+    if term_of_sum(answer, fig) or compared_in_working(answer, fig, list(figs), lang):
         return True
     if _AFTER_SIGN.search(answer, 0, fig.start) is None:
         return False
@@ -151,6 +158,10 @@ def worked_out(
     working = bracketed_value(answer, fig, lang)
     if working is not None:
         return holds(working, fig) and _inputs_sourced(answer, fig, inputs)
+    share = share_in_words(answer, fig, sentence_start, lang) if sign is None else None
+    if share is not None:
+        # "10 % van 49,50 € is 4,95 €": worked out in words, from what the answer sourced.
+        return all(any(s.same(f) for s in (*inputs, *given)) for f in share)
     if sign is None:
         # Or an amount after a word that totals ("Samen: 33,50 €", "in all 36 €"): the sum of
         # what the answer sourced before it.

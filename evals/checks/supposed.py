@@ -1,0 +1,63 @@
+"""Figures of an answer that need no citation of their own, though no passage states them:
+an example's inputs ("per esempio 3 GB extra = 3 × 2 € = 6 €"), a ratio of two sourced
+figures ("500 Mbit/s ... 100 Mbit/s: vijf keer zo snel"), and a result the same sentence
+works out right after it ("L'aumento è di 2,00 €: 29,90 € − 27,90 € = 2,00 €")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+import regex
+
+from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.text import SENTENCE_END, phrase_pattern
+from evals.checks.values import Figure
+
+#: Characters between an example's opening words and the figure it supposes.
+EXAMPLE_REACH = 30
+_WORD_AFTER = regex.compile(r"\s*(\p{L}+)")
+
+
+def example_input(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether the figure is what an example supposes: it follows the language's words for
+    "for example" closely in its sentence, and is no amount (an example's price is still a
+    claim about the price)."""
+    if fig.kind == "money":
+        return False
+    lex = lexicon(lang or FALLBACK)
+    if not lex.examples:
+        return False
+    start = max(0, fig.start - EXAMPLE_REACH)
+    window = answer[start : fig.start]
+    if SENTENCE_END.search(window) is not None:
+        window = window[SENTENCE_END.search(window).end() :]  # type: ignore[union-attr]
+    return phrase_pattern(lex.examples).search(window) is not None
+
+
+def ratio_of_sourced(answer: str, fig: Figure, sourced: Sequence[Figure], lang: str | None) -> bool:
+    """Whether a count of times said as a comparison ("vijf keer zo snel", "five times as
+    fast") is the ratio of two figures of one kind the answer sourced before it."""
+    if fig.kind != "count" or fig.unit != "time" or not isinstance(fig.value, Decimal):
+        return False
+    nxt = _WORD_AFTER.match(answer, fig.end)
+    if nxt is None or nxt.group(1).casefold() not in lexicon(lang or FALLBACK).ratio:
+        return False
+    values = [
+        (f.kind, f.unit, f.value)
+        for f in sourced
+        if f.end <= fig.start and isinstance(f.value, Decimal) and f.value
+    ]
+    return any(
+        (ka, ua) == (kb, ub) and (a / b == fig.value or b / a == fig.value)  # type: ignore[operator]
+        for i, (ka, ua, a) in enumerate(values)
+        for kb, ub, b in values[i + 1 :]
+    )
+
+
+def shown_after(answer: str, fig: Figure, sourced: Sequence[Figure]) -> bool:
+    """Whether the same value stands later in the figure's sentence with a source (cited or
+    worked out there): "di 2,00 € al mese: 29,90 € − 27,90 € = 2,00 €"."""
+    end = SENTENCE_END.search(answer, fig.end)
+    stop = end.start() if end is not None else len(answer)
+    return any(fig.end <= g.start < stop and g.same(fig) for g in sourced)

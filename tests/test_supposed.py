@@ -1,0 +1,57 @@
+"""Figures that need no citation of their own: an example's inputs, a ratio of two sourced
+figures, a result the same sentence works out right after it; and the wrong ones beside
+them stay unsourced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casekit import good_case
+
+from evals.checks import REGISTRY, CheckInput
+from evals.reply import Reply
+from evals.suite.case import Case
+from evals.suite.folder import SuiteSettings
+
+PASSAGES = [
+    {"ref": "mobile#roaming", "text": "Mobile Plus includes 15 GB; each extra GB costs 2 €."},
+    {"ref": "net#plans", "text": "Start: 100 Mbit/s for 39,50 €. Plus: 500 Mbit/s for 49,50 €."},
+]
+
+
+def sourced(answer: str, lang: str = "en") -> str:
+    data: dict[str, Any] = good_case(
+        "supposed",
+        question="?",
+        context={},
+        retrieved=PASSAGES,
+        expect={"sources": ["mobile#roaming"], "language": lang},
+        reference="x",
+    )
+    inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+    return REGISTRY["no_unsourced_number"].fn(inp).status
+
+
+def test_an_examples_inputs_need_no_citation_and_its_price_does() -> None:
+    it = "Ogni GB in più costa 2 € [doc:mobile#roaming]: per esempio 3 GB extra = 3 × 2 € = 6 €."
+    assert sourced(it, "it") == "pass"
+    assert sourced("Each extra GB is 2 € [doc:mobile#roaming]: for example 3 GB = 6 €.") == "pass"
+    assert sourced("For example, the Pass costs 12 €.") == "fail"
+
+
+def test_a_ratio_of_two_sourced_figures_is_sourced_and_a_wrong_one_is_not() -> None:
+    right = (
+        "Plus gives 500 Mbit/s [doc:net#plans], Start 100 Mbit/s [doc:net#plans]: five times "
+        "as fast."
+    )
+    assert sourced(right) == "pass"
+    assert sourced(right.replace("five times", "three times")) == "fail"
+
+
+def test_a_result_worked_out_later_in_its_sentence_is_sourced() -> None:
+    right = (
+        "Plus is 49,50 € [doc:net#plans] and Start 39,50 € [doc:net#plans]. The difference is "
+        "10 €: 49,50 € − 39,50 € = 10 €."
+    )
+    assert sourced(right) == "pass"
+    assert sourced(right.replace("is 10 €:", "is 12 €:")) == "fail"
