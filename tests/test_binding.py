@@ -438,3 +438,23 @@ def test_a_capitalised_first_word_of_a_passage_sentence_does_not_own_its_figure(
     )
     r = run("figures_supported", answer, case)
     assert r.status == "pass", r.detail
+
+
+DEPOSIT = (
+    "Je betaalt eenmalig 50 € borg. Je krijgt de borg binnen 14 dagen terug. Is de modem "
+    "beschadigd, dan houden we 20 € van de borg in."
+)
+
+
+def test_an_answers_words_after_a_second_figure_of_its_kind_are_that_figures() -> None:
+    case = good_case(
+        "modem-deposit",
+        question="Mijn modem is beschadigd. Hoeveel borg krijg ik terug?",
+        retrieved=[{"ref": "modem#borg", "text": DEPOSIT}],
+        expect={"sources": ["modem#borg"], "language": "nl"},
+        reference="x",
+    )
+    right = "Van de 50 € borg gaat 20 € af omdat de modem beschadigd is [doc:modem#borg]."
+    assert run("figures_supported", right, case).status == "pass"
+    swapped = "Van de 20 € borg gaat 50 € af omdat de modem beschadigd is [doc:modem#borg]."
+    assert run("figures_supported", swapped, case).status == "fail"

@@ -135,6 +135,7 @@ def test_french_data_volumes_and_speeds_are_figures_with_their_unit() -> None:
     assert parse_one("15 Go").same(parse_one("15 GB"))  # type: ignore[union-attr,arg-type]
     assert read("ralentie à 64 kbit/s", "fr") == [("count", "kilobit_per_second", 64.0)]
     assert read("bis zu 10 Mbit/s", "de") == [("count", "megabit_per_second", 10.0)]
+    assert read("Max biedt 2,5 Gbit/s", "nl") == [("count", "gigabit_per_second", 2.5)]
     # "to" and "mo" stay words: "1 to 5 days" holds no terabyte, "12 mo" no megabyte.
     assert [f.kind for f in parse_figures("from 1 to 5 days", "en")] == ["duration"]
 

@@ -83,9 +83,14 @@ def subject_clause(text: str, fig: Figure, lang: str | None, whole: bool = False
             peers = _peers(text, fig, lang)
             if not peers and whole:
                 return piece
-            lo, hi = _cut(
-                piece, fig.start - start, _item_breaks(lang, detect(text)) if peers else _COMMA
-            )
+            at = fig.start - start
+            lo, hi = _cut(piece, at, _item_breaks(lang, detect(text)) if peers else _COMMA)
+            if not whole:
+                # An answer's words after a peer figure are the peer's: "van de 50 € borg gaat
+                # 20 € af omdat de modem beschadigd is" says the damage of the 20 €.
+                for p in peers:
+                    if at < p.start - start < hi:
+                        hi = p.start - start
             return piece[lo:hi]
     return text
 
