@@ -563,3 +563,51 @@ def test_entity_swap_takes_a_sibling_plan_not_a_word_after_a_comma() -> None:
     notes = [v.note for v in run_op("entity_swap", case)]
     # "IVA" follows "mês," as "Plus" does: a clause boundary, not a shared context.
     assert notes and all("IVA" not in n for n in notes), notes
+
+
+def test_a_negation_in_a_verb_second_language_goes_where_a_speaker_puts_it() -> None:
+    from evals.mutate.words import negate
+
+    # After the subject that follows the verb, not between them.
+    assert negate("Nu kost Max 64,50 € per maand.", 20, "nl") == (
+        "Nu kost Max niet 64,50 € per maand."
+    )
+    assert negate("Van maandag tot donderdag zijn dat 3 volledige dagen.", 40, "nl") == (
+        "Van maandag tot donderdag zijn dat niet 3 volledige dagen."
+    )
+    # A negation at the clause's end is removed, never doubled; "no longer" becomes "still".
+    assert negate("Dat kan niet.", 8, "nl") == "Dat kan."
+    assert negate("Die prijs geldt niet meer.", 15, "nl") == "Die prijs geldt nog steeds."
+    assert negate("Der Preis gilt nicht mehr.", 15, "de") == "Der Preis gilt noch."
+    # Verb-last clauses and an article after the verb leave no place: no variant.
+    assert negate("Nadat we de fiets hebben gecontroleerd, krijg je de borg.", 30, "nl") is None
+    assert negate("Op zondag is de klantenservice gesloten.", 30, "nl") is None
+    assert negate("Das ist möglich.", 10, "de") == "Das ist nicht möglich."
+
+
+def test_an_italian_negation_goes_before_the_verbs_clitic() -> None:
+    from evals.mutate.words import negate
+
+    assert negate("Il servizio c'è anche la domenica.", 20, "it") == (
+        "Il servizio non c'è anche la domenica."
+    )
+
+
+def test_a_negation_a_second_negative_word_agrees_with_is_not_dropped() -> None:
+    from evals.mutate.words import negate
+
+    assert negate("A 10 giorni non paga nessuna indennità.", 20, "it") is None
+    assert negate("Il reso non è gratuito.", 5, "it") == "Il reso è gratuito."
+
+
+def test_german_nouns_are_no_names_to_swap_but_priced_or_listed_plans_are() -> None:
+    from evals.mutate.words import name_candidates
+
+    names = name_candidates(
+        (
+            "Die Selbstbeteiligung bei Diebstahl beträgt 150 €. Die Kaution wird in jeder Stadt "
+            "erstattet. Im Tarif Power kostet das Rad 49 €, Cargo 69 €.",
+        )
+    )
+    assert "Selbstbeteiligung" not in names.contexts and "Kaution" not in names.contexts
+    assert {"Tarif Power", "Cargo"} <= set(names.contexts)

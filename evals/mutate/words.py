@@ -21,13 +21,13 @@ _NEG_EN = (
     r"n[’']t\b"
     r"|\b(?P<cannot>cannot)\b|\b(?P<no>no)\s+(?=\w)"
 )
-_NEG_DE = r"\b(?:(?P<word>nicht|nie|kein(?:e|en|er|em|es)?)\s+)"
+_NEG_DE = r"\b(?:(?P<word>nicht|nie|kein(?:e|en|er|em|es)?)\s+)|\s+(?:nicht|nie)(?=[.,;:!?]|$)"
 _NEG_FR = r"\bn(?:e\s|')(?P<fr>\w+)\s+(?:pas|jamais|plus)\b"
 _NEG_ES = r"\b(?:(?P<word>no|nunca)\s+)(?=\w)"
 _NEG_IT = r"\b(?:(?P<word>non|mai)\s+)(?=\w)"
 _NEG_PT = r"\b(?:(?P<word>não|nunca)\s+)(?=\w)"
-_NEG_NL = r"\b(?:(?P<word>niet|nooit|geen)\s+)(?=\w)"
-_NEG_DA = r"\b(?:(?P<word>ikke|aldrig|ingen)\s+)(?=\w)"
+_NEG_NL = r"\b(?:(?P<word>niet|nooit|geen)\s+)(?=\w)|\s+(?:niet|nooit)(?=[.,;:!?]|$)"
+_NEG_DA = r"\b(?:(?P<word>ikke|aldrig|ingen)\s+)(?=\w)|\s+(?:ikke|aldrig)(?=[.,;:!?]|$)"
 _NEGATION = re.compile(
     r"\bn(?:e\s|')(?P<fr>\w+)\s+pas\b"
     r"|\b(?:(?P<word>not|never|no longer|nicht|kein(?:e|en|er|em|es)?)\s+)"
@@ -49,6 +49,18 @@ _NEGATION_BY_LANG = {
         ("da", _NEG_DA),
     )
 }
+# "No longer" turned round is "still": the negation and its "more" go together.
+_NO_LONGER = {
+    "nl": (re.compile(r"\bniet\s+meer\b", re.I), "nog steeds"),
+    "de": (re.compile(r"\bnicht\s+mehr\b", re.I), "noch"),
+    "da": (re.compile(r"\bikke\s+(?:længere|mere)\b", re.I), "stadig"),
+}
+# A second negative word that agrees with the first ("non ... nessuna", "no ... nada"):
+# dropping the first leaves a sentence that still denies.
+_CONCORD = re.compile(
+    r"\s*(?:\w+\s+){0,2}?(?:nessun\w*|niente|nulla|alcun\w*|nada|ningun\w*|ningún|nenhum\w*)\b",
+    re.IGNORECASE,
+)
 #: The languages `negate` has rules for.
 NEGATION_LANGUAGES = tuple(_NEGATION_BY_LANG)
 _NT_BASE = {"ca": "can", "wo": "will"}
@@ -131,12 +143,71 @@ def _does_not(sentence: str, v: re.Match[str]) -> str:
     return sentence[: v.start()] + f"{aux_word} not {base}" + sentence[v.end() :]
 
 
-def _insert_at_slot(sentence: str, pick: re.Match[str], lang: str | None = None) -> str:
+# Verb-second languages: a subject pronoun or a name right after the verb ("kost Max", "krijg
+# je", "zijn dat", "kostet Sie") takes the negation after it; a subordinate clause (its verb
+# last), an article after the verb (the subject's noun phrase ends who knows where) or a
+# negation already there leaves no place a speaker would put one.
+_SUBJECT_AFTER = {
+    "nl": "je jij u we wij ze zij hij het dat dit er men",
+    "de": "sie er es wir ich du man das dies",
+    "da": "du de vi jeg han hun den det man",
+}
+_ARTICLE_AFTER = {
+    "nl": "de het een",
+    "de": "der die das den dem des ein eine einen einem einer",
+    "da": "en et den det de",
+}
+_SUBORDINATORS = {
+    "nl": "omdat nadat als wanneer zodat terwijl of waar voordat zodra tenzij mits",
+    "de": "dass weil nachdem wenn ob damit bevor sobald falls während welche",
+    "da": "at fordi når hvis om mens før",
+}
+# Relative pronouns that are also demonstratives ("Dat kan", "Das ist möglich"): verb-last
+# only inside a clause, not opening it.
+_RELATIVES = {"nl": "dat die wat", "de": "der die das", "da": "som der"}
+_NEGATORS_AFTER = {"nl": "niet nooit geen", "de": "nicht nie kein keine", "da": "ikke aldrig ingen"}
+# Italian clitics stand between "non" and the verb: "non c'è", "non ci sono", "non si paga".
+_IT_CLITIC = re.compile(
+    r"(?:\b(?:c|l|m|t|s|v|n)['’]|\b(?:ci|vi|si|mi|ti|lo|la|li|le|ne|gli)\s+)$", re.I
+)
+_WORD_AT = re.compile(r"\s*([\w’']+)")
+
+
+def _verb_second(sentence: str, pick: re.Match[str], word: str, lang: str) -> str | None:
+    """Dutch, German and Danish: the negation after the finite verb, or after the subject
+    that follows it; None where no speaker would put it."""
+    e = pick.end()
+    clause_start = max(sentence.rfind(c, 0, pick.start()) for c in ",;:(") + 1
+    lead = sentence[clause_start : pick.start()].lower().split()
+    if any(w in _SUBORDINATORS[lang].split() for w in lead) or any(
+        w in _RELATIVES[lang].split() for w in lead[1:]
+    ):
+        return None  # verb-last: "nadat we de fiets hebben gecontroleerd"
+    nxt = _WORD_AT.match(sentence, e)
+    following = nxt.group(1) if nxt else ""
+    if following.lower() in _NEGATORS_AFTER[lang].split():
+        return None  # "dat kan niet niet"
+    if following.lower() in _ARTICLE_AFTER[lang].split():
+        return None  # "op zondag is de klantenservice gesloten": where the subject ends is unknown
+    if nxt and (following.lower() in _SUBJECT_AFTER[lang].split() or following[:1].isupper()):
+        at = nxt.end()
+        return sentence[:at] + word + sentence[at:]
+    return sentence[:e] + word + sentence[e:]
+
+
+def _insert_at_slot(sentence: str, pick: re.Match[str], lang: str | None = None) -> str | None:
     slots = _SLOTS_BY_LANG.get(lang or "", _SLOTS)
     how, word = slots.get(pick.group(0).lower()) or _SLOTS[pick.group(0).lower()]
     s, e = pick.start(), pick.end()
+    if how == "after" and lang in _SUBJECT_AFTER:
+        return _verb_second(sentence, pick, word, lang)  # type: ignore[arg-type]
     if how == "after":
         return sentence[:e] + word + sentence[e:]
+    if how == "before" and lang == "it":
+        clitic = _IT_CLITIC.search(sentence, 0, s)
+        if clitic is not None:
+            s = clitic.start()  # "c'è" -> "non c'è", not "c'non è"
+        return sentence[:s] + word + sentence[s:]
     if how == "before":
         return sentence[:s] + word + sentence[s:]
     ne = "n'" if pick.group(0)[0].lower() in "aeiouéè" else "ne "
@@ -150,9 +221,18 @@ def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
     and None is returned when the sentence has no place its rules know for one: a skipped
     variant is better than a sentence no speaker would write. Without `lang`, the English,
     German, French and Spanish rules together."""
+    still = _NO_LONGER.get(lang or "")
+    m_still = still[0].search(sentence) if still else None
+    if still and m_still is not None:
+        # "geldt niet meer" -> "geldt nog steeds", not "geldt meer"
+        flipped = sentence[: m_still.start()] + still[1] + sentence[m_still.end() :]
+        if _negations(flipped, lang) != _negations(sentence, lang):
+            return flipped
     for m in _NEGATION_BY_LANG.get(lang or "", _NEGATION).finditer(sentence):
         # Only a negation the checks read as one: the "non" of "a meno che non", the "não"
         # of "a não ser que" negate nothing, and dropping them changes no claim.
+        if _CONCORD.match(sentence, m.end()):
+            return None  # "non paga nessuna indennità" without "non" still says none
         flipped = _remove_negation(sentence, m)
         if _negations(flipped, lang) != _negations(sentence, lang):
             return flipped
@@ -220,6 +300,7 @@ _MONTH_WORDS = set(MONTHS.replace("?", "").split("|")) | {"sep", "sept", "may"}
 _WORD = r"\p{Lu}[\p{L}\p{N}+&-]*"
 # A name: one or more capitalised words in a row ("Pro", "Microsoft Teams").
 NAME = regex.compile(rf"(?<![\p{{L}}\p{{N}}]){_WORD}(?:\s{_WORD})*(?![\p{{L}}\p{{N}}])")
+_FIGURE_NEXT = re.compile(r"\s*(?:[€$£]\s?)?\d")
 _LIST_GAP = re.compile(r"^\s*(?:,|/|&|,?\s*(?:and|or|und|oder|y|o|et|ou))\s*$", re.I)
 
 
@@ -273,13 +354,24 @@ def name_candidates(texts: tuple[str, ...]) -> Names:
     strong: set[str] = set()
     for text in texts:
         prev: tuple[str, int] | None = None
+        # German capitalises every noun: there a capital inside a sentence marks no name, but
+        # a price after the word ("Power 49 €") or a list of such words still does.
+        nouns_capitalised = detect(text) == "de"
         for m in NAME.finditer(text):
             trimmed = _trim(m.start(), m.group(0))
             if trimmed is None:
                 continue
             start, word = trimmed
             end = start + len(word)
-            if _mid_sentence(text, start) or text[end : end + 1] == ":":
+            listed = bool(prev and _LIST_GAP.match(text[prev[1] : start]))
+            priced = bool(_FIGURE_NEXT.match(text, end))
+            # Two capitals in a row ("Tarif Pro") or one inside a word ("DeviceCare") are no
+            # plain German noun.
+            name_like = " " in word or any(c.isupper() or c.isdigit() for c in word[1:])
+            marked = _mid_sentence(text, start) and (
+                not nouns_capitalised or priced or listed or name_like
+            )
+            if marked or text[end : end + 1] == ":":
                 strong.add(word)
             before = text[max(0, start - 30) : start].split()
             after = text[end : end + 30].split()

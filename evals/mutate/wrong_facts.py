@@ -87,7 +87,11 @@ def negation(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
         flipped = negate(ans.text[s:e], pos - s, lang)
         if flipped and flipped != ans.text[s:e]:
             text = ans.text[:s] + flipped + ans.text[e:]
-            out.append(Variant("negation", text, f"polarity flipped in the sentence with {label}"))
+            # The flipped sentence's opening words make each variant's change its own, so an
+            # exemption can name one ("change" matches the start of what the report prints).
+            opening = " ".join(flipped.split()[:6])
+            note = f'polarity flipped in the sentence with {label}: "{opening}"'
+            out.append(Variant("negation", text, note))
     if targets and not out:
         raise NotApplicable(
             f"no place for a negation in the sentence with {targets[0][0]} that the {lang!r} "

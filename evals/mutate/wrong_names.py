@@ -42,8 +42,12 @@ def entity_swap(case: Case, ans: Answer, ctx: CaseContext) -> list[Variant]:
     for word in sorted(present, key=lambda w: present[w][0]):
         # a name seen in the same place or the same list: "Pro plan" / "Business plan"
         new = names.closest(word, avoid=set(present))
-        if new is None:
-            continue
+        if (
+            new is None
+            or new.casefold().startswith(word.casefold())
+            or word.casefold().startswith(new.casefold())
+        ):
+            continue  # "Preis -> Preise", "App -> App-Chat": the same word
         text = splice(ans.text, [(s, e, new) for s, e in present[word]])
         if _doubled(new).search(text) and not _doubled(new).search(ans.text):
             continue  # "pro Platz und Monat" -> "pro Monat und Monat" says nothing wrong
