@@ -101,7 +101,14 @@ def corrects(clause: str, lang: str | None = None) -> bool:
     """Whether the clause marks what it names as retired, corrected or in question, read in
     `lang` (detected when None)."""
     plain = expand(MARKER.sub(" ", clause))
-    return _correction(lang or detect(clause) or FALLBACK).search(plain) is not None
+    lang = lang or detect(clause) or FALLBACK
+    # The corrections and the contrasts searched apart, with the patterns the other readings
+    # compile: a pattern of both finds a match exactly where one of them does, and cost 4 to
+    # 6 ms to compile per language.
+    if _correction(lang, contrasts=False).search(plain) is not None:
+        return True
+    contrast = _contrast(lang)
+    return contrast is not None and contrast.search(plain) is not None
 
 
 def claims(answer: str, phrase: str, *, lang: str | None = None, synonyms: Synonyms = ()) -> bool:
