@@ -189,24 +189,39 @@ def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
     `aside`: also what would be, set aside by a "but" ("9 months would give 900 kr., but
     the fee is at most 600 kr."): not claimed, though its words may still name the subject
     a fact is about ("normally a fee would apply, but for a move it lapses")."""
-    lex = lexicon(lang or detect(text) or FALLBACK)
+    stated, supposed = _unstated(text, lang)
+    spans = (*stated, *supposed) if aside else stated
+    if not spans:
+        return text
     out = list(text)
-
-    def blank(start: int, end: int) -> None:
+    for start, end in spans:
         out[start:end] = [c if c in "\n" else " " for c in text[start:end]]
+    return "".join(out)
+
+
+_Spans = tuple[tuple[int, int], ...]
+
+
+@lru_cache(maxsize=4096)
+def _unstated(text: str, lang: str | None) -> tuple[_Spans, _Spans]:
+    """What `stated_text` blanks (start, end): always, and only with `aside`. Read once for
+    both: every answer is asked both ways (its facts, and its forbidden claims)."""
+    lex = lexicon(lang or detect(text) or FALLBACK)
+    always: list[tuple[int, int]] = []
+    aside: list[tuple[int, int]] = []
 
     for start, sentence in sentences(text):
         body = sentence.rstrip()
         plain = expand(sentence)
         if body.endswith("?") or body.lstrip().startswith("¿"):
-            blank(start, start + len(sentence))
+            always.append((start, start + len(sentence)))
             continue
         # The question said back ("Pergunta quanto custa ... e se a entrega está incluída."):
         # asked, up to a colon, where the sentence opens with it.
         opening = plain.lstrip().casefold()
         if any(opening.startswith(p) for p in lex.asked):
             colon = sentence.find(":")
-            blank(start, start + (colon if colon >= 0 else len(sentence)))
+            always.append((start, start + (colon if colon >= 0 else len(sentence))))
             continue
         hit = next((p for p in lex.not_true if p in plain), None)
         if hit is not None:
@@ -214,7 +229,7 @@ def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
             # phrase's last word on, found in the sentence itself.
             last = hit.split()[-1]
             at = regex.search(rf"\b{regex.escape(last)}\b", sentence, regex.IGNORECASE)
-            blank(start + (at.end() if at else 0), start + len(sentence))
+            always.append((start + (at.end() if at else 0), start + len(sentence)))
             continue
         pieces = [(o, p) for o, p in clauses(text) if start <= o < start + len(sentence)]
         for i, (offset, piece) in enumerate(pieces):
@@ -232,17 +247,12 @@ def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
                 and would
                 and (follows or i > 0 or _after_a_statement(text, start))
             ):
-                blank(offset, offset + len(piece))
-            elif (
-                aside
-                and would
-                and follows
-                and _but_between(text, offset + len(piece), pieces[i + 1][0])
-            ):
+                always.append((offset, offset + len(piece)))
+            elif would and follows and _but_between(text, offset + len(piece), pieces[i + 1][0]):
                 # "9 months would give 900 kr., but the fee is at most 600 kr.": what would
                 # be, set aside by the "but" that follows it, is not what the answer states.
-                blank(offset, offset + len(piece))
-            elif aside and would:
+                aside.append((offset, offset + len(piece)))
+            elif would:
                 # "... ville det være 900 kr., så loftet gælder, og du betaler 600 kr.": what
                 # would be, before the "so" that states what is instead.
                 cut = _then(lex.lang).search(piece)
@@ -253,8 +263,8 @@ def stated_text(text: str, lang: str | None = None, aside: bool = False) -> str:
                     )
                     and parse_figures(text[offset + cut.end() : start + len(sentence)], lex.lang)
                 ):
-                    blank(offset, offset + cut.start())
-    return "".join(out)
+                    aside.append((offset, offset + cut.start()))
+    return tuple(always), tuple(aside)
 
 
 _LETTER = regex.compile(r"\p{L}")
