@@ -30,14 +30,15 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     """
     if lang not in _TEXT2NUM or not _LETTER.search(text):
         return ()
-    from text_to_num import alpha2digit
-
     # text2num reads French "d'un mois" only with a typographic apostrophe ("d’un mois"); the
     # two are one character each, so offsets hold. Only there: "un'offerta", "it's" read as
     # they are.
     text_read = _STRAIGHT_ELISION.sub("’", text) if lang == "fr" else text
     if not _has_number_word(text_read, lang):
         return ()
+    # Imported here, past the test most texts fail: an import statement costs a microsecond.
+    from text_to_num import alpha2digit
+
     converted = alpha2digit(text_read, lang, threshold=0)
     if converted == text_read:
         return ()
@@ -77,14 +78,14 @@ def _has_number_word(text: str, lang: str) -> bool:
     """Whether some word of `text` is a number to text2num by itself. Every number in words
     holds such a word ("twenty", "vingt", "ventitré", "zweiundzwanzig"): the words that are
     one only beside another ("and", "et", "y") never stand alone in one."""
-    from text_to_num import alpha2digit
-
     numbers, others = _NUMBER_WORDS.setdefault(lang, (set(), set()))
     words = set(LETTERS.findall(text)) - others
     if not words:
         return False
     if not words.isdisjoint(numbers):
         return True
+    from text_to_num import alpha2digit
+
     found = False
     for word in words:
         is_number = alpha2digit(word, lang, threshold=0) != word

@@ -75,22 +75,33 @@ def contains_phrase(text: str, phrase: str) -> bool:
     return False
 
 
+# A letter or digit: what a phrase that starts or ends with one may not touch there.
+_WORD_CHAR = regex.compile(r"[\p{L}\p{N}]")
+
+
 @lru_cache(maxsize=64)
-def _any_phrase(phrases: tuple[str, ...]) -> regex.Pattern[str]:
-    """`contains_phrase` for many phrases at once: each normalised, bounded where it starts
-    or ends with a letter or digit."""
-    parts = []
-    for phrase in dict.fromkeys(normalise(p) for p in phrases):
-        if phrase:
-            head = r"(?<![\p{L}\p{N}])" if phrase[0].isalnum() else ""
-            tail = r"(?![\p{L}\p{N}])" if phrase[-1].isalnum() else ""
-            parts.append(head + regex.escape(phrase) + tail)
-    return regex.compile("|".join(parts) or "(?!)")
+def _bounded(phrases: tuple[str, ...]) -> tuple[tuple[str, bool, bool], ...]:
+    """The phrases normalised, each once and none empty, with whether each starts and
+    whether it ends with a letter or digit (bounded there)."""
+    kept = dict.fromkeys(normalise(p) for p in phrases)
+    return tuple((p, p[0].isalnum(), p[-1].isalnum()) for p in kept if p)
 
 
 def contains_any_phrase(text: str, phrases: tuple[str, ...]) -> bool:
-    """Whether `contains_phrase(text, p)` holds for some phrase: one search, not one each."""
-    return _any_phrase(phrases).search(normalise(text)) is not None
+    """Whether `contains_phrase(text, p)` holds for some phrase: the normalised text read
+    once. A plain search for each phrase, its bounds tested where it is found, costs a third
+    of one pattern of all the phrases (which took 10 ms to compile per list)."""
+    t = normalise(text)
+    for phrase, head, tail in _bounded(phrases):
+        start = 0
+        while (i := t.find(phrase, start)) != -1:
+            end = i + len(phrase)
+            if not (head and i and _WORD_CHAR.match(t, i - 1)) and not (
+                tail and _WORD_CHAR.match(t, end)
+            ):
+                return True
+            start = i + 1
+    return False
 
 
 def cited_refs(answer: str, pattern: str) -> list[str]:

@@ -118,6 +118,10 @@ def blank_places(text: str, lang: str | None) -> str:
     none is passed over with one look-up, where the pattern (hundreds of names) took 20 ms
     to compile per language and was tried at every character."""
     by_head = _places_by_head(lang)
+    # Most sentences hold no word that opens a place name: their words are looked up in one
+    # pass, without a match object for each.
+    if by_head.keys().isdisjoint(map(str.lower, LETTERS.findall(text))):
+        return text
     out, last = text, 0
     for m in LETTERS.finditer(text):
         names = by_head.get(m.group(0).lower()) if m.start() >= last else None
