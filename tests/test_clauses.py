@@ -218,3 +218,13 @@ def test_a_supposition_of_the_customers_own_case_states_what_applies_to_them() -
     other = tuple(parse_figures("Mi hermano viene 2 días.", "es"))
     assert "24 €" not in stated_text(answer, "es", given=other)
     assert "24 €" not in stated_text(answer, "es")
+
+
+def test_a_question_the_answer_asks_itself_and_answers_yes_states_what_it_asks() -> None:
+    from evals.checks.clauses import stated_text
+
+    text = "- ¿Se alarga la permanencia? Sí, lo mismo que dure la congelación."
+    assert "Se alarga" in stated_text(text, "es")
+    # Answered no, or not answered, it stays a question: no claim.
+    assert "gratuita" not in stated_text("¿Es gratuita? No, cuesta 9 €.", "es")
+    assert "free" not in stated_text("Is it free? It costs 9 €.", "en")

@@ -9,7 +9,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.language import detect
-from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.lexicon import FALLBACK, Lexicon, lexicon
 from evals.checks.matching import MARKER, Synonyms, expand, find, phrase_words, token_set
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
@@ -216,11 +216,15 @@ def _unstated(text: str, lang: str | None, given: tuple[Figure, ...] = ()) -> tu
     always: list[tuple[int, int]] = []
     aside: list[tuple[int, int]] = []
 
-    for start, sentence in sentences(text):
+    read = sentences(text)
+    for n, (start, sentence) in enumerate(read):
         body = sentence.rstrip()
         plain = expand(sentence)
         if body.endswith("?") or body.lstrip().startswith("¿"):
-            always.append((start, start + len(sentence)))
+            # A question the answer asks itself and answers yes ("¿Se alarga la permanencia?
+            # Sí, ...") states what it asks.
+            if not (n + 1 < len(read) and _opens_with_yes(read[n + 1][1], lex)):
+                always.append((start, start + len(sentence)))
             continue
         # The question said back ("Pergunta quanto custa ... e se a entrega está incluída."):
         # asked, up to a colon, where the sentence opens with it.
@@ -275,6 +279,16 @@ def _unstated(text: str, lang: str | None, given: tuple[Figure, ...] = ()) -> tu
 
 
 _LETTER = regex.compile(r"\p{L}")
+_OPENING = regex.compile(r"[\s\-•*]*([\p{L}]+(?:\s+\p{L}+)?)")
+
+
+def _opens_with_yes(sentence: str, lex: Lexicon) -> bool:
+    """Whether the sentence opens with one of the language's words of a yes."""
+    m = _OPENING.match(sentence)
+    if m is None:
+        return False
+    words = m.group(1).casefold()
+    return words in lex.affirmatives or words.split()[0] in lex.affirmatives
 
 
 @lru_cache(maxsize=16)
