@@ -227,3 +227,28 @@ def test_a_forbidden_figure_that_is_a_step_to_the_expected_result_is_no_claim() 
     # And a forbidden figure no later result is worked from stays a claim.
     alone = "Drie pakketten met avondbezorging kosten samen 12,00 € [doc:pricing#plans]."
     assert _forbidden(alone, "12,00 €", "36,00 €", question).status == "fail"
+
+
+def test_a_working_in_brackets_from_the_passage_and_the_customers_numbers_supports_it() -> None:
+    from casekit import good_case
+
+    from evals.checks import REGISTRY, CheckInput
+    from evals.reply import Reply
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    data = good_case(
+        "late-fee",
+        question="La mia fattura è scaduta da 10 giorni. Pago una mora?",
+        retrieved=[{"ref": "pay#late", "text": "Dal 16° giorno di ritardo addebitiamo 5 €."}],
+        expect={"sources": ["pay#late"], "language": "it"},
+        reference="x",
+    )
+
+    def supported(answer: str) -> str:
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        return REGISTRY["figures_supported"].fn(inp).status
+
+    right = "Le restano 6 giorni (16 − 10 = 6) [doc:pay#late] prima della mora di 5 € [doc:pay#late]."
+    assert supported(right) == "pass"
+    assert supported(right.replace("6 giorni (16 − 10 = 6)", "7 giorni (16 − 10 = 7)")) == "fail"

@@ -180,11 +180,16 @@ def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | Non
     if m is None:
         return None
     inner = MARKER.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
+    # "6 giorni (16 − 10 = 6)": the working may end with its result again.
+    inner = _RESULT_AGAIN.sub("", inner)
     figs = {f.start: f for f in parse_figures(inner, lang)}
     items = _read(inner, _SPACE.match(inner).end(), figs, BARE_AMOUNT)  # type: ignore[union-attr]
     if items is None or len(items) < 3:
         return None
     return _evaluate(items, fig.kind, fig.unit, bare=True)
+
+
+_RESULT_AGAIN = regex.compile(r"\s*=\s*[€$£]?\s?\d[\d.,]*\s*(?:[€$£%]|\p{L}{1,12})?\s*$")
 
 
 def compared_in_working(answer: str, fig: Figure, figs: list[Figure], lang: str | None) -> bool:

@@ -43,7 +43,7 @@ from evals.checks.stated_otherwise import states_otherwise
 from evals.checks.supposed import example_input, ratio_of_sourced, shown_after
 from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
-from evals.checks.worked import result_sign, term_of_sum, worked_out
+from evals.checks.worked import bracketed_from, result_sign, term_of_sum, worked_out
 from evals.suite import patterns
 from evals.suite.case import Case
 
@@ -373,7 +373,10 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         beside = tuple(
             f for r in inp.cited if r not in refs for f in parse_figures(passages.get(r, ""))
         ) + tuple(shown)
-        if not backing and passage_states(together, fig, factors, times, given, beside, rated):
+        if not backing and (
+            passage_states(together, fig, factors, times, given, beside, rated)
+            or bracketed_from(inp.answer, fig, together, given_numbers(inp.case), inp.lang)
+        ):
             shown.append(fig)
             continue
         if not backing and _shares_a_citation(inp.answer, fig, every, cite, window):

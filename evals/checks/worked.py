@@ -212,3 +212,24 @@ def _inputs_sourced(answer: str, fig: Figure, inputs: Sequence[Figure]) -> bool:
         )
         for v in bare
     )
+
+
+_NUMBER = regex.compile(r"\d+(?:[.,]\d+)?")
+
+
+def bracketed_from(
+    answer: str, fig: Figure, texts: str, given: frozenset[str], lang: str | None
+) -> bool:
+    """Whether the working in brackets after the figure holds and every number in it is one
+    the passages `texts` write or the customer gave (`given`): "un margine di 6 giorni
+    (16 − 10 = 6)" from the passage's 16th day and the customer's 10 days."""
+    value = bracketed_value(answer, fig, lang)
+    if value is None or not holds(value, fig):
+        return False
+    close = answer.find(")", fig.end)
+    inside = answer[answer.find("(", fig.end) + 1 : close]
+    theirs = {number(m.group(0)) for m in _NUMBER.finditer(texts)}
+    return all(
+        number(m.group(0)) in theirs or m.group(0) in given or number(m.group(0)) == fig.value
+        for m in _NUMBER.finditer(inside)
+    )
