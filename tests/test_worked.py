@@ -249,6 +249,8 @@ def test_a_working_in_brackets_from_the_passage_and_the_customers_numbers_suppor
         inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
         return REGISTRY["figures_supported"].fn(inp).status
 
-    right = "Le restano 6 giorni (16 − 10 = 6) [doc:pay#late] prima della mora di 5 € [doc:pay#late]."
+    right = (
+        "Le restano 6 giorni (16 − 10 = 6) [doc:pay#late] prima della mora di 5 € [doc:pay#late]."
+    )
     assert supported(right) == "pass"
     assert supported(right.replace("6 giorni (16 − 10 = 6)", "7 giorni (16 − 10 = 7)")) == "fail"
