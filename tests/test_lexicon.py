@@ -286,10 +286,12 @@ def test_an_italian_fact_under_non_e_vero_che_is_not_stated() -> None:
 
 
 def test_stated_text_blanks_only_what_is_not_stated() -> None:
-    text = "Is the trial 14 days? Yes. The trial lasts 14 days."
+    text = "Is the trial 14 days? Good question. The trial lasts 14 days."
     kept = stated_text(text, "en")
     assert len(kept) == len(text) and kept.endswith("The trial lasts 14 days.")
-    assert "14" not in kept[: text.index("Yes")]
+    assert "14" not in kept[: text.index("Good")]
+    # Answered yes right after, the question states what it asks.
+    assert stated_text("Is the trial 14 days? Yes.", "en").startswith("Is the trial 14 days?")
     assert claims("The trial lasts 14 days.", "trial lasts 14 days", lang="en")
 
 
