@@ -611,3 +611,21 @@ def test_german_nouns_are_no_names_to_swap_but_priced_or_listed_plans_are() -> N
     )
     assert "Selbstbeteiligung" not in names.contexts and "Kaution" not in names.contexts
     assert {"Tarif Power", "Cargo"} <= set(names.contexts)
+
+
+def test_not_yet_and_not_only_give_no_variant() -> None:
+    from evals.mutate.words import negate
+
+    assert negate("Noch nicht: Die Mindestlaufzeit beträgt 12 Monate.", 30, "de") is None
+    assert negate("Non ancora: l'upgrade è possibile dopo 12 mesi.", 30, "it") is None
+    assert negate("Theft is only covered if you report it within 3 days.", 20, "en") is None
+
+
+def test_a_german_list_of_nouns_is_no_list_of_names() -> None:
+    from evals.mutate.words import name_candidates
+
+    names = name_candidates(
+        ("Die Gebühr beträgt 5 € pro Gerät und Monat, bei Plus 49 € und Pro 0 €.",)
+    )
+    assert "Monat" not in names.contexts and "Gerät" not in names.contexts
+    assert {"Plus", "Pro"} <= set(names.contexts)

@@ -201,3 +201,18 @@ def test_a_day_named_by_its_kind_is_no_span_of_one_day(text: str, lang: str) -> 
 def test_one_working_day_and_two_holidays_stay_spans() -> None:
     assert parse_figures("un jour ouvrable", "fr")[0].same(parse_one("1 working day"))
     assert parse_figures("deux jours fériés", "fr")[0].same(parse_one("2 days"))
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("at most 2 claims a year", "en"),
+        ("maximaal 2 schadeclaims per jaar", "nl"),
+        ("höchstens 2 Schadensfälle im Jahr", "de"),
+        ("al massimo 2 sinistri l'anno", "it"),
+    ],
+)
+def test_insurance_claims_are_counted_in_each_language(text: str, lang: str) -> None:
+    assert [(f.kind, f.unit, f.value) for f in parse_figures(text, lang)] == [
+        ("count", "claim", Decimal(2))
+    ]

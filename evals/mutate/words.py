@@ -61,6 +61,14 @@ _CONCORD = re.compile(
     r"\s*(?:\w+\s+){0,2}?(?:nessun\w*|niente|nulla|alcun\w*|nada|ningun\w*|ningún|nenhum\w*)\b",
     re.IGNORECASE,
 )
+_ONLY_NEXT = re.compile(
+    r"\s+(?:only|nur|alleen|kun|solo|solamente|soltanto|seulement|apenas)\b", re.I
+)
+_NOT_YET = re.compile(
+    r"\b(?:noch\s+nicht|nicht\s+mehr\s+lange|non\s+ancora|ancora\s+non|nog\s+niet|not\s+yet|"
+    r"todavía\s+no|aún\s+no|ainda\s+não|pas\s+encore|ikke\s+endnu|endnu\s+ikke)\b",
+    re.IGNORECASE,
+)
 #: The languages `negate` has rules for.
 NEGATION_LANGUAGES = tuple(_NEGATION_BY_LANG)
 _NT_BASE = {"ca": "can", "wo": "will"}
@@ -202,6 +210,8 @@ def _insert_at_slot(sentence: str, pick: re.Match[str], lang: str | None = None)
     if how == "after" and lang in _SUBJECT_AFTER:
         return _verb_second(sentence, pick, word, lang)  # type: ignore[arg-type]
     if how == "after":
+        if _ONLY_NEXT.match(sentence, e):
+            return None  # "is not only covered if" denies no condition a speaker states so
         return sentence[:e] + word + sentence[e:]
     if how == "before" and lang == "it":
         clitic = _IT_CLITIC.search(sentence, 0, s)
@@ -233,6 +243,8 @@ def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
         # of "a não ser que" negate nothing, and dropping them changes no claim.
         if _CONCORD.match(sentence, m.end()):
             return None  # "non paga nessuna indennità" without "non" still says none
+        if _NOT_YET.search(sentence[max(0, m.start() - 12) : m.end() + 10]):
+            return None  # "Noch nicht:", "Non ancora": "not yet" turned round is no sentence
         flipped = _remove_negation(sentence, m)
         if _negations(flipped, lang) != _negations(sentence, lang):
             return flipped
@@ -364,6 +376,10 @@ def name_candidates(texts: tuple[str, ...]) -> Names:
             start, word = trimmed
             end = start + len(word)
             listed = bool(prev and _LIST_GAP.match(text[prev[1] : start]))
+            if nouns_capitalised:
+                # "pro Gerät und Monat": a German list of nouns is no list of names; one beside
+                # a name already marked ("Basic, Plus und Pro 0 €") is.
+                listed = listed and prev is not None and prev[0] in strong
             priced = bool(_FIGURE_NEXT.match(text, end))
             # Two capitals in a row ("Tarif Pro") or one inside a word ("DeviceCare") are no
             # plain German noun.
