@@ -51,6 +51,10 @@ class EvalsProgram(Program):
 def main() -> None:
     """The `invoke` console script."""
     sys.argv[0] = re.sub(r"(-script\.pyw|\.exe)?$", "", sys.argv[0])
+    # Line by line, so that a warning on stderr stands where it was printed among the lines
+    # of stdout when both go to one file or pipe (`2>&1`), not inside a buffered block.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(line_buffering=True)
     program = EvalsProgram(
         name="Invoke", binary="inv[oke]", binary_names=["invoke", "inv"], version=__version__
     )
