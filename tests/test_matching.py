@@ -62,3 +62,11 @@ def test_a_label_answered_by_a_bare_negation_denies_the_label() -> None:
     said = "Cancellation fee: none – the €15 a month only applies during the minimum term."
     assert find(said, "no fee", lang="en")
     assert find("Kosten: keine. Sie können jederzeit kündigen.", "keine Kosten", lang="de")
+
+
+def test_an_adverb_of_contrast_inside_a_clause_breaks_nothing() -> None:
+    assert find("La chat non è però disponibile la domenica.", "disponibile", lang="it")[0].negated
+    assert find("Das ist jedoch nicht möglich.", "nicht möglich", lang="de")
+    # Opening its clause after a mark, it still sets what follows apart.
+    said = "Costa 5 €, però la consegna è gratuita."
+    assert not find(said, "consegna gratuita", lang="it")[0].negated

@@ -99,6 +99,8 @@ class Lexicon:
     negators: frozenset[str] = frozenset()
     articles: frozenset[str] = frozenset()
     conjunctions: frozenset[str] = frozenset()
+    #: conjunctions that inside a clause are adverbs and break nothing ("può però scriverci")
+    asides: frozenset[str] = frozenset()
     #: None: the language's stop-word list (less `restrictive`) stands in.
     glue: frozenset[str] | None = None
     restrictive: frozenset[str] = frozenset()
@@ -225,6 +227,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         negators=frozenset(_words(data.get("negators"))),
         articles=frozenset(_words(data.get("articles"))),
         conjunctions=frozenset(_words(data.get("conjunctions"))),
+        asides=frozenset(_words(data.get("asides"))),
         glue=frozenset(_words(glue)) if glue is not None else None,
         restrictive=frozenset(_words(data.get("restrictive"))),
         politeness=frozenset(_words(data.get("politeness"))),

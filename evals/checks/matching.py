@@ -89,12 +89,18 @@ def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
     t = t.replace("-", " ").replace("/", " ")
     out: list[str] = []
     table = word_table(lex, lang)
+    prev = ""
     for w in _WORD.findall(t):
         tok = table.get(w)
         if tok is None:
             tok = word_token(w, lex, lang)
             if len(table) < WORDS_KEPT:
                 table[w] = tok
+        # "non può però scriverci": inside a clause an adverb of contrast breaks nothing.
+        aside = tok == BOUNDARY and prev[:1].isalnum() and w.casefold() in lex.asides
+        prev = w
+        if aside:
+            continue
         if tok == BOUNDARY:
             if out and out[-1] != BOUNDARY:
                 out.append(BOUNDARY)
