@@ -289,8 +289,15 @@ def _deducting(passage: str, lang: str) -> tuple[tuple[frozenset[str], str], ...
     return tuple(
         (_stems(_unnamed(t, lang), lang), t.strip())
         for _, t in sentences(passage)
-        if any(not _compared(lang).match(t, m.end()) for m in minus.finditer(t))
+        if any(
+            not _compared(lang).match(t, m.end()) and not _RATE_BEFORE.search(t, 0, m.start())
+            for m in minus.finditer(t)
+        )
     )
+
+
+# "costs 10 % less": a discount on a price, not something taken off an amount owed back.
+_RATE_BEFORE = regex.compile(r"\d\s*%\s*$")
 
 
 def whole_despite_deduction(
