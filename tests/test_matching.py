@@ -70,3 +70,10 @@ def test_an_adverb_of_contrast_inside_a_clause_breaks_nothing() -> None:
     # Opening its clause after a mark, it still sets what follows apart.
     said = "Costa 5 €, però la consegna è gratuita."
     assert not find(said, "consegna gratuita", lang="it")[0].negated
+
+
+def test_not_combinable_is_said_in_other_words_in_each_language() -> None:
+    said = "Lo sconto famiglia e quello annuale non si possono sommare."
+    assert find(said, "non sono cumulabili", lang="it")
+    assert find("Die Rabatte kann man nicht addieren.", "nicht kombinierbar", lang="de")
+    assert find("Deze kortingen zijn niet te combineren.", "niet combineerbaar", lang="nl")
