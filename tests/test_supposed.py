@@ -55,3 +55,22 @@ def test_a_result_worked_out_later_in_its_sentence_is_sourced() -> None:
     )
     assert sourced(right) == "pass"
     assert sourced(right.replace("is 10 €:", "is 12 €:")) == "fail"
+
+
+def test_a_week_the_customer_names_is_their_seven_days() -> None:
+    data: dict[str, Any] = good_case(
+        "week-abroad",
+        question="I'm going to London for a week. What does data cost there?",
+        context={},
+        retrieved=[{"ref": "roam#uk", "text": "In the UK data costs 2,50 € per day of use."}],
+        expect={"sources": ["roam#uk"]},
+        reference="x",
+    )
+
+    def status(answer: str) -> str:
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        return REGISTRY["no_unsourced_number"].fn(inp).status
+
+    right = "Data costs 2,50 € per day [doc:roam#uk]: on all 7 days, 7 × 2,50 € = 17,50 €."
+    assert status(right) == "pass"
+    assert status(right.replace("7 days, 7 ×", "8 days, 8 ×").replace("17,50", "20")) == "fail"

@@ -16,6 +16,7 @@ from evals.checks.text import SENTENCE_END
 from evals.checks.values import Figure, parse_figures, with_digits
 from evals.suite.case import Case
 
+_ONE_UNIT = regex.compile(r"\b(?:a|an|one)\s+(day|week|month|year)\b", regex.IGNORECASE)
 _BARE_NUMBER = regex.compile(r"\d(?:[\d.,':]*\d)?")
 _ZERO_DECIMALS = regex.compile(r"[.,]0{1,2}$")
 
@@ -52,6 +53,14 @@ def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...
     plain = [with_digits(t, detect(t) or "en")[0] for t in texts]
     nums = {_digits(m.group(0)) for t in plain for m in _BARE_NUMBER.finditer(t)}
     figs = tuple(f for t in texts for f in parse_figures(t))
+    # "going to London for a week": one of a unit, said with the English article, is the
+    # customer's span too (7 days); other languages read "una settimana" as a number already.
+    figs += tuple(
+        f
+        for t in texts
+        for m in _ONE_UNIT.finditer(t)
+        for f in parse_figures(f"1 {m.group(1)}", "en")
+    )
     # The spans between two weekdays with their times the customer writes are theirs too.
     figs += tuple(f for t in texts for f in weekday_spans(t, None))
     return frozenset(nums), figs
