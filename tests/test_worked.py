@@ -254,3 +254,14 @@ def test_a_working_in_brackets_from_the_passage_and_the_customers_numbers_suppor
     )
     assert supported(right) == "pass"
     assert supported(right.replace("6 giorni (16 − 10 = 6)", "7 giorni (16 − 10 = 7)")) == "fail"
+
+
+def test_about_sets_a_result_after_its_inputs_and_half_a_cent_rounds_either_way() -> None:
+    r = run(
+        "Three at 19,90 € [doc:pricing#plans] with 15 % off [doc:pricing#plans]: 3 × 19,90 € × 0,85 ≈ 50,75 €."
+    )
+    assert r.status == "pass", r.detail
+    r = run(
+        "Three at 19,90 € [doc:pricing#plans] with 15 % off [doc:pricing#plans]: 3 × 19,90 € × 0,85 ≈ 52,75 €."
+    )
+    assert r.status != "pass", r.detail

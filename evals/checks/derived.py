@@ -23,7 +23,8 @@ _ARITHMETIC_KINDS = ("duration", "money", "count")
 
 
 def _near(a: Decimal, b: Decimal) -> bool:
-    return abs(a - b) < _CENT / 2 or a.quantize(_CENT) == b.quantize(_CENT)
+    # Half a cent either way: 50,745 € is written 50,75 € (half up) as often as 50,74 €.
+    return abs(a - b) <= _CENT / 2 or a.quantize(_CENT) == b.quantize(_CENT)
 
 
 def clock_span(fig: Figure, clock: Iterable[Figure]) -> bool:

@@ -25,16 +25,16 @@ from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, number, parse_figures
 
-# The sign that sets a result after its inputs; an arrow too ("12,99 € − 20 % → 10,39 €").
-RESULT_SIGN = regex.compile(r"[=→⇒]")
+# The sign that sets a result after its inputs; an arrow or "about" too ("12,99 € − 20 % → 10,39 €", "3 × 19,90 € × 0,85 ≈ 50,75 €").
+RESULT_SIGN = regex.compile(r"[=≈→⇒]")
 # What may stand between the sign and the result: nothing, or terms joined by operators.
 _TERMS = regex.compile(r"[\s*_]*(?:[\d.,\s]+\s*[€$£%]?\p{L}{0,3}\s*[+×*·−]\s*)*")
 # A figure followed by an operator and, later in its sentence, a result sign: a term of a
 # worked sum ("444 € + 360 € = 804 €"), not what the answer says applies.
-_TERM_OF_SUM = regex.compile(r"\s*[+×*·−][^=.;\n]*[=→⇒]")
+_TERM_OF_SUM = regex.compile(r"\s*[+×*·−][^=≈.;\n]*[=≈→⇒]")
 # The last term: an operator before it and the result sign after ("28,50 € + 57 € = 85,50 €").
 _LAST_TERM = regex.compile(r"[+×*·−]\s*$")
-_SIGN_AFTER = regex.compile(r"[^\S\n]*(?:\[[^\]\n]*\][^\S\n]*)*[=→⇒]")
+_SIGN_AFTER = regex.compile(r"[^\S\n]*(?:\[[^\]\n]*\][^\S\n]*)*[=≈→⇒]")
 
 
 def term_of_sum(answer: str, fig: Figure) -> bool:
@@ -63,7 +63,7 @@ def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -
     return words.match(answer, fig.end + len(tail) - len(tail.lstrip())) is not None
 
 
-_AFTER_SIGN = regex.compile(r"[=→⇒][\s*_]*$")
+_AFTER_SIGN = regex.compile(r"[=≈→⇒][\s*_]*$")
 
 
 def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | None = None) -> bool:
