@@ -281,3 +281,17 @@ def test_a_whole_day_is_no_amount_given_whole() -> None:
     assert whole_despite_deduction(right, passages, "nl") == []
     deposit = ("De borg van 50 € krijg je terug, min eventuele schade.",)
     assert whole_despite_deduction("Je krijgt de volledige borg van 50 € terug.", deposit, "nl")
+
+
+def test_a_deduction_said_of_it_is_read_with_the_passages_topic() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    passage = (
+        "A deposit is charged with the first monthly fee: Basic 100 €. It is refunded within 14 "
+        "days after we have checked the returned device. We deduct open fees and 25 € for a "
+        "missing charger.",
+    )
+    wrong = "Your full 100 € deposit is paid back within 14 days."
+    assert whole_despite_deduction(wrong, passage, "en")
+    right = "Your 100 € deposit is paid back within 14 days, less any open fees."
+    assert not whole_despite_deduction(right, passage, "en")

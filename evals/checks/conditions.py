@@ -284,11 +284,15 @@ def _unnamed(text: str, lang: str) -> str:
 
 @lru_cache(maxsize=1024)
 def _deducting(passage: str, lang: str) -> tuple[tuple[frozenset[str], str], ...]:
-    """The passage's sentences that take something off an amount, with their words."""
+    """The passage's sentences that take something off an amount, with their words and
+    those of the passage's first sentence, which names what the later ones say "it" of ("A
+    deposit is charged ... It is refunded ... We deduct open fees")."""
     minus = _whole(lang)[1]
+    read = sentences(passage)
+    topic = _stems(_unnamed(read[0][1], lang), lang) if read else frozenset()
     return tuple(
-        (_stems(_unnamed(t, lang), lang), t.strip())
-        for _, t in sentences(passage)
+        (_stems(_unnamed(t, lang), lang) | topic, t.strip())
+        for _, t in read
         if any(
             not _compared(lang).match(t, m.end()) and not _RATE_BEFORE.search(t, 0, m.start())
             for m in minus.finditer(t)
