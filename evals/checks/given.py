@@ -16,7 +16,11 @@ from evals.checks.text import SENTENCE_END
 from evals.checks.values import Figure, parse_figures, with_digits
 from evals.suite.case import Case
 
-_ONE_UNIT = regex.compile(r"\b(?:a|an|one)\s+(day|week|month|year)\b", regex.IGNORECASE)
+# A span ("for a week"), not a rate ("charges a year"): a word of duration before it.
+_ONE_UNIT = regex.compile(
+    r"\b(?:for|in|within|over|during)\s+(?:a|an|one)\s+(?:whole\s+|full\s+)?(day|week|month|year)\b",
+    regex.IGNORECASE,
+)
 _BARE_NUMBER = regex.compile(r"\d(?:[\d.,':]*\d)?")
 _ZERO_DECIMALS = regex.compile(r"[.,]0{1,2}$")
 
