@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
-from evals.checks.matching import says
+from evals.checks.matching import phrase_words, says, token_set
 from evals.checks.text import cited_refs, contains_any_phrase
 from evals.reply import Reply
 from evals.suite.case import Case
@@ -144,4 +144,11 @@ def is_refusal(inp: CheckInput) -> bool:
 @lru_cache(maxsize=4096)
 def says_refusal(answer: str, phrases: tuple[str, ...], lang: str | None) -> bool:
     """Whether the answer says one of the refusal `phrases` (asked by several checks)."""
-    return contains_any_phrase(answer, phrases) or any(says(answer, p, lang=lang) for p in phrases)
+    if contains_any_phrase(answer, phrases):
+        return True
+    # `says` is False for a phrase with a word the answer lacks (most phrases of most
+    # answers): the answer's words are looked up once here, not once per phrase.
+    said = token_set(answer, lang, (), True)
+    return any(
+        phrase_words(p, lang, (), True) <= said and says(answer, p, lang=lang) for p in phrases
+    )
