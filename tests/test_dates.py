@@ -39,7 +39,7 @@ def test_months_are_added_to_the_calendar_not_as_thirty_days() -> None:
 
 
 def test_a_date_on_the_day_a_passage_sets_in_every_month_is_stated_by_it() -> None:
-    from evals.checks.figures import passage_states
+    from evals.checks.passage_figures import passage_states
     from evals.checks.values import parse_figures
 
     passage = "O Passe Trimestral é válido 3 meses a partir do dia 1 do mês escolhido."

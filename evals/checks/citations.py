@@ -19,10 +19,10 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.clauses import corrects, sentence_at
-from evals.checks.figures import passage_states
 from evals.checks.given import figures, from_ticket, given_figures
 from evals.checks.language import detect
 from evals.checks.matching import content, tokens
+from evals.checks.passage_figures import passage_states
 from evals.checks.text import quote
 from evals.checks.things import archived
 from evals.checks.values import Figure

@@ -17,9 +17,8 @@ from evals.checks.base import (
     undecided,
 )
 from evals.checks.binding import bind
-from evals.checks.dates import date_after, date_before, date_from_given
-from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
-from evals.checks.equations import equation_value, holds
+from evals.checks.dates import date_from_given
+from evals.checks.derived import computed, multiplier, priced_in, takes_a_rate
 from evals.checks.figure_citations import (
     lead_citations,
     marks_after,
@@ -39,11 +38,11 @@ from evals.checks.given import (
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
-from evals.checks.stated_otherwise import states_otherwise
+from evals.checks.passage_figures import miscounted, passage_states
 from evals.checks.supposed import example_input, ratio_of_sourced, shown_after
 from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
-from evals.checks.worked import bracketed_from, result_sign, term_of_sum, worked_out
+from evals.checks.worked import bracketed_from, term_of_sum, worked_out
 from evals.suite import patterns
 from evals.suite.case import Case
 
@@ -231,67 +230,6 @@ def _miscited(
     return next(stating, "")
 
 
-def _miscounted(answer: str, fig: Figure, lang: str | None) -> str:
-    """The equation the answer writes out before the figure and what it makes, when that is
-    not the figure ("2 × 17,50 € = 39 €" makes 35); empty when it holds or none is written."""
-    sign = result_sign(answer, fig, sentence_start(answer, fig))
-    if sign is None:
-        return ""
-    value = equation_value(answer, fig, sign.start(), lang)
-    if value is None or holds(value, fig):
-        return ""
-    shown = format(value.quantize(Decimal("0.01")), "f")
-    return f"the equation before it makes {shown}"
-
-
-def passage_states(
-    text: str,
-    fig: Figure,
-    factors: tuple[int, ...] = (),
-    times: tuple[Figure, ...] = (),
-    given: tuple[Figure, ...] = (),
-    beside: tuple[Figure, ...] = (),
-    percent: bool = True,
-) -> bool:
-    """Whether a passage states the figure as a value (weeks as days, pm as 24-hour time), or
-    derives it from its figures, the customer's (`given`) and, as a second term or a
-    percentage, those of passages the answer cites elsewhere (`beside`): a sum ("30 days, then a
-    further 14" supports "44 days"), a difference, a product with a count (`factors`), a
-    percentage off or on ("45 € less 20 %" supports "36 €"), or the hours between two clock
-    times ("22:00 to 06:00" supports "8 hours")."""
-    stated = parse_figures(text)
-    if any(fig.same(p) for p in stated):
-        return True
-    if states_otherwise(text, fig):
-        return True  # "0 kr." of "gratis", "8 plazas" of "Plazas limitadas: 8"
-    if fig.kind == "date":
-        # The customer's date moved on by the passage's term ("signed on 10 November", "active
-        # 30 days after signing": from 10 December).
-        # Or moved back by a term the passage sets before a date ("at least 15 days before").
-        before = [t for t in stated if _BEFORE.match(text, t.end)]
-        after = [t for t in stated if t not in before]
-        # The term may come from a passage the answer cites elsewhere ("10 working days
-        # [doc:claims] ... 3 November + 10 working days: 17 November [doc:times]").
-        terms = (*after, *given, *(t for t in beside if t.kind == "duration"))
-        if date_after(fig, given, terms) or date_before(fig, given, before):
-            return True
-        # A day the passage sets in every month ("a partir do dia 1 do mês escolhido"): the
-        # answer's date on that day ("1 de janeiro") applies it to the month asked about.
-        day = fig.value[2] if isinstance(fig.value, tuple) else None
-        return day is not None and any(p.kind == "day" and p.value == day for p in stated)
-    return clock_span(fig, (*stated, *times)) or computed(
-        fig, stated, given, factors, beside, percent
-    )
-
-
-# A term that comes before a date: "15 days before", "15 Tage vor", "15 jours avant".
-_BEFORE = regex.compile(
-    r"\s+(?:in\s+advance|before|prior\s+to|ahead\s+of|vor(?:her)?|avant|antes|prima|voor(?:af)?|"
-    r"før|inden)\b",
-    regex.IGNORECASE,
-)
-
-
 @check()
 def figures_supported(inp: CheckInput) -> CheckResult:
     every = figures(inp.answer, inp.lang)
@@ -324,7 +262,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         if multiplier(inp.answer, fig, inp.lang):
             continue  # "× 12 months" multiplies a figure: it states nothing of its own
         refs = own_citations(inp.answer, fig, cite, inp.settings.figure_window)
-        wrong = _miscounted(inp.answer, fig, inp.lang)
+        wrong = miscounted(inp.answer, fig, inp.lang)
         if wrong:
             judged += 1
             unsupported += 1
