@@ -74,3 +74,28 @@ def test_a_week_the_customer_names_is_their_seven_days() -> None:
     right = "Data costs 2,50 € per day [doc:roam#uk]: on all 7 days, 7 × 2,50 € = 17,50 €."
     assert status(right) == "pass"
     assert status(right.replace("7 days, 7 ×", "8 days, 8 ×").replace("17,50", "20")) == "fail"
+
+
+def test_a_total_given_before_its_terms_is_supported_when_they_are_and_sum_to_it() -> None:
+    data: dict[str, Any] = good_case(
+        "two-phones",
+        question="What do two Plus phones cost a month?",
+        context={},
+        retrieved=[
+            {"ref": "p#tiers", "text": "Plus costs 29,90 € a month."},
+            {"ref": "p#family", "text": "From the second device, each costs 10 % less."},
+        ],
+        expect={"sources": ["p#tiers"]},
+        reference="x",
+    )
+
+    def status(answer: str) -> str:
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        return REGISTRY["figures_supported"].fn(inp).status
+
+    right = (
+        "You'd pay 56,81 € a month in total: the first phone at 29,90 € [doc:p#tiers] and the "
+        "second with 10 % off [doc:p#family], which comes to 26,91 €."
+    )
+    assert status(right) == "pass"
+    assert status(right.replace("56,81", "58,81")) == "fail"

@@ -38,7 +38,7 @@ from evals.checks.given import (
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
-from evals.checks.passage_figures import miscounted, passage_states
+from evals.checks.passage_figures import miscounted, passage_states, total_first
 from evals.checks.supposed import example_input, ratio_of_sourced, shown_after
 from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
@@ -327,6 +327,17 @@ def figures_supported(inp: CheckInput) -> CheckResult:
                 for r in later
                 if passage_states(passages.get(r, ""), fig, factors, times, (), (), rated)
             ]
+            joined = "\n".join(passages.get(r, "") for r in later)
+            if not backing and total_first(
+                inp.answer,
+                fig,
+                every,
+                lambda g, j=joined, k=factors, c=times, gv=given: passage_states(  # type: ignore[misc]
+                    j, g, k, c, gv, (), rated
+                ),
+            ):
+                shown.append(fig)
+                continue
             if not backing and any(s.same(fig) for s in shown):
                 # Or it restates a figure the answer sourced before ("15 Go [doc:a] ...
                 # 15 Go + 3 Go [doc:b] = 18 Go"): its source is where it was first given.

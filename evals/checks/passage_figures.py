@@ -4,6 +4,7 @@ not make its result."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 import regex
@@ -13,6 +14,7 @@ from evals.checks.derived import clock_span, computed
 from evals.checks.equations import equation_value, holds
 from evals.checks.given import sentence_start
 from evals.checks.stated_otherwise import states_otherwise
+from evals.checks.text import SENTENCE_END
 from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import result_sign
 
@@ -76,3 +78,31 @@ _BEFORE = regex.compile(
     r"før|inden)\b",
     regex.IGNORECASE,
 )
+
+
+def total_first(
+    answer: str, fig: Figure, every: list[Figure], stated: Callable[[Figure], bool]
+) -> bool:
+    """Whether the figure is the sum of two or three figures of its kind that its sentence
+    gives after it, each of them `stated` (by a cited passage, as stated or computed): a
+    total given before its working ("56,81 € a month in total: the first phone at 29,90 €
+    [doc:a] and the second with 10 % off [doc:b], which comes to 26,91 €")."""
+    if fig.kind != "money" or not isinstance(fig.value, Decimal):
+        return False
+    end = SENTENCE_END.search(answer, fig.end)
+    stop = end.start() if end is not None else len(answer)
+    terms = [
+        f
+        for f in every
+        if fig.end <= f.start < stop
+        and (f.kind, f.unit) == (fig.kind, fig.unit)
+        and isinstance(f.value, Decimal)
+    ]
+    for i, a in enumerate(terms):
+        for j, b in enumerate(terms[i + 1 :], i + 1):
+            pairs = [(a, b)] + [(a, b, c) for c in terms[j + 1 :]]
+            for group in pairs:
+                total = sum((g.value for g in group), Decimal(0))  # type: ignore[misc]
+                if holds(total, fig) and all(stated(g) for g in group):
+                    return True
+    return False
