@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import regex
+
 from evals.checks.clauses import clauses, corrects, excused
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import BOUNDARY, MARKER, NEG, tokens
 from evals.checks.text import sentences
-from evals.checks.values import Figure
+from evals.checks.values import Figure, parse_figures
 
 
 def named_to_correct(answer: str, pos: int, lang: str | None) -> bool:
@@ -91,4 +93,38 @@ def _not_owed(answer: str, fig: Figure, lang: str | None) -> bool:
             negs = [i for i in negs if i < at or i - at <= OWED_REACH + 1]
         pays = [i for i, w in enumerate(words) if w in owed]
         return any(abs(i - j) <= OWED_REACH for i in negs for j in pays)
+    return False
+
+
+#: Words before a figure within which a limit word makes it a limit ("con un minimo di 3,00 €").
+LIMIT_REACH = 4
+_WORDS_BEFORE = regex.compile(r"[\p{L}.]+")
+_DIGIT = regex.compile(r"\d")
+
+
+def _limit_before(text: str, fig: Figure, lang: str | None) -> str | None:
+    """The limit word (each language file's `figures.limits`) among the few words before the
+    figure, if any."""
+    limits = lexicon(lang or detect(text) or FALLBACK).limits
+    window = text[max(0, fig.start - 40) : fig.start]
+    # Only what follows the last number before it: in "9,50 € up to 10 kg" the limit is the
+    # weight's, and "até 10 kg são 9,50 €" gives no limit of the price.
+    digits = list(_DIGIT.finditer(window))
+    if digits:
+        window = window[digits[-1].end() :]
+    words = [w.casefold() for w in _WORDS_BEFORE.findall(window)]
+    near = " ".join(words[-LIMIT_REACH:])
+    return next((w for w in sorted(limits, key=len, reverse=True) if f" {w} " in f" {near} "), None)
+
+
+def passage_limit(answer: str, fig: Figure, passages: list[str], lang: str | None) -> bool:
+    """Whether the answer gives the figure as a limit ("with a minimum of 3,00 €") that one of
+    its cited passages gives it as too: the passage's floor or cap restated, not the figure
+    claimed as what applies."""
+    if _limit_before(answer, fig, lang) is None:
+        return False
+    for text in passages:
+        for p in parse_figures(text):
+            if p.same(fig) and _limit_before(text, p, detect(text) or lang) is not None:
+                return True
     return False

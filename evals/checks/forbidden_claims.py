@@ -8,10 +8,11 @@ from __future__ import annotations
 from evals.checks.base import CheckInput, CheckResult, check, errored, failed, passed, skipped
 from evals.checks.clauses import claims, stated_text
 from evals.checks.expectations import items
-from evals.checks.forbidden import denied, named_to_correct
+from evals.checks.forbidden import denied, named_to_correct, passage_limit
 from evals.checks.given import counts_of, given_figures
 from evals.checks.retired import retired_by_its_source
 from evals.checks.thing_counts import parse_expected, thing_counts
+from evals.checks.things import archived
 from evals.checks.values import parse_figures, parse_one
 from evals.checks.worked import step_of_later, worked_input
 
@@ -33,6 +34,13 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
         for f in map(parse_one, it.alternatives)
         if f is not None
     ]
+    # The current passages the answer cites: a floor or cap one of them gives, restated, is
+    # no claim.
+    cited_texts = [
+        text
+        for r in inp.case.retrieved
+        if r.get("ref") in inp.cited and not archived(text := str(r.get("text") or ""))
+    ]
     for text in banned:
         want = parse_expected(text)
         if want is None:
@@ -45,6 +53,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
                 and not worked_input(inp.answer, fig, figs, inp.lang)
+                and not passage_limit(inp.answer, fig, cited_texts, inp.lang)
                 and not step_of_later(
                     inp.answer,
                     fig,
