@@ -1,5 +1,3 @@
-
-
 def test_a_forbidden_figure_given_as_the_limit_its_passage_gives_is_restated() -> None:
     from evals.checks.forbidden import passage_limit
     from evals.checks.values import parse_figures

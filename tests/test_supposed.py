@@ -99,3 +99,51 @@ def test_a_total_given_before_its_terms_is_supported_when_they_are_and_sum_to_it
     )
     assert status(right) == "pass"
     assert status(right.replace("56,81", "58,81")) == "fail"
+
+
+def test_a_figure_restated_for_the_rule_of_a_passage_without_such_figures_keeps_its_source() -> (
+    None
+):
+    data: dict[str, Any] = good_case(
+        "price-change",
+        question="Ich zahle 25 € für City. Stimmt das noch?",
+        context={},
+        retrieved=[
+            {"ref": "p#plans", "text": "City costs 29 € a month."},
+            {"ref": "p#change", "text": "Existing customers keep their price until 1 March 2026."},
+        ],
+        expect={"sources": ["p#plans"]},
+        reference="x",
+    )
+
+    def status(answer: str) -> str:
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        return REGISTRY["figures_supported"].fn(inp).status
+
+    right = "City kostet 29 € [doc:p#plans]. Ab dem 1. März 2026 zahlen Sie 29 € [doc:p#change]."
+    assert status(right) == "pass"
+    # Given first with that citation, it has no source of its own.
+    assert status("Ab dem 1. März 2026 zahlen Sie 29 € [doc:p#change].") == "fail"
+
+
+def test_a_total_given_before_the_sentences_that_work_it_out_is_for_a_person() -> None:
+    data: dict[str, Any] = good_case(
+        "yearly",
+        question="Quanto spendo in un anno?",
+        context={},
+        retrieved=[
+            {"ref": "p#plans", "text": "Power costa 49 € al mese."},
+            {"ref": "p#disc", "text": "Pagando un anno in anticipo si risparmia il 10 %."},
+        ],
+        expect={"sources": ["p#plans"]},
+        reference="x",
+    )
+    inp = CheckInput(
+        Case(data),
+        Reply(
+            answer="Spendi in totale 529,20 €. Il calcolo: 49 € al mese [doc:p#plans] per 12 "
+            "mesi fanno 588 €; lo sconto del 10 % [doc:p#disc] vale 58,80 €."
+        ),
+        SuiteSettings(),
+    )
+    assert REGISTRY["no_unsourced_number"].fn(inp).status == "review"

@@ -216,3 +216,9 @@ def test_insurance_claims_are_counted_in_each_language(text: str, lang: str) -> 
     assert [(f.kind, f.unit, f.value) for f in parse_figures(text, lang)] == [
         ("count", "claim", Decimal(2))
     ]
+
+
+def test_a_number_after_a_month_before_a_times_sign_is_no_day() -> None:
+    figs = parse_figures("dus voor juni t/m augustus 3 × 9 € = 27 €", "nl")
+    assert [f.kind for f in figs] == ["money", "money"]
+    assert parse_figures("tot augustus 3, 2026", "en")[0].kind == "date"

@@ -126,7 +126,18 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         unsourced.append(fig)
     n = len(found)
     # A figure the sentence goes on to work out ("2,00 €: 29,90 € − 27,90 € = 2,00 €").
-    unsourced = [f.text.strip() for f in unsourced if not shown_after(inp.answer, f, sourced)]
+    unsourced = [f for f in unsourced if not shown_after(inp.answer, f, sourced)]
+    # A total given before the figures it comes from ("Spendi in totale 529,20 €. Il calcolo:
+    # 49 € [doc:a] per 12 mesi fanno 588 €; lo sconto del 10 % [doc:b] vale 58,80 €"):
+    # worked out from what the answer sources after it, for a person to weigh.
+    rated = takes_a_rate(inp.answer, found, inp.lang)
+    late = [
+        f
+        for f in unsourced
+        if computed(f, sourced, given, counts_of(inp.answer, f, inp.case), percent=rated)
+    ]
+    in_head += late
+    unsourced = [f.text.strip() for f in unsourced if f not in late]
     if unsourced:
         return ratio(n - len(unsourced), n, f"no citation after {quote(unsourced)}")
     in_head = [f for f in in_head if not shown_after(inp.answer, f, sourced)]
@@ -230,6 +241,11 @@ def _miscited(
     return next(stating, "")
 
 
+def _of_its_kind(texts: list[str], fig: Figure) -> bool:
+    """Whether any of the passages gives a figure of the figure's kind and unit."""
+    return any((p.kind, p.unit) == (fig.kind, fig.unit) for t in texts for p in parse_figures(t))
+
+
 @check()
 def figures_supported(inp: CheckInput) -> CheckResult:
     every = figures(inp.answer, inp.lang)
@@ -255,6 +271,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     # sums ("19,90 € ... 15,90 € ... 35,80 € in all"), as a figure of a passage cited
     # elsewhere is.
     shown: list[Figure] = []
+    # Those its passages state as written, about their subject (not worked out).
+    stated: list[Figure] = []
     asked = names_in("\n".join(inp.case.user_texts), inp.lang)
     # A percentage is taken only by an answer that names one or a word that takes one.
     rated = takes_a_rate(inp.answer, every, inp.lang)
@@ -343,6 +361,16 @@ def figures_supported(inp: CheckInput) -> CheckResult:
                 # 15 Go + 3 Go [doc:b] = 18 Go"): its source is where it was first given.
                 shown.append(fig)
                 continue
+        if (
+            not backing
+            and any(s.same(fig) and s.end <= sentence_start(inp.answer, fig) for s in stated)
+            and not _of_its_kind([passages.get(r, "") for r in refs], fig)
+        ):
+            # A figure restated after an earlier sentence cited it, cited for the rule its sentence
+            # adds ("ab dann zahlen Sie 29 € [doc:price-change]"): that passage gives no
+            # figure of its kind, so the citation is the rule's, not the figure's.
+            shown.append(fig)
+            continue
         if not backing:
             unsupported += 1
             bad.append(f"{fig.text.strip()} (cited {', '.join(refs)})")
@@ -359,6 +387,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             bad.append(f'{fig.text.strip()} (the passage says it about something else; "{other}")')
             continue
         shown.append(fig)
+        stated.append(fig)
     if not judged:
         return skipped("no cited figures to check against their passages")
     if bad:

@@ -110,6 +110,7 @@ def _date(y: str | None, m: int, d: str) -> tuple[int | None, int, int] | None:
     return (int(y) if y else None, m, day)
 
 
+_FACTOR_SIGN = regex.compile(r"\s*[×x*·]\s*\d")
 # "3 times 24 €" multiplies: a count of times is one only where no number follows.
 _FACTOR_FOLLOWS = regex.compile(r"\s*(?:\d|[€$£])")
 
@@ -123,6 +124,8 @@ def _figure(m: regex.Match[str], lang: str | None = None) -> Figure | None:
         v = _date(g["ny"], int(g["nm"]), g["nd"])
     elif g["dm"]:
         v = _date(g["dy"], months()[g["dmo"].casefold()], g["dd"])
+    elif g["md"] and _FACTOR_SIGN.match(m.string, m.end()):
+        return None  # "juni t/m augustus 3 × 9 €": the 3 multiplies, it is no day of August
     elif g["md"]:
         v = _date(g["my"], months()[g["mmo"].casefold()], g["md_d"])
     else:
