@@ -184,3 +184,10 @@ def test_what_a_free_marker_introduces_with_a_colon_is_free_item_by_item() -> No
     assert priced_as_free(right, (roaming,), "it") == []
     wrong = "Fuori dall'UE il Pass Mondo è senza costi extra."
     assert priced_as_free(wrong, (roaming,), "it")
+
+
+def test_a_free_claim_said_of_the_price_itself_names_no_priced_thing() -> None:
+    passages = ("Een extra accu kost 29 € per maand.", "Reparatie bij normale slijtage is gratis.")
+    right = "Kosten: gratis bij normale slijtage, anders 45 € per uur plus onderdelen."
+    assert priced_as_free(right, passages, "nl") == []
+    assert priced_as_free("De extra accu is gratis.", passages, "nl")

@@ -38,6 +38,13 @@ _FREE_THEN_COLON = regex.compile(
     rf"(?:{_FREE.pattern})(?:\s+\p{{L}}+){{0,2}}\s*:", regex.IGNORECASE
 )
 
+# The stems of "price", "cost" and "fee" in the languages read: what a free claim is said of
+# must be a thing, not its price.
+_PRICE_WORDS = frozenset(
+    {"kos", "kost", "cost", "preis", "prezz", "prix", "preci", "prec", "pris", "fee", "gebuhr"}
+    | {"prijs", "tarief", "tarif", "tariff", "costo", "cust"}
+)
+
 # One item of a passage's list: cut at sentence ends, ';' and ','.
 _ITEM = regex.compile(r"[;,]")
 
@@ -89,7 +96,10 @@ def priced_as_free(answer: str, passages: tuple[str, ...], lang: str | None) -> 
                 continue  # "not free", "non è gratuito": no free claim
             if any(f.kind == "money" for f in parse_figures(scope, lang)):
                 continue  # the sentence gives its thing a price: "free" is about another
-            said = _words(scope, lang)
+            # "Kosten: gratis bij normale slijtage": the word for price names no thing.
+            said = _words(scope, lang) - _PRICE_WORDS
+            if not said:
+                continue
             best_free = max((len(said & w) for w in free_things), default=0)
             # The sentence that gives the item's price itself sets it apart from what it
             # calls free: "after the minimum term it is free; the 49 € fee is only for
