@@ -295,3 +295,15 @@ def test_a_deduction_said_of_it_is_read_with_the_passages_topic() -> None:
     assert whole_despite_deduction(wrong, passage, "en")
     right = "Your 100 € deposit is paid back within 14 days, less any open fees."
     assert not whole_despite_deduction(right, passage, "en")
+
+
+def test_a_whole_said_of_things_given_back_is_no_amount_given_whole() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    passage = (
+        "Die Kaution beträgt 150 €. Wir ziehen 35 € für ein fehlendes Schloss und 60 € für ein "
+        "fehlendes Ladegerät ab.",
+    )
+    right = "Geben Sie Rad, Schloss und Ladegerät also am besten vollständig zurück."
+    assert whole_despite_deduction(right, passage, "de") == []
+    assert whole_despite_deduction("Sie erhalten die Kaution vollständig zurück.", passage, "de")

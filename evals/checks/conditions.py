@@ -326,7 +326,12 @@ def whole_despite_deduction(
         if NEG in tokens(sentence, lang):
             continue
         said = _stems(_unnamed(sentence[: cue.start()] + " " + sentence[cue.end() :], lang), lang)
-        hit = next((t for words, t in theirs if said & words), None)
+        # What the whole is said of stands beside it: an amount, or a word the passage's
+        # deduction is about ("die Kaution vollständig"); "Rad, Schloss und Ladegerät also am
+        # besten vollständig zurückgeben" gives back things, no amount.
+        beside = _stems(_near_cue(sentence, cue), lang)
+        money = any(f.kind == "money" for f in parse_figures(sentence, lang))
+        hit = next((t for words, t in theirs if said & words and (money or beside & words)), None)
         if hit is not None:
             out.append((sentence.strip(), hit))
     return out
@@ -343,3 +348,13 @@ def _whole_span(sentence: str, cue: regex.Match[str], lang: str) -> bool:
     before = [m.group(0) for m in _NEIGHBOUR.finditer(sentence, 0, cue.start())][-1:]
     near = [after.group(0)] if after is not None else []
     return any(w.casefold() in units for w in (*near, *before))
+
+
+#: Words either side of a whole word that say what it is said of.
+CUE_REACH = 3
+
+
+def _near_cue(sentence: str, cue: regex.Match[str]) -> str:
+    before = [m.group(0) for m in _NEIGHBOUR.finditer(sentence, 0, cue.start())][-CUE_REACH:]
+    after = [m.group(0) for m in _NEIGHBOUR.finditer(sentence, cue.end())][:CUE_REACH]
+    return " ".join((*before, *after))
