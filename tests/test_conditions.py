@@ -301,8 +301,8 @@ def test_a_whole_said_of_things_given_back_is_no_amount_given_whole() -> None:
     from evals.checks.conditions import whole_despite_deduction
 
     passage = (
-        "Die Kaution beträgt 150 €. Wir ziehen 35 € für ein fehlendes Schloss und 60 € für ein "
-        "fehlendes Ladegerät ab.",
+        "Die Kaution beträgt 150 €. Für ein fehlendes Schloss werden 35 € und für ein "
+        "fehlendes Ladegerät 60 € abgezogen.",
     )
     right = "Geben Sie Rad, Schloss und Ladegerät also am besten vollständig zurück."
     assert whole_despite_deduction(right, passage, "de") == []
