@@ -147,3 +147,32 @@ def test_a_total_given_before_the_sentences_that_work_it_out_is_for_a_person() -
         SuiteSettings(),
     )
     assert REGISTRY["no_unsourced_number"].fn(inp).status == "review"
+
+
+def test_a_figure_pointed_back_to_restates_the_one_given_before() -> None:
+    data: dict[str, Any] = good_case(
+        "cargo-term",
+        question="Kan ik de Cargo na 2 maanden opzeggen?",
+        context={},
+        retrieved=[
+            {
+                "ref": "c#term",
+                "text": "De minimale looptijd is 3 maanden. Daarna kun je altijd opzeggen met "
+                "een opzegtermijn van 1 maand.",
+            }
+        ],
+        expect={"sources": ["c#term"], "language": "nl"},
+        reference="x",
+    )
+
+    def status(answer: str) -> str:
+        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
+        return REGISTRY["figures_supported"].fn(inp).status
+
+    first = "De minimale looptijd is 3 maanden [doc:c#term]. "
+    assert (
+        status(first + "Na die 3 maanden kun je opzeggen met 1 maand opzegtermijn [doc:c#term].")
+        == "pass"
+    )
+    # Not pointed back to, a figure about the notice is the notice's.
+    assert status("Je opzegtermijn is 3 maanden [doc:c#term].") == "fail"

@@ -39,7 +39,7 @@ from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
 from evals.checks.passage_figures import miscounted, passage_states, total_first
-from evals.checks.supposed import example_input, ratio_of_sourced, shown_after
+from evals.checks.supposed import example_input, pointed_back, ratio_of_sourced, shown_after
 from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import bracketed_from, term_of_sum, worked_out
@@ -381,7 +381,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             bind(inp.answer, fig, passages.get(r, ""), inp.lang, inp.synonyms, asked)
             for r in backing
         ]
-        if not any(b.bound for b in binds):
+        if not any(b.bound for b in binds) and not pointed_back(inp.answer, fig, stated, inp.lang):
             unsupported += 1
             other = next(b.other for b in binds if b.other)
             bad.append(f'{fig.text.strip()} (the passage says it about something else; "{other}")')

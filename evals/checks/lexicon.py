@@ -136,6 +136,8 @@ class Lexicon:
     counts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     day_suffixes: tuple[str, ...] = ()
     day_words: tuple[str, ...] = ()
+    #: words before a figure that point back to one given before ("die 3 maanden")
+    back: frozenset[str] = frozenset()
     #: words that make a figure a floor or a cap ("minimum", "fino a", "höchstens")
     limits: tuple[str, ...] = ()
     #: words that open an example ("for example", "per esempio"): its inputs are supposed
@@ -255,6 +257,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         for_a_span=frozenset(_words(figures.get("for_a_span"))),
         examples=_words_phrases(figures.get("examples")),
         limits=_words_phrases(figures.get("limits")),
+        back=frozenset(_words(figures.get("back"))),
         ratio=frozenset(_words(figures.get("ratio"))),
         each_month=_words_phrases(dom.get("each_month")),
         per_year=_words_phrases(figures.get("per_year")),

@@ -61,3 +61,15 @@ def shown_after(answer: str, fig: Figure, sourced: Sequence[Figure]) -> bool:
     end = SENTENCE_END.search(answer, fig.end)
     stop = end.start() if end is not None else len(answer)
     return any(fig.end <= g.start < stop and g.same(fig) for g in sourced)
+
+
+_WORD_BEFORE = regex.compile(r"(\p{L}+)\s*$")
+
+
+def pointed_back(answer: str, fig: Figure, earlier: Sequence[Figure], lang: str | None) -> bool:
+    """Whether the figure restates one given before, pointed back to by its language's word
+    ("Na die 3 maanden kun je opzeggen" after "een minimale looptijd van 3 maanden")."""
+    m = _WORD_BEFORE.search(answer, 0, fig.start)
+    if m is None or m.group(1).casefold() not in lexicon(lang or FALLBACK).back:
+        return False
+    return any(e.same(fig) and e.end <= fig.start for e in earlier)
