@@ -19,17 +19,28 @@ PASSAGES = [
 ]
 
 
-def sourced(answer: str, lang: str = "en") -> str:
+def graded(
+    check: str,
+    answer: str,
+    retrieved: list[dict[str, str]] = PASSAGES,
+    question: str = "?",
+    lang: str = "en",
+) -> str:
+    """One check's verdict on the answer, to a case with `retrieved` and `question`."""
     data: dict[str, Any] = good_case(
         "supposed",
-        question="?",
+        question=question,
         context={},
-        retrieved=PASSAGES,
-        expect={"sources": ["mobile#roaming"], "language": lang},
+        retrieved=retrieved,
+        expect={"sources": [retrieved[0]["ref"]], "language": lang},
         reference="x",
     )
     inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-    return REGISTRY["no_unsourced_number"].fn(inp).status
+    return REGISTRY[check].fn(inp).status
+
+
+def sourced(answer: str, lang: str = "en") -> str:
+    return graded("no_unsourced_number", answer, lang=lang)
 
 
 def test_an_examples_inputs_need_no_citation_and_its_price_does() -> None:
@@ -58,121 +69,66 @@ def test_a_result_worked_out_later_in_its_sentence_is_sourced() -> None:
 
 
 def test_a_week_the_customer_names_is_their_seven_days() -> None:
-    data: dict[str, Any] = good_case(
-        "week-abroad",
-        question="I'm going to London for a week. What does data cost there?",
-        context={},
-        retrieved=[{"ref": "roam#uk", "text": "In the UK data costs 2,50 € per day of use."}],
-        expect={"sources": ["roam#uk"]},
-        reference="x",
-    )
-
-    def status(answer: str) -> str:
-        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-        return REGISTRY["no_unsourced_number"].fn(inp).status
-
+    roam = [{"ref": "roam#uk", "text": "In the UK data costs 2,50 € per day of use."}]
+    asked = "I'm going to London for a week. What does data cost there?"
     right = "Data costs 2,50 € per day [doc:roam#uk]: on all 7 days, 7 × 2,50 € = 17,50 €."
-    assert status(right) == "pass"
-    assert status(right.replace("7 days, 7 ×", "8 days, 8 ×").replace("17,50", "20")) == "fail"
+    assert graded("no_unsourced_number", right, roam, asked) == "pass"
+    wrong = right.replace("7 days, 7 ×", "8 days, 8 ×").replace("17,50", "20")
+    assert graded("no_unsourced_number", wrong, roam, asked) == "fail"
 
 
 def test_a_total_given_before_its_terms_is_supported_when_they_are_and_sum_to_it() -> None:
-    data: dict[str, Any] = good_case(
-        "two-phones",
-        question="What do two Plus phones cost a month?",
-        context={},
-        retrieved=[
-            {"ref": "p#tiers", "text": "Plus costs 29,90 € a month."},
-            {"ref": "p#family", "text": "From the second device, each costs 10 % less."},
-        ],
-        expect={"sources": ["p#tiers"]},
-        reference="x",
-    )
-
-    def status(answer: str) -> str:
-        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-        return REGISTRY["figures_supported"].fn(inp).status
-
+    phones = [
+        {"ref": "p#tiers", "text": "Plus costs 29,90 € a month."},
+        {"ref": "p#family", "text": "From the second device, each costs 10 % less."},
+    ]
     right = (
         "You'd pay 56,81 € a month in total: the first phone at 29,90 € [doc:p#tiers] and the "
         "second with 10 % off [doc:p#family], which comes to 26,91 €."
     )
-    assert status(right) == "pass"
-    assert status(right.replace("56,81", "58,81")) == "fail"
+    assert graded("figures_supported", right, phones) == "pass"
+    assert graded("figures_supported", right.replace("56,81", "58,81"), phones) == "fail"
 
 
 def test_a_figure_restated_for_the_rule_of_a_passage_without_such_figures_keeps_its_source() -> (
     None
 ):
-    data: dict[str, Any] = good_case(
-        "price-change",
-        question="Ich zahle 25 € für City. Stimmt das noch?",
-        context={},
-        retrieved=[
-            {"ref": "p#plans", "text": "City costs 29 € a month."},
-            {"ref": "p#change", "text": "Existing customers keep their price until 1 March 2026."},
-        ],
-        expect={"sources": ["p#plans"]},
-        reference="x",
-    )
-
-    def status(answer: str) -> str:
-        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-        return REGISTRY["figures_supported"].fn(inp).status
-
+    plans = [
+        {"ref": "p#plans", "text": "City costs 29 € a month."},
+        {"ref": "p#change", "text": "Existing customers keep their price until 1 March 2026."},
+    ]
     right = "City kostet 29 € [doc:p#plans]. Ab dem 1. März 2026 zahlen Sie 29 € [doc:p#change]."
-    assert status(right) == "pass"
+    assert graded("figures_supported", right, plans, lang="de") == "pass"
     # Given first with that citation, it has no source of its own.
-    assert status("Ab dem 1. März 2026 zahlen Sie 29 € [doc:p#change].") == "fail"
+    alone = "Ab dem 1. März 2026 zahlen Sie 29 € [doc:p#change]."
+    assert graded("figures_supported", alone, plans, lang="de") == "fail"
 
 
 def test_a_total_given_before_the_sentences_that_work_it_out_is_for_a_person() -> None:
-    data: dict[str, Any] = good_case(
-        "yearly",
-        question="Quanto spendo in un anno?",
-        context={},
-        retrieved=[
-            {"ref": "p#plans", "text": "Power costa 49 € al mese."},
-            {"ref": "p#disc", "text": "Pagando un anno in anticipo si risparmia il 10 %."},
-        ],
-        expect={"sources": ["p#plans"]},
-        reference="x",
+    yearly = [
+        {"ref": "p#plans", "text": "Power costa 49 € al mese."},
+        {"ref": "p#disc", "text": "Pagando un anno in anticipo si risparmia il 10 %."},
+    ]
+    answer = (
+        "Spendi in totale 529,20 €. Il calcolo: 49 € al mese [doc:p#plans] per 12 mesi fanno "
+        "588 €; lo sconto del 10 % [doc:p#disc] vale 58,80 €."
     )
-    inp = CheckInput(
-        Case(data),
-        Reply(
-            answer="Spendi in totale 529,20 €. Il calcolo: 49 € al mese [doc:p#plans] per 12 "
-            "mesi fanno 588 €; lo sconto del 10 % [doc:p#disc] vale 58,80 €."
-        ),
-        SuiteSettings(),
-    )
-    assert REGISTRY["no_unsourced_number"].fn(inp).status == "review"
+    assert graded("no_unsourced_number", answer, yearly, lang="it") == "review"
 
 
 def test_a_figure_pointed_back_to_restates_the_one_given_before() -> None:
-    data: dict[str, Any] = good_case(
-        "cargo-term",
-        question="Kan ik de Cargo na 2 maanden opzeggen?",
-        context={},
-        retrieved=[
-            {
-                "ref": "c#term",
-                "text": "De minimale looptijd is 3 maanden. Daarna kun je altijd opzeggen met "
-                "een opzegtermijn van 1 maand.",
-            }
-        ],
-        expect={"sources": ["c#term"], "language": "nl"},
-        reference="x",
+    term = [
+        {
+            "ref": "c#term",
+            "text": "De minimale looptijd is 3 maanden. Daarna kun je altijd opzeggen met "
+            "een opzegtermijn van 1 maand.",
+        }
+    ]
+    right = (
+        "De minimale looptijd is 3 maanden [doc:c#term]. Na die 3 maanden kun je opzeggen met "
+        "1 maand opzegtermijn [doc:c#term]."
     )
-
-    def status(answer: str) -> str:
-        inp = CheckInput(Case(data), Reply(answer=answer), SuiteSettings())
-        return REGISTRY["figures_supported"].fn(inp).status
-
-    first = "De minimale looptijd is 3 maanden [doc:c#term]. "
-    assert (
-        status(first + "Na die 3 maanden kun je opzeggen met 1 maand opzegtermijn [doc:c#term].")
-        == "pass"
-    )
+    assert graded("figures_supported", right, term, lang="nl") == "pass"
     # Not pointed back to, a figure about the notice is the notice's.
-    assert status("Je opzegtermijn is 3 maanden [doc:c#term].") == "fail"
+    wrong = "Je opzegtermijn is 3 maanden [doc:c#term]."
+    assert graded("figures_supported", wrong, term, lang="nl") == "fail"
