@@ -134,7 +134,14 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     late = [
         f
         for f in unsourced
-        if computed(f, sourced, given, counts_of(inp.answer, f, inp.case), percent=rated)
+        if computed(
+            f,
+            # the same value cited later is no working of it: given first, it has no source
+            [s for s in sourced if not s.same(f)],
+            given,
+            counts_of(inp.answer, f, inp.case),
+            percent=rated,
+        )
     ]
     in_head += late
     unsourced = [f.text.strip() for f in unsourced if f not in late]
