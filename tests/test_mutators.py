@@ -629,3 +629,11 @@ def test_a_german_list_of_nouns_is_no_list_of_names() -> None:
     )
     assert "Monat" not in names.contexts and "Gerät" not in names.contexts
     assert {"Plus", "Pro"} <= set(names.contexts)
+
+
+def test_a_bare_no_without_its_verb_and_a_hyphened_noun_give_no_odd_variant() -> None:
+    from evals.mutate.words import name_candidates, negate
+
+    assert negate("Nee, helaas niet samen.", 10, "nl") is None
+    names = name_candidates(("Die Gebühr enthält die Kfz-Steuer, bei Electric 29 €.",))
+    assert "Kfz-Steuer" not in names.contexts and "Electric" in names.contexts

@@ -61,6 +61,7 @@ _CONCORD = re.compile(
     r"\s*(?:\w+\s+){0,2}?(?:nessun\w*|niente|nulla|alcun\w*|nada|ningun\w*|ningún|nenhum\w*)\b",
     re.IGNORECASE,
 )
+_BARE_NO = re.compile(r"\s*(?:nee|neen|nein|nej)\b", re.I)
 _ONLY_NEXT = re.compile(
     r"\s+(?:only|nur|alleen|kun|solo|solamente|soltanto|seulement|apenas)\b", re.I
 )
@@ -238,6 +239,14 @@ def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
         flipped = sentence[: m_still.start()] + still[1] + sentence[m_still.end() :]
         if _negations(flipped, lang) != _negations(sentence, lang):
             return flipped
+    if (
+        lang in _SUBJECT_AFTER
+        and _BARE_NO.match(sentence)
+        and not _SLOT_BY_LANG[lang].search(sentence)
+    ):
+        # "Nee, helaas niet samen.": a fragment without its verb; without the "niet" it is
+        # no sentence ("Nee, helaas samen"), and no place takes one.
+        return None
     for m in _NEGATION_BY_LANG.get(lang or "", _NEGATION).finditer(sentence):
         # Only a negation the checks read as one: the "non" of "a meno che non", the "não"
         # of "a não ser que" negate nothing, and dropping them changes no claim.
@@ -383,7 +392,9 @@ def name_candidates(texts: tuple[str, ...]) -> Names:
             priced = bool(_FIGURE_NEXT.match(text, end))
             # Two capitals in a row ("Tarif Pro") or one inside a word ("DeviceCare") are no
             # plain German noun.
-            name_like = " " in word or any(c.isupper() or c.isdigit() for c in word[1:])
+            name_like = " " in word or any(
+                (c.isupper() and word[i] != "-") or c.isdigit() for i, c in enumerate(word[1:])
+            )  # "Kfz-Steuer": a capital after a hyphen starts a compound's noun, no name
             marked = _mid_sentence(text, start) and (
                 not nouns_capitalised or priced or listed or name_like
             )
