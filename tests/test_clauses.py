@@ -228,3 +228,10 @@ def test_a_question_the_answer_asks_itself_and_answers_yes_states_what_it_asks()
     # Answered no, or not answered, it stays a question: no claim.
     assert "gratuita" not in stated_text("¿Es gratuita? No, cuesta 9 €.", "es")
     assert "free" not in stated_text("Is it free? It costs 9 €.", "en")
+
+
+def test_out_of_date_and_the_years_price_retire_a_figure() -> None:
+    from evals.checks.clauses import corrects
+
+    assert corrects("That list is out of date: 399 € per month was the 2025 price.", "en")
+    assert not corrects("That list is up to date: 429 € per month is the price.", "en")

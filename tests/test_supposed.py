@@ -132,3 +132,22 @@ def test_a_figure_pointed_back_to_restates_the_one_given_before() -> None:
     # Not pointed back to, a figure about the notice is the notice's.
     wrong = "Je opzegtermijn is 3 maanden [doc:c#term]."
     assert graded("figures_supported", wrong, term, lang="nl") == "fail"
+
+
+def test_a_day_of_the_month_in_words_that_a_passage_gives_needs_no_citation() -> None:
+    rule = [{"ref": "i#ded", "text": "Die Reduzierung gilt ab dem ersten Tag des Folgemonats."}]
+    right = "De verlaging geldt vanaf de eerste dag van de volgende maand."
+    assert graded("no_unsourced_number", right, rule, lang="nl") == "pass"
+    wrong = "De verlaging geldt vanaf de vijfde dag van de volgende maand."
+    assert graded("no_unsourced_number", wrong, rule, lang="nl") == "fail"
+
+
+def test_an_examples_inputs_are_no_claim_a_cited_passage_must_state() -> None:
+    km = [
+        {"ref": "k#km", "text": "1.250 km pro Monat sind enthalten; jeder weitere kostet 0,25 €."}
+    ]
+    right = (
+        "Beispiel: Fahren Sie 1.350 km, sind das 1.350 km − 1.250 km [doc:k#km] = 100 km, also "
+        "100 × 0,25 € [doc:k#km] = 25 €."
+    )
+    assert graded("figures_supported", right, km, lang="de") == "pass"

@@ -222,3 +222,16 @@ def test_a_number_after_a_month_before_a_times_sign_is_no_day() -> None:
     figs = parse_figures("dus voor juni t/m augustus 3 × 9 € = 27 €", "nl")
     assert [f.kind for f in figs] == ["money", "money"]
     assert parse_figures("tot augustus 3, 2026", "en")[0].kind == "date"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("1.250 Kilometer im Monat", "de"),
+        ("1,250 kilometres a month", "en"),
+        ("1.250 kilometer per maand", "nl"),
+        ("1.250 chilometri al mese", "it"),
+    ],
+)
+def test_kilometres_in_words_are_km(text: str, lang: str) -> None:
+    assert parse_figures(text, lang)[0].same(parse_one("1.250 km"))  # type: ignore[arg-type]

@@ -106,8 +106,10 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if _concluded(inp.answer, fig, start, sourced, inp.case, inp.lang):
             sourced.append(fig)
             continue
-        if example_input(inp.answer, fig, inp.lang) or ratio_of_sourced(
-            inp.answer, fig, sourced, inp.lang
+        if (
+            example_input(inp.answer, fig, inp.lang, found)
+            or ratio_of_sourced(inp.answer, fig, sourced, inp.lang)
+            or _day_in_words(fig, inp)
         ):
             sourced.append(fig)
             continue
@@ -199,6 +201,16 @@ def _concluded(
     return any(abs(last.value - fig.value) == n or last.value + n == fig.value for n in theirs)
 
 
+def _day_in_words(fig: Figure, inp: CheckInput) -> bool:
+    """A day of a month said in words ("from the first day of the following month") that a
+    retrieved passage gives: the passage's rule restated, no number to cite."""
+    if fig.kind != "day" or any(ch.isdigit() for ch in fig.text):
+        return False
+    return any(
+        p.same(fig) for r in inp.case.retrieved for p in parse_figures(str(r.get("text") or ""))
+    )
+
+
 def _article_unit(fig: Figure, inp: CheckInput) -> bool:
     """Whether the figure is one unit written with the indefinite article ("in un giorno",
     "igual que un día laborable") that no passage states: the article, read as one, names
@@ -284,8 +296,8 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     # A percentage is taken only by an answer that names one or a word that takes one.
     rated = takes_a_rate(inp.answer, every, inp.lang)
     for fig in found:
-        if multiplier(inp.answer, fig, inp.lang):
-            continue  # "× 12 months" multiplies a figure: it states nothing of its own
+        if multiplier(inp.answer, fig, inp.lang) or example_input(inp.answer, fig, inp.lang, every):
+            continue  # "× 12 months" multiplies, "Beispiel: 1.350 km" supposes: no claim
         refs = own_citations(inp.answer, fig, cite, inp.settings.figure_window)
         wrong = miscounted(inp.answer, fig, inp.lang)
         if wrong:

@@ -19,12 +19,26 @@ EXAMPLE_REACH = 30
 _WORD_AFTER = regex.compile(r"\s*(\p{L}+)")
 
 
-def example_input(answer: str, fig: Figure, lang: str | None) -> bool:
+def example_input(answer: str, fig: Figure, lang: str | None, seen: Sequence[Figure] = ()) -> bool:
     """Whether the figure is what an example supposes: it follows the language's words for
-    "for example" closely in its sentence, and is no amount (an example's price is still a
-    claim about the price)."""
+    "for example" closely in its sentence, or repeats such a figure later in it ("Beispiel:
+    Fahren Sie 1.350 km, sind das 1.350 km − 1.250 km"), and is no amount (an example's
+    price is still a claim about the price)."""
     if fig.kind == "money":
         return False
+    if _supposes(answer, fig, lang):
+        return True
+    return any(
+        g.same(fig)
+        and g.end <= fig.start
+        and SENTENCE_END.search(answer, g.end, fig.start) is None
+        and _supposes(answer, g, lang)
+        for g in seen
+    )
+
+
+def _supposes(answer: str, fig: Figure, lang: str | None) -> bool:
+    """Whether the language's words for "for example" stand closely before the figure."""
     lex = lexicon(lang or FALLBACK)
     if not lex.examples:
         return False
