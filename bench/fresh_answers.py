@@ -6,10 +6,10 @@ phrasing (a fact as a user writes it).
     .venv/bin/python bench/fresh_answers.py bench/suites/pedalo bench/suites/pedalo/answers.jsonl
     .venv/bin/python bench/fresh_answers.py bench/suites/polder bench/suites/polder/answers.jsonl
 
-The suites under bench/suites/ (pedalo, polder, lumo, tegola, vracht, brisa, onda, vela, rodo)
-were written from the docs alone, in other domains and languages, with answers written
-blind from the prompt and the tickets (onda's and vela's labels checked by a second
-reviewer: second_review.jsonl); the README says which were measured unseen, and when.
+Every suite under bench/suites/ was written from the docs alone, in other domains and
+languages, with answers written blind from the prompt and the tickets (most with their
+labels checked by a blind second reviewer: second_review.jsonl); the README says which were
+measured unseen, and when.
 `--part held` grades only the cases SUITE/split.json lists under that key (onda: the half
 kept back while the checks changed, `held`, and the half they were improved on, `dev`).
 
