@@ -89,3 +89,9 @@ def test_a_case_register_the_prompt_contradicts_is_warned_about() -> None:
     # The prompt asking the same, or nothing, is no warning.
     assert not any("register" in str(p) for p in brittle(case, 'Dutch: informal "je".'))
     assert not any("register" in str(p) for p in brittle(case))
+
+
+def test_words_after_a_forbidden_figure_are_warned_about_as_not_read() -> None:
+    found = [str(w) for w in brittle(_case(forbidden_figures=["1.000 € zurück", "12 €"]))]
+    assert any("only '1.000 €' is read as the figure, not 'zurück'" in w for w in found), found
+    assert not any("'12 €' is read" in w for w in found), found

@@ -134,6 +134,17 @@ def brittle(case: Case, prompt: str = "") -> list[Problem]:
         want = parse_one(text) if isinstance(text, str) else None
         if want is None:
             continue
+        rest = text[want.end :].strip(" .,;:")
+        if rest and want.kind != "day":
+            # "1.000 € zurück": only the figure is read; the words after it are dropped.
+            out.append(
+                _warning(
+                    path,
+                    f"/expect/forbidden_figures/{i}",
+                    f"only {text[: want.end].strip()!r} is read as the figure, not {rest!r}: "
+                    "forbid a claim in words with must_not_contain",
+                )
+            )
         for name, passage in texts.items():
             if name.startswith("passage") and contains_value(passage, want):
                 out.append(
