@@ -307,3 +307,10 @@ def test_a_whole_said_of_things_given_back_is_no_amount_given_whole() -> None:
     right = "Geben Sie Rad, Schloss und Ladegerät also am besten vollständig zurück."
     assert whole_despite_deduction(right, passage, "de") == []
     assert whole_despite_deduction("Sie erhalten die Kaution vollständig zurück.", passage, "de")
+
+
+def test_a_german_separable_verb_of_deduction_is_a_deduction() -> None:
+    from evals.checks.conditions import whole_despite_deduction
+
+    passage = ("Die Kaution beträgt 150 €. Wir ziehen 35 € für ein fehlendes Schloss ab.",)
+    assert whole_despite_deduction("Sie erhalten die Kaution vollständig zurück.", passage, "de")
