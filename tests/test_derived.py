@@ -221,3 +221,16 @@ def test_a_zero_amount_is_stated_by_a_passage_that_calls_the_thing_free() -> Non
     assert run("Pris: 50 kr. [doc:meter#install].", data).status == "fail"
     # Zero against a passage that prices it is not stated either.
     assert run("It costs 0 € [doc:plans#prices].", case("Cost?", PRICES)).status == "fail"
+
+
+def test_a_count_left_over_from_the_customers_own_is_computed_and_two_limits_are_not() -> None:
+    from decimal import Decimal
+
+    from evals.checks.derived import computed
+    from evals.checks.values import Figure
+
+    def km(v: int) -> Figure:
+        return Figure("count", "kilometre", Decimal(v))
+
+    assert computed(km(150), [km(1250)], [km(1400)])
+    assert not computed(km(150), [km(1250), km(1400)], [])

@@ -74,6 +74,10 @@ def computed(
         for b in second[i + 1 :]:
             if _near(a + b, want) or (differs and a != b and _near(abs(a - b), want)):
                 return True
+    # A count taken from the customer's own is what is left or over ("1,250 km included,
+    # you drove 1,400: 150 km extra"): a passage's limit less the customer's number.
+    if not differs and any(_near(abs(a - g), want) for a in own for g in values(given)):
+        return True
     # Three charges of one passage, or of it and the ticket, added up: delivery,
     # installation and removal of the old appliance in one total.
     if any(

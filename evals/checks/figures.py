@@ -71,6 +71,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     # Figures with a source so far (cited, the customer's, or worked out from such): the
     # inputs of a result the answer works out after them.
     sourced: list[Figure] = []
+    cited: list[Figure] = []  # those of them sourced by a citation, not worked out
     for fig in found:
         if (
             from_ticket(fig, inp.case)
@@ -85,6 +86,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             or lead_citations(inp.answer, fig, cite)
         ):
             sourced.append(fig)
+            cited.append(fig)
             continue
         start = sentence_start(inp.answer, fig)
         if _stated_by_earlier_citation(inp, fig, start, cite):
@@ -138,8 +140,9 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         for f in unsourced
         if computed(
             f,
-            # the same value cited later is no working of it: given first, it has no source
-            [s for s in sourced if not s.same(f)],
+            # the same value cited later is no working of it (given first, it has no source);
+            # worked out later ("... that makes thirty euros"), it is
+            [s for s in sourced if not (s.same(f) and s in cited)],
             given,
             counts_of(inp.answer, f, inp.case),
             percent=rated,
@@ -362,7 +365,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             backing = [
                 r
                 for r in later
-                if passage_states(passages.get(r, ""), fig, factors, times, (), (), rated)
+                if passage_states(passages.get(r, ""), fig, factors, times, given, (), rated)
             ]
             joined = "\n".join(passages.get(r, "") for r in later)
             if not backing and total_first(
