@@ -11,7 +11,7 @@ import regex
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, Lexicon, lexicon
 from evals.checks.matching import MARKER, Synonyms, expand, find, phrase_words, token_set
-from evals.checks.text import sentences
+from evals.checks.text import LETTERS, sentences
 from evals.checks.values import Figure, parse_figures
 
 
@@ -309,7 +309,7 @@ def _customers_case(piece: str, given: tuple[Figure, ...], lang: str) -> bool:
         return False
     lex = lexicon(lang)
     end = len(piece)
-    for m in _WORD.finditer(piece):
+    for m in LETTERS.finditer(piece):
         if m.group(0).casefold() in lex.would:
             end = m.start()
             break
@@ -318,9 +318,6 @@ def _customers_case(piece: str, given: tuple[Figure, ...], lang: str) -> bool:
         end = comma
     figs = parse_figures(piece[:end], lang)
     return bool(figs) and all(any(f.same(g) for g in given) for f in figs)
-
-
-_WORD = regex.compile(r"\p{L}+")
 
 
 def _after_a_statement(text: str, start: int) -> bool:

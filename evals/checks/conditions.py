@@ -19,7 +19,7 @@ from evals.checks.figure_pattern import _alt
 from evals.checks.language import DEFAULT_LANGUAGES, day_names, detect
 from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
-from evals.checks.text import cited_refs, phrase_pattern, sentences
+from evals.checks.text import LETTERS, cited_refs, phrase_pattern, sentences
 from evals.checks.unmarked import unmarked_figures
 from evals.checks.values import Figure, parse_figures
 
@@ -337,15 +337,12 @@ def whole_despite_deduction(
     return out
 
 
-_NEIGHBOUR = regex.compile(r"\p{L}+")
-
-
 def _whole_span(sentence: str, cue: regex.Match[str], lang: str) -> bool:
     """Whether the word that claims a whole is said of a unit of time beside it ("volledige
     dag", "giorno intero", "full month"): a span, no amount given whole."""
     units = {w for words in lexicon(lang).units.values() for w in words}
-    after = _NEIGHBOUR.search(sentence, cue.end())
-    before = [m.group(0) for m in _NEIGHBOUR.finditer(sentence, 0, cue.start())][-1:]
+    after = LETTERS.search(sentence, cue.end())
+    before = [m.group(0) for m in LETTERS.finditer(sentence, 0, cue.start())][-1:]
     near = [after.group(0)] if after is not None else []
     return any(w.casefold() in units for w in (*near, *before))
 
@@ -355,6 +352,6 @@ CUE_REACH = 3
 
 
 def _near_cue(sentence: str, cue: regex.Match[str]) -> str:
-    before = [m.group(0) for m in _NEIGHBOUR.finditer(sentence, 0, cue.start())][-CUE_REACH:]
-    after = [m.group(0) for m in _NEIGHBOUR.finditer(sentence, cue.end())][:CUE_REACH]
+    before = [m.group(0) for m in LETTERS.finditer(sentence, 0, cue.start())][-CUE_REACH:]
+    after = [m.group(0) for m in LETTERS.finditer(sentence, cue.end())][:CUE_REACH]
     return " ".join((*before, *after))

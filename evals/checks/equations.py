@@ -10,6 +10,7 @@ looser reading of `derived.computed`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import regex
@@ -176,20 +177,29 @@ def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | Non
     working stands there; its amounts may stand bare ("15,50 € (18 − 2,50)")."""
     if fig.kind not in ("money", "duration", "count") or not isinstance(fig.value, Decimal):
         return None
-    m = _BRACKETED.match(answer, fig.end)
+    read = _bracketed_items(answer, fig.end, lang)
+    if read is None or len(read[1]) < 3:
+        return None
+    return _evaluate(read[1], fig.kind, fig.unit, bare=True)
+
+
+# "6 giorni (16 − 10 = 6)": a working in brackets may end with its result again.
+_RESULT_AGAIN = regex.compile(r"\s*=\s*[€$£]?\s?\d[\d.,]*\s*(?:[€$£%]|\p{L}{1,12})?\s*$")
+
+
+def _bracketed_items(
+    answer: str, end: int, lang: str | None
+) -> tuple[regex.Match[str], list[object]] | None:
+    """The working in brackets right after `end` (a few words may come between), read as
+    terms and operators, its amounts bare or not; None when none stands there."""
+    m = _BRACKETED.match(answer, end)
     if m is None:
         return None
     inner = MARKER.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
-    # "6 giorni (16 − 10 = 6)": the working may end with its result again.
     inner = _RESULT_AGAIN.sub("", inner)
     figs = {f.start: f for f in parse_figures(inner, lang)}
     items = _read(inner, _SPACE.match(inner).end(), figs, BARE_AMOUNT)  # type: ignore[union-attr]
-    if items is None or len(items) < 3:
-        return None
-    return _evaluate(items, fig.kind, fig.unit, bare=True)
-
-
-_RESULT_AGAIN = regex.compile(r"\s*=\s*[€$£]?\s?\d[\d.,]*\s*(?:[€$£%]|\p{L}{1,12})?\s*$")
+    return None if items is None else (m, items)
 
 
 def compared_in_working(answer: str, fig: Figure, figs: list[Figure], lang: str | None) -> bool:
@@ -199,13 +209,10 @@ def compared_in_working(answer: str, fig: Figure, figs: list[Figure], lang: str 
     for before in figs:
         if before.end > fig.start or before.kind not in ("money", "duration", "count"):
             continue
-        m = _BRACKETED.match(answer, before.end)
-        if m is None or not m.start(1) <= fig.start < m.end(1):
+        read = _bracketed_items(answer, before.end, lang)
+        if read is None or not read[0].start(1) <= fig.start < read[0].end(1):
             continue
-        inner = MARKER.sub(lambda c: " " * len(c.group(0)), m.group(1)).rstrip(" =")
-        inner_figs = {f.start: f for f in parse_figures(inner, lang)}
-        items = _read(inner, _SPACE.match(inner).end(), inner_figs, BARE_AMOUNT)  # type: ignore[union-attr]
-        if items is not None and len(items) == 3 and items[1] == "-":
+        if len(read[1]) == 3 and read[1][1] == "-":
             return True
     return False
 
@@ -232,7 +239,7 @@ def share_in_words(
     None otherwise."""
     if fig.kind != "money" or not isinstance(fig.value, Decimal):
         return None
-    before = [f for f in parse_figures(answer[start : fig.start], lang)]
+    before = parse_figures(answer[start : fig.start], lang)
     if len(before) < 2:
         return None
     rate, base = before[-2], before[-1]
@@ -246,8 +253,7 @@ def share_in_words(
     assert isinstance(rate.value, Decimal) and isinstance(base.value, Decimal)
     if not holds(base.value * rate.value / _HUNDRED, fig):
         return None
-    shift = start
-    return (
-        Figure(rate.kind, rate.unit, rate.value, rate.start + shift, rate.end + shift, rate.text),
-        Figure(base.kind, base.unit, base.value, base.start + shift, base.end + shift, base.text),
+    # Offsets in the whole answer, as the inputs they are compared with stand.
+    return tuple(  # type: ignore[return-value]
+        replace(f, start=f.start + start, end=f.end + start) for f in (rate, base)
     )

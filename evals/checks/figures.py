@@ -72,6 +72,8 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     # inputs of a result the answer works out after them.
     sourced: list[Figure] = []
     cited: list[Figure] = []  # those of them sourced by a citation, not worked out
+    # A percentage is taken only by an answer that names one or a word that takes one.
+    rated = takes_a_rate(inp.answer, found, inp.lang)
     for fig in found:
         if (
             from_ticket(fig, inp.case)
@@ -121,9 +123,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         # so ten come to 5,490 kr."): the arithmetic may hold, but the answer does not show
         # it; a person decides (never a pass: chance makes many sums of many figures).
         before = [f for f in sourced if f.end <= fig.start]
-        if before and computed(
-            fig, before, given, factors, percent=takes_a_rate(inp.answer, found, inp.lang)
-        ):
+        if before and computed(fig, before, given, factors, percent=rated):
             in_head.append(fig)
             sourced.append(fig)
             continue
@@ -134,7 +134,6 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     # A total given before the figures it comes from ("Spendi in totale 529,20 €. Il calcolo:
     # 49 € [doc:a] per 12 mesi fanno 588 €; lo sconto del 10 % [doc:b] vale 58,80 €"):
     # worked out from what the answer sources after it, for a person to weigh.
-    rated = takes_a_rate(inp.answer, found, inp.lang)
     late = [
         f
         for f in unsourced

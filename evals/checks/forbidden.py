@@ -12,7 +12,7 @@ from evals.checks.clauses import clauses, corrects, excused
 from evals.checks.language import detect
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import BOUNDARY, MARKER, NEG, tokens
-from evals.checks.text import sentences
+from evals.checks.text import phrase_pattern, sentences
 from evals.checks.values import Figure, parse_figures
 
 
@@ -112,9 +112,9 @@ def _limit_before(text: str, fig: Figure, lang: str | None) -> str | None:
     digits = list(_DIGIT.finditer(window))
     if digits:
         window = window[digits[-1].end() :]
-    words = [w.casefold() for w in _WORDS_BEFORE.findall(window)]
-    near = " ".join(words[-LIMIT_REACH:])
-    return next((w for w in sorted(limits, key=len, reverse=True) if f" {w} " in f" {near} "), None)
+    near = " ".join(_WORDS_BEFORE.findall(window)[-LIMIT_REACH:])
+    m = phrase_pattern(limits).search(near)
+    return m.group(0) if m is not None else None
 
 
 def passage_limit(answer: str, fig: Figure, passages: list[str], lang: str | None) -> bool:

@@ -44,9 +44,8 @@ def _supposes(answer: str, fig: Figure, lang: str | None) -> bool:
         return False
     start = max(0, fig.start - EXAMPLE_REACH)
     window = answer[start : fig.start]
-    if SENTENCE_END.search(window) is not None:
-        window = window[SENTENCE_END.search(window).end() :]  # type: ignore[union-attr]
-    return phrase_pattern(lex.examples).search(window) is not None
+    ends = [m.end() for m in SENTENCE_END.finditer(window)]
+    return phrase_pattern(lex.examples).search(window, ends[-1] if ends else 0) is not None
 
 
 def ratio_of_sourced(answer: str, fig: Figure, sourced: Sequence[Figure], lang: str | None) -> bool:

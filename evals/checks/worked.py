@@ -25,7 +25,8 @@ from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, number, parse_figures
 
-# The sign that sets a result after its inputs; an arrow or "about" too ("12,99 € − 20 % → 10,39 €", "3 × 19,90 € × 0,85 ≈ 50,75 €").
+# The sign that sets a result after its inputs; an arrow or "about" too ("12,99 € − 20 % →
+# 10,39 €", "3 × 19,90 € × 0,85 ≈ 50,75 €").
 RESULT_SIGN = regex.compile(r"[=≈→⇒]")
 # What may stand between the sign and the result: nothing, or terms joined by operators.
 _TERMS = regex.compile(r"[\s*_]*(?:[\d.,\s]+\s*[€$£%]?\p{L}{0,3}\s*[+×*·−]\s*)*")

@@ -10,6 +10,7 @@ import regex
 from evals.checks.language import detect
 from evals.checks.matching import NEG, tokens
 from evals.mutate.text import MONTHS
+from evals.mutate.word_order import VERB_SECOND, verb_second
 
 # ---------------------------------------------------------------------------
 # Negation, in every language the checks read. With a language given, only that language's
@@ -152,64 +153,18 @@ def _does_not(sentence: str, v: re.Match[str]) -> str:
     return sentence[: v.start()] + f"{aux_word} not {base}" + sentence[v.end() :]
 
 
-# Verb-second languages: a subject pronoun or a name right after the verb ("kost Max", "krijg
-# je", "zijn dat", "kostet Sie") takes the negation after it; a subordinate clause (its verb
-# last), an article after the verb (the subject's noun phrase ends who knows where) or a
-# negation already there leaves no place a speaker would put one.
-_SUBJECT_AFTER = {
-    "nl": "je jij u we wij ze zij hij het dat dit er men",
-    "de": "sie er es wir ich du man das dies",
-    "da": "du de vi jeg han hun den det man",
-}
-_ARTICLE_AFTER = {
-    "nl": "de het een",
-    "de": "der die das den dem des ein eine einen einem einer",
-    "da": "en et den det de",
-}
-_SUBORDINATORS = {
-    "nl": "omdat nadat als wanneer zodat terwijl of waar voordat zodra tenzij mits",
-    "de": "dass weil nachdem wenn ob damit bevor sobald falls während welche",
-    "da": "at fordi når hvis om mens før",
-}
-# Relative pronouns that are also demonstratives ("Dat kan", "Das ist möglich"): verb-last
-# only inside a clause, not opening it.
-_RELATIVES = {"nl": "dat die wat", "de": "der die das", "da": "som der"}
-_NEGATORS_AFTER = {"nl": "niet nooit geen", "de": "nicht nie kein keine", "da": "ikke aldrig ingen"}
 # Italian clitics stand between "non" and the verb: "non c'è", "non ci sono", "non si paga".
 _IT_CLITIC = re.compile(
     r"(?:\b(?:c|l|m|t|s|v|n)['’]|\b(?:ci|vi|si|mi|ti|lo|la|li|le|ne|gli)\s+)$", re.I
 )
-_WORD_AT = re.compile(r"\s*([\w’']+)")
-
-
-def _verb_second(sentence: str, pick: re.Match[str], word: str, lang: str) -> str | None:
-    """Dutch, German and Danish: the negation after the finite verb, or after the subject
-    that follows it; None where no speaker would put it."""
-    e = pick.end()
-    clause_start = max(sentence.rfind(c, 0, pick.start()) for c in ",;:(") + 1
-    lead = sentence[clause_start : pick.start()].lower().split()
-    if any(w in _SUBORDINATORS[lang].split() for w in lead) or any(
-        w in _RELATIVES[lang].split() for w in lead[1:]
-    ):
-        return None  # verb-last: "nadat we de fiets hebben gecontroleerd"
-    nxt = _WORD_AT.match(sentence, e)
-    following = nxt.group(1) if nxt else ""
-    if following.lower() in _NEGATORS_AFTER[lang].split():
-        return None  # "dat kan niet niet"
-    if following.lower() in _ARTICLE_AFTER[lang].split():
-        return None  # "op zondag is de klantenservice gesloten": where the subject ends is unknown
-    if nxt and (following.lower() in _SUBJECT_AFTER[lang].split() or following[:1].isupper()):
-        at = nxt.end()
-        return sentence[:at] + word + sentence[at:]
-    return sentence[:e] + word + sentence[e:]
 
 
 def _insert_at_slot(sentence: str, pick: re.Match[str], lang: str | None = None) -> str | None:
     slots = _SLOTS_BY_LANG.get(lang or "", _SLOTS)
     how, word = slots.get(pick.group(0).lower()) or _SLOTS[pick.group(0).lower()]
     s, e = pick.start(), pick.end()
-    if how == "after" and lang in _SUBJECT_AFTER:
-        return _verb_second(sentence, pick, word, lang)  # type: ignore[arg-type]
+    if how == "after" and lang in VERB_SECOND:
+        return verb_second(sentence, pick, word, lang)  # type: ignore[arg-type]
     if how == "after":
         if _ONLY_NEXT.match(sentence, e):
             return None  # "is not only covered if" denies no condition a speaker states so
@@ -240,7 +195,7 @@ def negate(sentence: str, anchor: int, lang: str | None = None) -> str | None:
         if _negations(flipped, lang) != _negations(sentence, lang):
             return flipped
     if (
-        lang in _SUBJECT_AFTER
+        lang in VERB_SECOND
         and _BARE_NO.match(sentence)
         and not _SLOT_BY_LANG[lang].search(sentence)
     ):
