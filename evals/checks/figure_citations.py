@@ -1,12 +1,17 @@
 """Which citation markers belong to a figure: those after it in its sentence, and its own,
-the first refs that follow it with any set side by side ("[doc:a][doc:b]")."""
+the first refs that follow it with any set side by side ("[doc:a][doc:b]"); and which
+passage a citation names for it (one before it in its sentence, one that states a figure
+the customer gave instead of the passage cited)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import regex
 
+from evals.checks.passage_figures import passage_states
 from evals.checks.text import SENTENCE_END
-from evals.checks.values import Figure
+from evals.checks.values import Figure, parse_figures
 from evals.suite import patterns
 
 
@@ -86,3 +91,58 @@ def lead_citations(answer: str, fig: Figure, cite: regex.Pattern[str]) -> list[s
             return [ref_of(m) for m in cite.finditer(line, timeout=patterns.MATCH_TIMEOUT_S)]
         start = prev
     return []
+
+
+def stated_by_earlier_citation(
+    answer: str,
+    retrieved: Sequence[Mapping[str, object]],
+    fig: Figure,
+    start: int,
+    cite: regex.Pattern[str],
+) -> bool:
+    """Whether a citation earlier in the figure's sentence names a passage that states this
+    very figure ("La réduction à 25 % [doc:a] ne concerne que les engagements de 24 mois":
+    one citation for the sentence's rule); an invented figure after it stays unsourced."""
+    passages = {r.get("ref"): str(r.get("text") or "") for r in retrieved}
+    for m in cite.finditer(answer, start, fig.start, timeout=patterns.MATCH_TIMEOUT_S):
+        text = passages.get(ref_of(m))
+        if text and any(fig.same(p) for p in parse_figures(text)):
+            return True
+    return False
+
+
+def shares_a_citation(
+    answer: str, fig: Figure, every: list[Figure], cite: regex.Pattern[str], window: int
+) -> bool:
+    """Whether another figure stands between the figure and the first citation after it."""
+    marks = marks_after(answer, fig, cite, window)
+    if not marks:
+        return False
+    first = fig.end + marks[0].start()
+    return any(fig.end <= f.start < first for f in every if f is not fig)
+
+
+def stated_elsewhere(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int, passages: dict[str, str]
+) -> str:
+    """The passage that states a figure the customer gave, when the answer cites another
+    right after it, one that states no figure of its kind: the answer gives it as a passage's and names
+    the wrong one. Empty when it does not."""
+    marks = marks_after(answer, fig, cite, window)
+    # Only a citation set right after the figure is given for it alone: "a taxa de 20 €
+    # [doc:x]"; one after more words may be for those words.
+    if not marks or answer[fig.end : fig.end + marks[0].start()].strip(" ,"):
+        return ""
+    refs = own_citations(answer, fig, cite, window)
+    if any(passage_states(passages.get(r, ""), fig) for r in refs):
+        return ""
+    # A cited passage that gives a figure of its kind may set the rule the customer's figure
+    # is read against ("up to 25 years" for "you are 26"); one that gives none cannot.
+    if any(p.kind == fig.kind for r in refs for p in parse_figures(passages.get(r, ""))):
+        return ""
+    stating = (
+        ref
+        for ref, text in passages.items()
+        if ref not in refs and any(fig.same(p) for p in parse_figures(text))
+    )
+    return next(stating, "")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import regex
-
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -21,10 +19,11 @@ from evals.checks.dates import date_from_given
 from evals.checks.derived import computed, multiplier, priced_in, takes_a_rate
 from evals.checks.figure_citations import (
     lead_citations,
-    marks_after,
     own_citations,
-    ref_of,
     sentence_citations,
+    shares_a_citation,
+    stated_by_earlier_citation,
+    stated_elsewhere,
 )
 from evals.checks.given import (
     between,
@@ -39,6 +38,7 @@ from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
 from evals.checks.passage_figures import miscounted, passage_states, total_first
+from evals.checks.periods import other_period
 from evals.checks.supposed import example_input, pointed_back, ratio_of_sourced, shown_after
 from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
@@ -91,7 +91,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             cited.append(fig)
             continue
         start = sentence_start(inp.answer, fig)
-        if _stated_by_earlier_citation(inp, fig, start, cite):
+        if stated_by_earlier_citation(inp.answer, inp.case.retrieved, fig, start, cite):
             sourced.append(fig)
             continue
         factors = counts_of(inp.answer, fig, inp.case)
@@ -160,31 +160,6 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     return ratio(n, n, f"{n} figures, each sourced or from the question")
 
 
-def _stated_by_earlier_citation(
-    inp: CheckInput, fig: Figure, start: int, cite: regex.Pattern[str]
-) -> bool:
-    """Whether a citation earlier in the figure's sentence names a passage that states this
-    very figure ("La réduction à 25 % [doc:a] ne concerne que les engagements de 24 mois":
-    one citation for the sentence's rule); an invented figure after it stays unsourced."""
-    passages = {r.get("ref"): str(r.get("text") or "") for r in inp.case.retrieved}
-    for m in cite.finditer(inp.answer, start, fig.start, timeout=patterns.MATCH_TIMEOUT_S):
-        text = passages.get(ref_of(m))
-        if text and any(fig.same(p) for p in parse_figures(text)):
-            return True
-    return False
-
-
-def _shares_a_citation(
-    answer: str, fig: Figure, every: list[Figure], cite: regex.Pattern[str], window: int
-) -> bool:
-    """Whether another figure stands between the figure and the first citation after it."""
-    marks = marks_after(answer, fig, cite, window)
-    if not marks:
-        return False
-    first = fig.end + marks[0].start()
-    return any(fig.end <= f.start < first for f in every if f is not fig)
-
-
 def _concluded(
     answer: str, fig: Figure, start: int, sourced: list[Figure], case: Case, lang: str | None
 ) -> bool:
@@ -236,32 +211,6 @@ def _cited_before(fig: Figure, cited: list[Figure]) -> bool:
     return any(c.start < fig.start and c.same(fig) for c in cited)
 
 
-def _miscited(
-    answer: str, fig: Figure, cite: regex.Pattern[str], window: int, passages: dict[str, str]
-) -> str:
-    """The passage that states a figure the customer gave, when the answer cites another
-    right after it, one that states no figure of its kind: the answer gives it as a passage's and names
-    the wrong one. Empty when it does not."""
-    marks = marks_after(answer, fig, cite, window)
-    # Only a citation set right after the figure is given for it alone: "a taxa de 20 €
-    # [doc:x]"; one after more words may be for those words.
-    if not marks or answer[fig.end : fig.end + marks[0].start()].strip(" ,"):
-        return ""
-    refs = own_citations(answer, fig, cite, window)
-    if any(passage_states(passages.get(r, ""), fig) for r in refs):
-        return ""
-    # A cited passage that gives a figure of its kind may set the rule the customer's figure
-    # is read against ("up to 25 years" for "you are 26"); one that gives none cannot.
-    if any(p.kind == fig.kind for r in refs for p in parse_figures(passages.get(r, ""))):
-        return ""
-    stating = (
-        ref
-        for ref, text in passages.items()
-        if ref not in refs and any(fig.same(p) for p in parse_figures(text))
-    )
-    return next(stating, "")
-
-
 def _of_its_kind(texts: list[str], fig: Figure) -> bool:
     """Whether any of the passages gives a figure of the figure's kind and unit."""
     return any((p.kind, p.unit) == (fig.kind, fig.unit) for t in texts for p in parse_figures(t))
@@ -280,7 +229,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     miscited = {
         f.start: where
         for f in theirs
-        if (where := _miscited(inp.answer, f, cite, window, passages))
+        if (where := stated_elsewhere(inp.answer, f, cite, window, passages))
     }
     found = [f for f in every if f not in theirs or f.start in miscited]
     if not found:
@@ -325,7 +274,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             if not any(priced_in(passages.get(r, ""), fig, k) for r in (*refs, *inp.cited))
             or str(k) in given_numbers(inp.case)
         )
-        if not refs or _shares_a_citation(inp.answer, fig, every, cite, inp.settings.figure_window):
+        if not refs or shares_a_citation(inp.answer, fig, every, cite, inp.settings.figure_window):
             # A result worked out from what came before, with no citation before the next
             # figure, is sourced by its inputs, and sources its restatements ("= 11,60 €;
             # with the 20 % [doc:b], 11,60 € × 0,80 = 9,28 €").
@@ -356,7 +305,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         ):
             shown.append(fig)
             continue
-        if not backing and _shares_a_citation(inp.answer, fig, every, cite, window):
+        if not backing and shares_a_citation(inp.answer, fig, every, cite, window):
             # No citation of its own: the next one, after another figure, is that figure's.
             # Any ref its sentence cites after it may state it ("children aged 2 to 11 get
             # 89 € [doc:prices] less 40 % [doc:ages]").
@@ -406,6 +355,11 @@ def figures_supported(inp: CheckInput) -> CheckResult:
             unsupported += 1
             other = next(b.other for b in binds if b.other)
             bad.append(f'{fig.text.strip()} (the passage says it about something else; "{other}")')
+            continue
+        per = other_period(inp.answer, fig, (passages.get(r, "") for r in backing))
+        if per:
+            unsupported += 1
+            bad.append(f'{fig.text.strip()} (paid per another period: the passage says "{per}")')
             continue
         shown.append(fig)
         stated.append(fig)

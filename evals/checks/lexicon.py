@@ -151,6 +151,8 @@ class Lexicon:
     each_month: tuple[str, ...] = ()
     #: phrases that make a figure yearly: it may be twelve of a monthly one
     per_year: tuple[str, ...] = ()
+    #: period (month, year, once, week, day) -> what says an amount is paid per it
+    periods: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: words that give a total of the figures before them, as "=" does ("in all", "samen")
     totals: tuple[str, ...] = ()
     #: phrases that take a date to its month's last day ("to the end of the month")
@@ -261,6 +263,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         ratio=frozenset(_words(figures.get("ratio"))),
         each_month=_words_phrases(dom.get("each_month")),
         per_year=_words_phrases(figures.get("per_year")),
+        periods={k: _words_phrases(v) for k, v in figures.get("periods", {}).items()},
         totals=_words_phrases(figures.get("totals")),
         month_end=_words_phrases(figures.get("month_end")),
         rates=_words_phrases(figures.get("rates")),
