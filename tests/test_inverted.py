@@ -105,3 +105,49 @@ def test_not_covered_beside_a_conditional_cover_needs_more_than_one_shared_word(
 
     passage = "Il furto è coperto con Tegola Comfort e Tegola Totale, solo se ci sono segni di effrazione."
     assert not inversions("Mi dispiace, il furto non è coperto.", (passage,), "it")
+
+
+LEFTOVER = {
+    "en": "Unused kilometres expire at the end of the month.",
+    "de": "Nicht gefahrene Kilometer verfallen am Monatsende.",
+    "nl": "Ongebruikte kilometers vervallen aan het einde van de maand.",
+    "it": "I chilometri non percorsi scadono a fine mese.",
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "wrong", "right"),
+    [
+        (
+            "en",
+            "Unused kilometres carry over to the next month.",
+            "Unused kilometres do not carry over: they expire at the end of the month.",
+        ),
+        (
+            "de",
+            "Nicht genutzte Kilometer werden in den Folgemonat übertragen.",
+            "Nicht genutzte Kilometer verfallen am Ende des Monats.",
+        ),
+        (
+            "nl",
+            "Ongebruikte kilometers worden meegenomen naar de volgende maand.",
+            "Kilometers die u niet rijdt, vervallen aan het eind van de maand.",
+        ),
+        (
+            "it",
+            "I chilometri non percorsi vengono riportati al mese successivo.",
+            "I chilometri non percorsi non vengono riportati: scadono a fine mese.",
+        ),
+    ],
+)
+def test_what_lapses_said_to_carry_over_is_an_inversion(lang: str, wrong: str, right: str) -> None:
+    assert inverted(wrong, (LEFTOVER[lang],), lang)
+    assert inverted(right, (LEFTOVER[lang],), lang) == []
+
+
+def test_a_german_noun_is_no_plan_name_but_a_passages_plan_is() -> None:
+    passage = "Beim Tarif Flex werden ungenutzte Kilometer übertragen. Bei Basis verfallen Kilometer."
+    # "Folgemonat" is a noun no passage uses: it names no plan.
+    assert inverted("Bei Flex verfallen Kilometer im Folgemonat.", (passage,), "de")
+    # "Basis" is a plan the passage names, and its own clause says they lapse.
+    assert inverted("Bei Basis verfallen die Kilometer.", (passage,), "de") == []

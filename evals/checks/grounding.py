@@ -333,7 +333,7 @@ def claims_grounded(inp: CheckInput) -> CheckResult:
     flipped = inverted(inp.answer, now, lang)
     if flipped:
         return undecided(
-            f"says the opposite of a passage about what the price covers: {_shown(flipped)}"
+            f"says the opposite of a passage about what the price covers or what is kept: {_shown(flipped)}"
         )
     wider = [f'{s} (the passage: "{t}")' for s, t in widened(inp.answer, now, known, lang)]
     wider += [f'{s} (the passage lists more: "{t}")' for s, t in narrowed(inp.answer, now, lang)]

@@ -119,6 +119,8 @@ class Lexicon:
     #: whether a word may be a compound whose last part is a fact's word ("mitversichert"
     #: for "versichert"), and the first parts that negate it ("unversichert")
     compounds: bool = False
+    #: whether the language capitalises every noun (German): a capitalised word is no name
+    nouns_capitalised: bool = False
     negating_prefixes: tuple[str, ...] = ()
     #: phrases that set what follows them apart ("instead of", "anders als"): only what comes
     #: after them in their clause is named to contrast it, not claimed
@@ -179,6 +181,10 @@ class Lexicon:
     #: ("charged separately"): a policy the answer may invert
     included: tuple[str, ...] = ()
     charged: tuple[str, ...] = ()
+    #: what is left over and kept ("carries over") and what lapses ("expires"): a second
+    #: policy read as `included` and `charged` are
+    kept: tuple[str, ...] = ()
+    lapses: tuple[str, ...] = ()
     #: a claim that nothing is required ("automatically", "always") and the cues of a
     #: condition a passage attaches ("if", "for each", "provided")
     unconditional: tuple[str, ...] = ()
@@ -243,6 +249,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         stem_rewrites=tuple((str(a), str(b)) for a, b in data.get("stem_rewrites", ())),
         read_as=tuple((str(p), str(r)) for p, r in data.get("read_as", ())),
         compounds=bool(data.get("compounds", False)),
+        nouns_capitalised=bool(data.get("nouns_capitalised", False)),
         negating_prefixes=_words(data.get("negating_prefixes")),
         contrasts=tuple(str(p) for p in claims.get("contrasts", ())),
         reassurances=_words_phrases(claims.get("reassurances")),
@@ -278,6 +285,8 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         handover=_words_phrases(claims.get("handover")),
         included=_words_phrases(claims.get("included")),
         charged=_words_phrases(claims.get("charged")),
+        kept=_words_phrases(claims.get("kept")),
+        lapses=_words_phrases(claims.get("lapses")),
         unconditional=_words_phrases(claims.get("unconditional")),
         provided=_words_phrases(claims.get("provided")),
         universal=_words_phrases(claims.get("universal")),
