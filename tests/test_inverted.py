@@ -146,7 +146,9 @@ def test_what_lapses_said_to_carry_over_is_an_inversion(lang: str, wrong: str, r
 
 
 def test_a_german_noun_is_no_plan_name_but_a_passages_plan_is() -> None:
-    passage = "Beim Tarif Flex werden ungenutzte Kilometer übertragen. Bei Basis verfallen Kilometer."
+    passage = (
+        "Beim Tarif Flex werden ungenutzte Kilometer übertragen. Bei Basis verfallen Kilometer."
+    )
     # "Folgemonat" is a noun no passage uses: it names no plan.
     assert inverted("Bei Flex verfallen Kilometer im Folgemonat.", (passage,), "de")
     # "Basis" is a plan the passage names, and its own clause says they lapse.
