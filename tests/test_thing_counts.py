@@ -68,3 +68,26 @@ def test_a_forbidden_count_of_a_thing_fails_when_claimed() -> None:
     )
     ok = "Puoi invitare fino a 10 amici [doc:referrals#cap]."
     assert run("no_forbidden", ok, expect).status == "pass"
+
+
+def test_validate_accepts_a_count_of_a_thing_and_names_what_is_no_figure() -> None:
+    from pathlib import Path
+
+    from evals.checks.loading import case_problems
+
+    data = good_case(
+        "referral-cap",
+        question="Quanti amici posso invitare?",
+        context={},
+        retrieved=[{"ref": "referrals#cap", "text": "Puoi invitare fino a 10 amici all'anno."}],
+        expect={
+            "figures": ["10 amici"],
+            "forbidden_figures": ["20 amici", "molti amici"],
+            "sources": ["referrals#cap"],
+        },
+        reference="Fino a 10 amici all'anno [doc:referrals#cap].",
+    )
+    problems = case_problems(data, Path("cases/referral-cap.json"), set(REGISTRY))
+    assert [(p.pointer, "not a figure" in p.message) for p in problems] == [
+        ("/expect/forbidden_figures/1", True)
+    ]

@@ -13,7 +13,7 @@ from typing import Any
 from evals.checks.base import REGISTRY
 from evals.checks.grading import EXTERNAL_CHECKS, checks_for
 from evals.checks.known_valid import KnownValid, file_key, rules_digest
-from evals.checks.values import parse_one
+from evals.checks.thing_counts import parse_expected
 from evals.errors import InputError, Problem
 from evals.suite.case import Case, parse_json_text
 from evals.suite.folder import LINK_REFUSED, Suite, load_suite_checks
@@ -58,12 +58,13 @@ def case_problems(
             for i, s in _strings(expect.get("forbidden_figures"))
         ),
     ]:
-        if parse_one(text) is None:
+        if parse_expected(text) is None:
             out.append(
                 Problem(
                     p,
                     where,
-                    f"{text!r} is not a figure (an amount, percentage, duration, time, date or count)",
+                    f"{text!r} is not a figure (an amount, percentage, duration, time, date, or a count:"
+                    ' a number and the thing counted, "10 friends")',
                 )
             )
     explicit = data.get("checks")
