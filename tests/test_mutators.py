@@ -637,3 +637,17 @@ def test_a_bare_no_without_its_verb_and_a_hyphened_noun_give_no_odd_variant() ->
     assert negate("Nee, helaas niet samen.", 10, "nl") is None
     names = name_candidates(("Die Gebühr enthält die Kfz-Steuer, bei Electric 29 €.",))
     assert "Kfz-Steuer" not in names.contexts and "Electric" in names.contexts
+
+
+def test_a_models_number_is_part_of_its_name_but_a_price_or_a_year_is_not() -> None:
+    from evals.mutate.words import name_candidates
+
+    names = name_candidates(
+        (
+            "La Gas 24 costa 900 € dopo 3 anni, la Aria 8 costa 3.200 €. "
+            "Con Plus 39 € al mese. Listino 2025 archiviato, come da Listino 2025.",
+        )
+    )
+    assert {"Gas 24", "Aria 8", "Plus"} <= set(names.contexts)
+    assert "Gas" not in names.contexts and "Plus 39" not in names.contexts
+    assert not any("2025" in n for n in names.contexts)

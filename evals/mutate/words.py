@@ -9,6 +9,7 @@ import regex
 
 from evals.checks.language import detect
 from evals.checks.matching import NEG, tokens
+from evals.checks.values import parse_figures
 from evals.mutate.text import MONTHS
 from evals.mutate.word_order import VERB_SECOND, verb_second
 
@@ -280,6 +281,22 @@ _FIGURE_NEXT = re.compile(r"\s*(?:[€$£]\s?)?\d")
 _LIST_GAP = re.compile(r"^\s*(?:,|/|&|,?\s*(?:and|or|und|oder|y|o|et|ou))\s*$", re.I)
 
 
+# A number after a name, not a decimal, time, date or the first of a range.
+_NUMBER_AFTER = regex.compile(r" (\d{1,4})(?![\d\p{L}]|[.,:/–-]\d)")
+
+
+def _model_number(text: str, end: int) -> int:
+    """Where a name's model number ends ("Aria 8 costa 99 €"), or 0: a number no figure
+    starts at (not "Plus 39 €", "Pro 5 GB") and no year ("Preisliste 2025")."""
+    m = _NUMBER_AFTER.match(text, end)
+    if m is None or 1900 <= int(m.group(1)) <= 2100:
+        return 0
+    at = m.start(1)
+    if any(f.start == 0 for f in parse_figures(text[at : at + 40])):
+        return 0
+    return m.end()
+
+
 def _mid_sentence(text: str, start: int) -> bool:
     """Whether a word at `start` stands inside a sentence (so its capital marks a name)."""
     head = text[:start].rstrip()
@@ -339,6 +356,11 @@ def name_candidates(texts: tuple[str, ...]) -> Names:
                 continue
             start, word = trimmed
             end = start + len(word)
+            # A model's number is part of its name ("Gas 24", "Aria 8"): swapping the word
+            # alone makes a model that does not exist ("Gas 8").
+            numbered = _model_number(text, end)
+            if numbered:
+                word, end = text[start:numbered], numbered
             listed = bool(prev and _LIST_GAP.match(text[prev[1] : start]))
             if nouns_capitalised:
                 # "pro Gerät und Monat": a German list of nouns is no list of names; one beside
