@@ -645,7 +645,7 @@ def test_a_models_number_is_part_of_its_name_but_a_price_or_a_year_is_not() -> N
     names = name_candidates(
         (
             "La Gas 24 costa 900 € dopo 3 anni, la Aria 8 costa 3.200 €. "
-            "Con Plus 39 € al mese. Listino 2025 archiviato, come da Listino 2025.",
+            "Il piano Plus costa 39 € al mese. Listino 2025 archiviato, come da Listino 2025.",
         )
     )
     assert {"Gas 24", "Aria 8", "Plus"} <= set(names.contexts)
