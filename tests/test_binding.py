@@ -458,3 +458,27 @@ def test_an_answers_words_after_a_second_figure_of_its_kind_are_that_figures() -
     assert run("figures_supported", right, case).status == "pass"
     swapped = "Van de 20 € borg gaat 50 € af omdat de modem beschadigd is [doc:modem#borg]."
     assert run("figures_supported", swapped, case).status == "fail"
+
+
+CAPS = (
+    "Basis rimborsa il 50 % del conto, fino a 2.000 € per animale per anno solare. Plus "
+    "rimborsa l'80 %, fino a 5.000 € per animale per anno solare. Totaal rimborsa il 100 %, "
+    "fino a 10.000 € per animale per anno solare. La franchigia annua è di 150 € per animale "
+    "con Basis, 100 € con Plus e 50 € con Totaal."
+)
+
+
+def caps_case() -> dict[str, Any]:
+    return good_case(
+        "franchigia",
+        question="Quanto costa la franchigia con Totaal?",
+        retrieved=[{"ref": "copertura#piani", "text": CAPS}],
+        expect={"sources": ["copertura#piani"]},
+        reference="La franchigia con Totaal è di 50 € [doc:copertura#piani].",
+    )
+
+
+def test_words_every_figure_of_a_passage_shares_bind_no_rival() -> None:
+    # "per animale per anno solare" stands beside each cap: it does not make 50 € a cap.
+    right = "La franchigia è di 50 € per animale per anno solare [doc:copertura#piani]."
+    assert run("figures_supported", right, caps_case()).status == "pass"

@@ -8,6 +8,7 @@ figure is held to the passage clause that states the same value.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -96,6 +97,11 @@ def bind(
     if lang and said_in and said_in != lang:
         return Binding(True, None)
     mine = subject(_computation_cut(answer, fig), fig, lang, synonyms)
+    # Words the clauses of three or more of the passage's figures share ("fino a 2.000 € per
+    # animale per anno solare", "... 5.000 € per animale per anno solare") tell none of
+    # them apart: "50 € per animale per anno solare" is not the cap's for saying so.
+    seen = Counter(w for p in (*same, *others) for w in subject(passage, p, lang, synonyms, True))
+    common = {w for w, n in seen.items() if n >= _COMMON}
     if not mine:
         return Binding(True, None)
     best_same = max(
@@ -128,7 +134,7 @@ def bind(
             and sentence_at(passage, p.start) != sentence_at(passage, same[0].start)
         ):
             words = words & (said | owned_names(passage, p, lang))
-        theirs = len(mine & words)
+        theirs = len((mine & words) - common)
         # A rival wins outright over a figure that shares nothing, and by two words over one
         # that shares some ("request a pause at least 30 days before" is the notice's clause,
         # though the 30 days' sentence is about pauses too).
@@ -138,6 +144,8 @@ def bind(
 
 
 _WORDS = regex.compile(r"[\p{L}\p{N}]+")
+#: Figures of a passage whose clauses share a word before it tells none of them apart.
+_COMMON = 3
 
 
 # After a figure, its citations, then a sign of arithmetic: "129 € [doc:a] × 3 meses = 387 €".
