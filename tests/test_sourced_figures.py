@@ -128,3 +128,40 @@ def test_a_figure_a_percentage_would_give_is_held_to_one_only_when_the_answer_ta
     ):
         inp = CheckInput(_fee_case(), Reply(answer=said), SuiteSettings())
         assert REGISTRY["figures_supported"].fn(inp).status == "pass", said
+
+
+def _late_pickup() -> Case:
+    return Case(
+        good_case(
+            "late-pickup",
+            question="I only got there at 18:50 to pick up my daughter. What will that cost?",
+            retrieved=[
+                {
+                    "ref": "pickup#late",
+                    "text": "We are open until 18:30. After 18:30 we charge 15 € per started "
+                    "quarter of an hour.",
+                }
+            ],
+            expect={"sources": ["pickup#late"]},
+            reference="See the passage.",
+        )
+    )
+
+
+def test_the_minutes_between_a_sourced_clock_time_and_the_customers_need_no_citation() -> None:
+    answer = (
+        "We are open until 18:30 [doc:pickup#late]. You came at 18:50, so 20 minutes late: "
+        "2 started quarters, 2 × 15 € [doc:pickup#late] = 30 €."
+    )
+    r = REGISTRY["no_unsourced_number"].fn(
+        CheckInput(_late_pickup(), Reply(answer=answer), SuiteSettings())
+    )
+    assert r.status == "pass", r.detail
+
+
+def test_minutes_that_are_no_span_of_those_times_still_need_one() -> None:
+    answer = "We are open until 18:30 [doc:pickup#late]. You came at 18:50, so 25 minutes late."
+    r = REGISTRY["no_unsourced_number"].fn(
+        CheckInput(_late_pickup(), Reply(answer=answer), SuiteSettings())
+    )
+    assert r.status == "fail" and "25 minutes" in r.detail

@@ -16,7 +16,7 @@ from evals.checks.base import (
 )
 from evals.checks.binding import bind
 from evals.checks.dates import date_from_given
-from evals.checks.derived import computed, multiplier, priced_in, takes_a_rate
+from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
 from evals.checks.figure_citations import (
     lead_citations,
     own_citations,
@@ -92,6 +92,11 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             continue
         start = sentence_start(inp.answer, fig)
         if stated_by_earlier_citation(inp.answer, inp.case.retrieved, fig, start, cite):
+            sourced.append(fig)
+            continue
+        # The minutes between a clock time the answer sourced and the customer's ("open
+        # until 18:30 [doc:a]. You came at 18:50, so 20 minutes late").
+        if clock_span(fig, [*given, *(f for f in sourced if f.end <= fig.start)]):
             sourced.append(fig)
             continue
         factors = counts_of(inp.answer, fig, inp.case)
