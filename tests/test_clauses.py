@@ -148,6 +148,13 @@ def test_what_the_answer_finds_no_information_about_is_not_claimed(
         ("de", "Ich kann nicht prüfen, ob Ihr Laptop gefunden ist.", "Laptop gefunden ist"),
         ("es", "No puedo averiguar si su portátil ha aparecido.", "portátil ha aparecido"),
         ("nl", "Ik kan niet nagaan, of je laptop gevonden is.", "laptop gevonden is"),
+        # The verb with its pronoun joined to it: "dirLe se", "confermarLe se".
+        ("it", "Non sono in grado di dirLe se c'è un posto libero.", "c'è un posto libero"),
+        (
+            "it",
+            "Non posso confermarLe se il portatile è stato trovato.",
+            "portatile è stato trovato",
+        ),
     ],
 )
 def test_what_the_answer_cannot_check_whether_after_a_comma_is_not_claimed(
