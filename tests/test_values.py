@@ -235,3 +235,12 @@ def test_a_number_after_a_month_before_a_times_sign_is_no_day() -> None:
 )
 def test_kilometres_in_words_are_km(text: str, lang: str) -> None:
     assert parse_figures(text, lang)[0].same(parse_one("1.250 km"))  # type: ignore[arg-type]
+
+
+def test_a_year_before_a_currency_symbol_leaves_the_amount_to_the_symbol() -> None:
+    from evals.checks.values import parse_figures
+
+    figs = parse_figures("volgens de prijslijst 2026 € 1.190 per maand", "nl")
+    assert [(f.kind, f.text) for f in figs] == [("money", "€ 1.190")]
+    # A price written before its symbol, with no amount after it, is still a price.
+    assert [f.text for f in parse_figures("Das kostet 2026 € im Jahr.", "de")] == ["2026 €"]

@@ -244,9 +244,15 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
 _DIGIT = regex.compile(r"\d")
 
 
+# A year right before a currency symbol and its amount ("de prijslijst 2026 € 1.190"): the
+# amount is the symbol's, not "2026 €" (blanked, so offsets stay).
+_YEAR_BEFORE_SYMBOL = regex.compile(r"(?<![\d.,])(?:19|20)\d\d(?=\s?[€$£]\s?\d)")
+
+
 def _scan(text: str, lang: str | None) -> tuple[Figure, ...]:
     if _DIGIT.search(text) is None:
         return ()
+    text = _YEAR_BEFORE_SYMBOL.sub(lambda m: " " * len(m.group()), text)
     out: list[Figure] = []
     for m in figure_matches(text, lang):
         fig = _figure(m, lang)
