@@ -72,3 +72,52 @@ def test_a_notice_that_runs_to_the_end_of_a_month_ends_on_its_last_day() -> None
     assert "30. december" in _notice(wrong, "da", question).detail
     silent = answer.replace(" til udgangen af en måned", "")
     assert "31. december" in _notice(silent, "da", question).detail
+
+
+def test_the_end_of_a_named_month_is_the_customers_last_day_of_it() -> None:
+    from evals.checks.dates import month_ends
+
+    cases = [
+        ("We verhuizen en stoppen eind maart.", "nl", (None, 3, 31)),
+        ("We stop at the end of March 2027.", "en", (2027, 3, 31)),
+        ("Wir kündigen zum Ende Februar.", "de", (None, 2, 28)),
+        ("Smettiamo a fine aprile.", "it", (None, 4, 30)),
+    ]
+    for text, lang, value in cases:
+        assert [f.value for f in month_ends(text, lang)] == [value], text
+    # A month named without a month-end word gives no day.
+    assert month_ends("We stoppen in maart.", "nl") == ()
+
+
+def test_a_refund_date_from_the_customers_month_end_needs_no_citation() -> None:
+    from casekit import good_case
+
+    from evals.checks import REGISTRY, CheckInput
+    from evals.reply import Reply
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    case = Case(
+        good_case(
+            "deposit-date",
+            question="We stoppen eind maart. Wanneer krijgen we de borg terug?",
+            retrieved=[
+                {
+                    "ref": "kosten",
+                    "text": "De borg betalen we binnen 30 dagen na het einde van het contract terug.",
+                }
+            ],
+            expect={"sources": ["kosten"]},
+            reference="See the passage.",
+        )
+    )
+    answer = "De borg komt binnen 30 dagen [doc:kosten]: bij een einde op 31 maart uiterlijk op 30 april."
+    r = REGISTRY["no_unsourced_number"].fn(CheckInput(case, Reply(answer=answer), SuiteSettings()))
+    assert r.status == "pass", r.detail
+    wrong = answer.replace("30 april", "15 mei")
+    assert (
+        REGISTRY["no_unsourced_number"]
+        .fn(CheckInput(case, Reply(answer=wrong), SuiteSettings()))
+        .status
+        == "fail"
+    )

@@ -12,7 +12,8 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.language import day_names, detect
+from evals.checks.language import day_names, detect, month_names
+from evals.checks.lexicon import lexicon
 from evals.checks.values import Figure, parse_figures
 
 _MONTHS_IN = {"year": 12, "month": 1}
@@ -192,4 +193,39 @@ def weekday_spans(text: str, lang: str | None) -> tuple[Figure, ...]:
             out.append(Figure("duration", "minute", Decimal(minutes)))
             if minutes % 1440 == 0:
                 out.append(Figure("duration", "day", Decimal(minutes // 1440)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=16)
+def _month_end_pattern(lang: str) -> tuple[regex.Pattern[str], dict[str, int]]:
+    names = {n: m for n, m in month_names(lang).items() if len(n) >= 3}
+    lead = "|".join(
+        regex.escape(w) for w in sorted(lexicon(lang).month_end_named, key=len, reverse=True)
+    )
+    body = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
+    if not lead or not body:
+        return regex.compile("(?!)"), names
+    return (
+        regex.compile(
+            rf"(?<!\p{{L}})(?:{lead})\s+(?P<month>{body})(?!\p{{L}})(?:\s+(?P<year>(?:19|20)\d\d))?",
+            regex.IGNORECASE,
+        ),
+        names,
+    )
+
+
+def month_ends(text: str, lang: str | None) -> tuple[Figure, ...]:
+    """The last days of the months a text names with its language's words for a month's end
+    ("we stop at the end of March", "eind maart", "Ende März"): the customer's dates."""
+    reading = lang or detect(text)
+    if reading is None:
+        return ()
+    pattern, names = _month_end_pattern(reading)
+    out = []
+    for m in pattern.finditer(text):
+        month = names[m.group("month").casefold()]
+        year = int(m.group("year")) if m.group("year") else None
+        # Without a year, February ends on the 28th (the common case).
+        last = calendar.monthrange(year or 2027, month)[1]
+        out.append(Figure("date", "date", (year, month, last), m.start(), m.end(), m.group(0)))
     return tuple(out)

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import regex
 
-from evals.checks.dates import days_between, weekday_spans
+from evals.checks.dates import days_between, month_ends, weekday_spans
 from evals.checks.language import detect
 from evals.checks.lexicon import lexicon
 from evals.checks.text import SENTENCE_END
@@ -67,6 +67,8 @@ def _given_in(texts: tuple[str, ...]) -> tuple[frozenset[str], tuple[Figure, ...
     )
     # The spans between two weekdays with their times the customer writes are theirs too.
     figs += tuple(f for t in texts for f in weekday_spans(t, None))
+    # "We stop at the end of March": the month's last day is their date.
+    figs += tuple(f for t in texts for f in month_ends(t, None))
     return frozenset(nums), figs
 
 

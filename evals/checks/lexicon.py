@@ -159,6 +159,8 @@ class Lexicon:
     totals: tuple[str, ...] = ()
     #: phrases that take a date to its month's last day ("to the end of the month")
     month_end: tuple[str, ...] = ()
+    #: words before a month's name that give its last day ("end of March", "eind maart")
+    month_end_named: tuple[str, ...] = ()
     #: words that take a percentage off or add one on ("discount", "korting", "sconto")
     rates: tuple[str, ...] = ()
     #: words that make bare hours clock times (`from`, `to`, `marks`, `at`, `oclock`,
@@ -273,6 +275,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         periods={k: _words_phrases(v) for k, v in figures.get("periods", {}).items()},
         totals=_words_phrases(figures.get("totals")),
         month_end=_words_phrases(figures.get("month_end")),
+        month_end_named=_words_phrases(figures.get("month_end_named")),
         rates=_words_phrases(figures.get("rates")),
         clock={k: _words_phrases(v) for k, v in figures.get("clock", {}).items()},
         corrections=tuple(str(p) for p in claims.get("corrections", ())),
