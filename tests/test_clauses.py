@@ -242,3 +242,21 @@ def test_out_of_date_and_the_years_price_retire_a_figure() -> None:
 
     assert corrects("That list is out of date: 399 € per month was the 2025 price.", "en")
     assert not corrects("That list is up to date: 429 € per month is the price.", "en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "clause"),
+    [
+        ("en", "That was the old deposit"),
+        ("en", "the previous premium"),
+        ("nl", "De site gebruikt nog de oude premie van 2025"),
+        ("it", "era il vecchio premio"),
+        ("de", "das war die alte Prämie"),
+        ("da", "det var den gamle præmie"),
+    ],
+)
+def test_an_old_premium_or_deposit_is_named_as_retired(lang: str, clause: str) -> None:
+    from evals.checks.clauses import corrects
+
+    assert corrects(clause, lang)
+    assert not corrects("the premium is 9,50 €" if lang == "en" else "9,50 €", lang)
