@@ -151,3 +151,27 @@ def test_an_examples_inputs_are_no_claim_a_cited_passage_must_state() -> None:
         "100 × 0,25 € [doc:k#km] = 25 €."
     )
     assert graded("figures_supported", right, km, lang="de") == "pass"
+
+
+COVER = [
+    {
+        "ref": "cover",
+        "text": "Plus vergoedt 80 %, tot 5.000 € per dier per kalenderjaar. Het eigen risico is "
+        "150 € bij Basis en 100 € bij Plus. We trekken eerst het eigen risico af en vergoeden "
+        "daarna het percentage van je pakket over de rest.",
+    }
+]
+
+
+def test_an_amount_an_example_supposes_and_works_out_needs_no_citation() -> None:
+    right = (
+        "Plus vergoedt 80 % van de rekening en het eigen risico is 100 € per jaar [doc:cover]. "
+        "Eerst gaat het eigen risico eraf, daarna krijg je 80 % van de rest. Een voorbeeld: bij "
+        "een eerste rekening van 300 € krijg je (300 € − 100 €) × 0,80 = 160 € terug."
+    )
+    assert graded("no_unsourced_number", right, COVER, lang="nl") == "pass"
+    # Not in an example, the amount is a claim that needs its source.
+    plain = right.replace("Een voorbeeld: bij", "Bij")
+    assert graded("no_unsourced_number", plain, COVER, lang="nl") == "fail"
+    told = "Plus vergoedt 80 % [doc:cover]. Een voorbeeld: een rekening kost 300 €."
+    assert graded("no_unsourced_number", told, COVER, lang="nl") == "fail"

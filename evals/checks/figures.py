@@ -39,7 +39,13 @@ from evals.checks.lexicon import lexicon
 from evals.checks.owners import names_in
 from evals.checks.passage_figures import miscounted, passage_states, total_first
 from evals.checks.periods import other_period
-from evals.checks.supposed import example_input, pointed_back, ratio_of_sourced, shown_after
+from evals.checks.supposed import (
+    example_input,
+    pointed_back,
+    ratio_of_sourced,
+    shown_after,
+    supposed_amount,
+)
 from evals.checks.text import phrase_pattern, quote
 from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import bracketed_from, term_of_sum, worked_out
@@ -117,6 +123,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             continue
         if (
             example_input(inp.answer, fig, inp.lang, found)
+            or supposed_amount(inp.answer, fig, inp.lang, found, _retrieved_figures(inp.case))
             or ratio_of_sourced(inp.answer, fig, sourced, inp.lang)
             or _day_in_words(fig, inp)
         ):
@@ -181,6 +188,11 @@ def _concluded(
         return False
     theirs = {Decimal(n) for n in given_numbers(case) if n.isdigit()}
     return any(abs(last.value - fig.value) == n or last.value + n == fig.value for n in theirs)
+
+
+def _retrieved_figures(case: Case) -> list[Figure]:
+    """Every figure the case's retrieved passages state."""
+    return [f for r in case.retrieved for f in parse_figures(str(r.get("text") or ""))]
 
 
 def _day_in_words(fig: Figure, inp: CheckInput) -> bool:

@@ -13,6 +13,7 @@ import regex
 from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure
+from evals.checks.worked import term_of_sum
 
 #: Characters between an example's opening words and the figure it supposes.
 EXAMPLE_REACH = 30
@@ -34,6 +35,29 @@ def example_input(answer: str, fig: Figure, lang: str | None, seen: Sequence[Fig
         and SENTENCE_END.search(answer, g.end, fig.start) is None
         and _supposes(answer, g, lang)
         for g in seen
+    )
+
+
+def supposed_amount(
+    answer: str, fig: Figure, lang: str | None, seen: Sequence[Figure], stated: Sequence[Figure]
+) -> bool:
+    """Whether an amount is what an example supposes and works out: its sentence opens an
+    example ("Een voorbeeld: bij een rekening van 300 € krijg je (300 € − 100 €) × 0,80 =
+    160 € terug"), the amount is a term of the sentence's own working (it, or it again
+    later in the sentence), and no passage states it (`stated`): a price a passage gives,
+    said in an example, is still a claim about the price."""
+    if fig.kind != "money" or any(fig.same(p) for p in stated):
+        return False
+    lex = lexicon(lang or FALLBACK)
+    ends = [m.end() for m in SENTENCE_END.finditer(answer, 0, fig.start)]
+    opened = ends[-1] if ends else 0
+    if not lex.examples or phrase_pattern(lex.examples).search(answer, opened, fig.start) is None:
+        return False
+    stop = SENTENCE_END.search(answer, fig.end)
+    close = stop.start() if stop else len(answer)
+    return any(
+        g.same(fig) and g.start >= fig.start and g.end <= close and term_of_sum(answer, g)
+        for g in (fig, *seen)
     )
 
 
