@@ -171,3 +171,18 @@ def test_a_quoted_label_that_negates_the_tickets_words_is_not_named_by_them() ->
 def test_a_languages_name_is_no_product_thing() -> None:
     r = run("The Portuguese passage says you switch under My plan [doc:plans#change].")
     assert r.status == "pass", r.detail
+
+
+def test_a_name_the_system_prompt_gives_is_known_but_makes_no_archived_thing_current() -> None:
+    from evals.checks.things import unsupported
+
+    prompt = "You are the support assistant of Pootje, a pet insurance with Basis and Plus."
+    answer = "I'm sorry: no Pootje plan covers pregnancy [doc:cover]."
+    current = "Pregnancy and birth are excluded in every plan."
+    assert unsupported(answer, current, "", "en")[0] == ["Pootje"]
+    assert unsupported(answer, current, "", "en", prompt=prompt) == ([], [])
+    # A thing only an archived passage names stays stale, whatever the prompt says of it.
+    stale = "Book the Flex-ticket in the app [doc:fares]."
+    retired = "ARCHIVED. The Flex-ticket costs 5 € more."
+    got = unsupported(stale, current, retired, "en", prompt="Flex-ticket questions: see fares.")
+    assert got[1] == ["Flex-ticket"]

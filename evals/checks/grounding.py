@@ -223,7 +223,14 @@ def current_passages(inp: CheckInput) -> tuple[str, ...]:
 def _unsupported(inp: CheckInput) -> tuple[list[str], list[str]]:
     current, retired = _drawn_on(inp)
     lang = _answer_language(inp)
-    return unsupported(inp.answer, current, retired, lang, quoted_only=is_refusal(inp))
+    return unsupported(
+        inp.answer,
+        current,
+        retired,
+        lang,
+        quoted_only=is_refusal(inp),
+        prompt=inp.settings.prompt,
+    )
 
 
 def review_claims(inp: CheckInput) -> list[str]:

@@ -172,12 +172,18 @@ def _known(thing: str, text: str, lang: str | None) -> bool:
 
 
 def unsupported(
-    answer: str, current: str, retired: str, lang: str | None, quoted_only: bool = False
+    answer: str,
+    current: str,
+    retired: str,
+    lang: str | None,
+    quoted_only: bool = False,
+    prompt: str = "",
 ) -> tuple[list[str], list[str]]:
     """The things the answer names that nothing it may draw on names (`current`: the
-    current passages, the ticket and the conversation), and those only a retired passage
-    names and the answer's sentence presents as current. `quoted_only`: of the unnamed
-    things, only quoted labels count (a hand-over names teams, not product things)."""
+    current passages, the ticket and the conversation; `prompt`: the system prompt, which
+    names the product and its plans), and those only a retired passage names and the
+    answer's sentence presents as current. `quoted_only`: of the unnamed things, only
+    quoted labels count (a hand-over names teams, not product things)."""
     unknown: list[str] = []
     stale: list[str] = []
     other_language = lang is not None and detect(current) not in (None, lang)
@@ -187,6 +193,10 @@ def unsupported(
         if retired and names_in(n.text, retired, lang):
             if not corrects(n.sentence):
                 stale.append(n.text)
+            continue
+        # The prompt's names (the product, its plans) are the assistant's to use, but they
+        # make nothing an archived passage names current.
+        if prompt and _known(n.text, prompt, lang):
             continue
         if not (other_language or quoted_only) or n in named(n.sentence, lang, quoted_only=True):
             unknown.append(n.text)
