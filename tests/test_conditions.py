@@ -196,6 +196,25 @@ def test_two_things_applied_together_that_a_passage_says_cannot_be_combined_are_
         assert not stacked(right, passages, pattern, lang), (lang, right)
 
 
+def test_a_comparison_or_a_supposed_example_applies_nothing_together() -> None:
+    from evals.checks.conditions import stacked
+
+    pattern = SuiteSettings().citation_pattern
+    passages = {
+        "sconto": "Lo sconto per più animali non è cumulabile con la promozione del primo mese.",
+        "premi": "Plus per un cane costa 24,90 € al mese.",
+    }
+    wrong = "Con lo sconto [doc:sconto] ha in più la promozione del primo mese gratis."
+    assert stacked(wrong, passages, pattern, "it")
+    compared = (
+        "Con lo sconto [doc:sconto] paga 28,80 € in più rispetto ai 270 € [doc:premi] "
+        "della promozione."
+    )
+    assert not stacked(compared, passages, pattern, "it")
+    supposed = "Un esempio: con lo sconto [doc:sconto] e in più la promozione pagherebbe meno."
+    assert not stacked(supposed, passages, pattern, "it")
+
+
 WHOLE = {
     "en": (
         "The deposit of 150 € is refunded within 14 days, minus the cost of any missing accessories.",

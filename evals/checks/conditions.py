@@ -180,12 +180,21 @@ def unconditional_amounts(
 
 
 @lru_cache(maxsize=16)
+def _supposing(lang: str) -> regex.Pattern[str]:
+    """The language's words that open an example or say what would be."""
+    lex = lexicon(lang)
+    return phrase_pattern((*lex.examples, *lex.would))
+
+
+@lru_cache(maxsize=16)
 def _on_top(lang: str) -> regex.Pattern[str]:
     words = lexicon(lang).on_top
     body = "|".join(
         r"\s+".join(map(regex.escape, w.split())) for w in sorted(words, key=len, reverse=True)
     )
-    return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}})" if body else r"(?!)", regex.I)
+    # "28,80 € in più rispetto ai 270 €", "mehr als": a comparison, nothing added on top.
+    than = r"(?!\s+(?:rispetto|than|als|dan|que|end)(?!\p{L}))"
+    return regex.compile(rf"(?<!\p{{L}})(?:{body})(?!\p{{L}}){than}" if body else r"(?!)", regex.I)
 
 
 @lru_cache(maxsize=16)
@@ -239,6 +248,8 @@ def stacked(
             continue  # "not on top of", "cannot be combined": it keeps the condition
         if _on_top(lang).search(plain) is None:
             continue  # "with the annual plan you would pay ...": a comparison, no stacking
+        if _supposing(lang).search(plain) is not None:
+            continue  # "un esempio: se entrambi i gatti fossero su Basis ...": supposed
         said = _stems(plain, lang)
         for ref, (first, second, text) in found:
             cited = [
