@@ -153,3 +153,20 @@ def test_a_german_noun_is_no_plan_name_but_a_passages_plan_is() -> None:
     assert inverted("Bei Flex verfallen Kilometer im Folgemonat.", (passage,), "de")
     # "Basis" is a plan the passage names, and its own clause says they lapse.
     assert inverted("Bei Basis verfallen die Kilometer.", (passage,), "de") == []
+
+
+def test_a_condition_beside_a_condition_or_a_shared_ordinal_is_no_inversion() -> None:
+    passage = (
+        "La displasia dell'anca è coperta solo con Plus e Totaal, dopo una carenza di 12 mesi."
+    )
+    when_not = (
+        "Se i primi sintomi compaiono durante la carenza, la displasia non è coperta neanche dopo."
+    )
+    assert inverted(when_not, (passage,), "it") == []
+    # Said without any condition, "not covered" still turns the passage round.
+    assert inverted("La displasia dell'anca non è coperta con Plus e Totaal.", (passage,), "it")
+    # "de eerste dag" and "de eerste verschijnselen" share an ordinal, no thing.
+    later = (
+        "Een aandoening waarvan de eerste verschijnselen in een wachttijd optreden, is niet gedekt."
+    )
+    assert inverted("Ongevallen zijn vanaf de eerste dag gedekt.", (later,), "nl") == []

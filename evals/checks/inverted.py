@@ -84,7 +84,9 @@ def _said(text: str, lang: str) -> list[_Said]:
         if got is None:
             continue
         policy, covered, rest = got
-        words = {w for w in content(tokens(rest, lang), lang) if not w.isdigit()}
+        # Numbers and ordinals ("1e" of "eerste") name no thing: "vanaf de eerste dag" and
+        # "de eerste verschijnselen" are about different things.
+        words = {w for w in content(tokens(rest, lang), lang) if not any(c.isdigit() for c in w)}
         out.append((policy, covered, words, _names(piece.split(" ", 1)[-1]), piece.strip()))
     return out
 
@@ -112,6 +114,10 @@ def inversions(answer: str, passages: tuple[str, ...], lang: str | None) -> list
                 continue
             if names - p_names:
                 continue  # about a plan or thing the passage clause does not name
+            if _conditional(piece, lang) and _conditional(p_piece, lang):
+                # "se i sintomi compaiono durante la carenza, non è coperta" beside "è coperta
+                # solo ... dopo la carenza": each says when, and they agree.
+                continue
             if (
                 not covered
                 and len(words & p_words) < MIN_SHARED + 1
