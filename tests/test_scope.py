@@ -178,3 +178,11 @@ def test_a_widened_scope_is_review_and_its_sentence_is_put_to_the_judge() -> Non
     got = REGISTRY["claims_grounded"].fn(inp)
     assert got.status == "review" and "scope" in got.detail
     assert review_claims(inp) == [wrong]
+
+
+def test_not_either_widens_nothing() -> None:
+    passage, _, _ = CASES["nl"]
+    said = "Bellen is onbeperkt, maar sms'en in het buitenland kan ook niet gratis."
+    assert not widened(said, (passage,), passage, "nl")
+    de = "Die Reparatur ist nur bei Tegola Totale im Preis enthalten."
+    assert not widened("Die Reparatur ist im Preis, auch nicht bei Comfort.", (de,), de, "de")

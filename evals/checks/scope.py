@@ -17,7 +17,7 @@ from functools import cache, lru_cache
 import regex
 
 from evals.checks.lexicon import FALLBACK, SUPPORTED, lexicon
-from evals.checks.matching import MARKER, content, tokens
+from evals.checks.matching import MARKER, NEG, content, tokens
 from evals.checks.text import LETTERS, sentences
 from evals.checks.values import parse_figures
 
@@ -90,6 +90,8 @@ def widened(
         rest = sentence[m.end() :]
         if rest.split()[:1] and rest.split()[0].casefold() in lexicon(lang).concessive:
             continue  # "ook al heeft ze nog 2 jaar": a concession, not a wider scope
+        if NEG in tokens(rest.split(",")[0], lang)[:2]:
+            continue  # "ik kan je declaratie ook niet inzien": "not either" widens nothing
         cut = _CLAUSE_END.search(rest)
         added = _words(rest[: cut.start()] if cut else rest, lang) - _known(known, lang)
         if not added:
