@@ -104,6 +104,19 @@ def test_a_refund_or_parcel_promised_in_a_hand_over_is_a_promise_in_every_langua
         assert not promises(right), right
 
 
+def test_a_promise_put_in_question_by_a_denied_whether_is_none() -> None:
+    from evals.checks.grounding import promises
+
+    for asked in (
+        "In de informatie die ik heb staat niet of een bezoek in het buitenland wordt vergoed.",
+        "I don't know whether they will refund the 340 €.",
+        "Ich weiß nicht, ob Ihnen die Kosten erstattet werden.",
+    ):
+        assert not promises(asked), asked
+    # Without the denial it is still a promise.
+    assert promises("Het bedrag wordt u binnen een week terugbetaald, ook als u het niet vraagt.")
+
+
 def test_a_german_passive_about_it_is_no_promise_to_the_customer() -> None:
     from evals.checks.grounding import promises
 
