@@ -203,3 +203,37 @@ def test_a_result_worked_out_in_the_head_from_sourced_figures_is_for_a_person() 
     assert sourced(right, question, price) == "review"
     # A figure no arithmetic of the sourced ones gives is unsourced.
     assert sourced(right.replace("800 kr.", "900 kr."), question, price) == "fail"
+
+
+def test_an_equation_of_the_customers_and_the_answers_numbers_works_out_a_duration() -> None:
+    from casekit import good_case
+
+    from evals.checks import REGISTRY, CheckInput
+    from evals.reply import Reply
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    case = Case(
+        good_case(
+            "flex-hours",
+            question="We have the 40-hour bundle and used 46 hours. What do we pay?",
+            retrieved=[
+                {
+                    "ref": "p",
+                    "text": "The bundle is 40 hours for 520 €; each extra hour costs 11.50 €.",
+                }
+            ],
+            expect={"sources": ["p"]},
+            reference="See the passage.",
+        )
+    )
+
+    def run(answer: str) -> str:
+        inp = CheckInput(case, Reply(answer=answer), SuiteSettings())
+        return REGISTRY["no_unsourced_number"].fn(inp).status
+
+    right = "The bundle is 40 hours [doc:p]. Extra hours: 46 − 40 = 6 hours. Each costs 11.50 € [doc:p]."
+    assert run(right) == "pass"
+    assert run(right.replace("= 6 hours", "= 8 hours")) == "fail"
+    # A bare number neither the customer nor a source gave is no input.
+    assert run(right.replace("46 − 40", "48 − 42")) != "pass"

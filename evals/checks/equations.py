@@ -132,6 +132,28 @@ def equation_value(answer: str, fig: Figure, sign_at: int, lang: str | None) -> 
     figure `fig`) works out to: its terms are the longest run of figures and operators
     that ends at the sign, with at least one operator. None when none is written there, or
     its terms are of another kind than the result."""
+    items = _left_items(answer, fig, sign_at, lang)
+    return _evaluate(items, fig.kind, fig.unit) if items is not None else None
+
+
+def bare_equation(
+    answer: str, fig: Figure, sign_at: int, lang: str | None
+) -> tuple[Decimal, list[Decimal]] | None:
+    """An equation of bare numbers before a duration or count ("46 − 40 = 6 hours"): its
+    value and its terms, for the caller to hold to what the answer sourced. None when the
+    equation has any figure in it, or none is written there."""
+    if fig.kind not in ("duration", "count"):
+        return None
+    items = _left_items(answer, fig, sign_at, lang)
+    if items is None or any(isinstance(t, Figure) for t in items[::2]):
+        return None
+    value = _evaluate(items, fig.kind, fig.unit, bare=True)
+    terms = [t for t in items[::2] if isinstance(t, Decimal)]
+    return (value, terms) if value is not None else None
+
+
+def _left_items(answer: str, fig: Figure, sign_at: int, lang: str | None) -> list[object] | None:
+    """The terms and operators of the equation that ends at the result sign."""
     if fig.kind not in ("money", "duration", "count") or not isinstance(fig.value, Decimal):
         return None
     # The figure is the whole right side: not a term of a sum that goes on ("= 444 € +
@@ -155,7 +177,7 @@ def equation_value(answer: str, fig: Figure, sign_at: int, lang: str | None) -> 
         items = _read(left, start, figs)
         if items is None or len(items) < 3:
             continue
-        return _evaluate(items, fig.kind, fig.unit)
+        return items
     return None
 
 

@@ -8,6 +8,7 @@ inputs when the arithmetic holds, and unsourced when it does not.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 
 import regex
 
@@ -15,6 +16,7 @@ from evals.checks.dates import date_after, date_before, month_end_of
 from evals.checks.derived import computed
 from evals.checks.equations import (
     BARE_AMOUNT,
+    bare_equation,
     bracketed_value,
     compared_in_working,
     equation_value,
@@ -175,6 +177,14 @@ def worked_out(
     value = equation_value(answer, fig, sign.start(), lang)
     if value is not None:
         return holds(value, fig)
+    # Bare numbers that are the customer's and the answer's sourced figures, of the result's
+    # kind ("you used 46 hours ... 40 hours [doc:a] ... 46 − 40 = 6 hours").
+    plain = bare_equation(answer, fig, sign.start(), lang)
+    if plain is not None and _as_written(fig) == plain[0]:
+        # Compared as written: "46 hours" is 46, whatever unit a duration is counted in.
+        known = {_as_written(f) for f in (*inputs, *given) if f.kind == fig.kind}
+        if all(t in known for t in plain[1]):
+            return True
     # The inputs are the sentence's figures before the sign (the last equation's terms) and
     # what the answer sourced before it: a result restates nothing a passage must hold.
     before = [f for f in inputs if f.end <= sign.start()]
@@ -182,6 +192,12 @@ def worked_out(
     if not own:
         return False
     return computed(fig, own, [*given, *before], factors)
+
+
+def _as_written(fig: Figure) -> Decimal | None:
+    """The number a figure is written with ("46 hours": 46)."""
+    m = _NUMBER.search(fig.text)
+    return number(m.group(0)) if m else None
 
 
 def _inputs_sourced(answer: str, fig: Figure, inputs: Sequence[Figure]) -> bool:
