@@ -46,6 +46,17 @@ def test_an_action_on_the_account_or_a_promised_outcome_is_undecided() -> None:
         assert "acted or promises" in r.detail
 
 
+def test_a_request_passed_on_already_to_no_colleague_is_an_action() -> None:
+    from evals.checks.actions import acts
+
+    said = "Non si preoccupi, ho già inoltrato la Sua segnalazione alla linea guasti."
+    assert acts(said, "it")
+    assert acts("I've already forwarded your report to the online shop.", "en")
+    # Passed on to a colleague, it is the hand-over.
+    assert not acts("Ho già inoltrato la Sua richiesta a un collega.", "it")
+    assert not acts("I've already forwarded your request to a colleague.", "en")
+
+
 def test_a_hand_over_or_an_explanation_is_no_action() -> None:
     for right in (
         "I can't see your payments from here, so I'll hand this over to our billing team.",

@@ -59,6 +59,8 @@ class _Patterns:
     not_already: regex.Pattern[str]
     done: regex.Pattern[str]
     not_done: tuple[str, ...]
+    forwarded: tuple[str, ...]
+    recipients: tuple[str, ...]
     will: tuple[regex.Pattern[str], ...]
     past: tuple[regex.Pattern[str], ...]
     promise: regex.Pattern[str]
@@ -90,6 +92,8 @@ def _patterns(lang: str) -> _Patterns:
         not_already=regex.compile(_alt(a.not_already), flags),
         done=regex.compile(_alt(a.done), flags),
         not_done=a.not_done,
+        forwarded=a.forwarded,
+        recipients=a.recipients,
         will=tuple(regex.compile(p, flags) for p in (*a.will, *a.past)),
         past=tuple(regex.compile(p, flags) for p in a.past),
         promise=regex.compile(_alt(a.promise), flags),
@@ -146,6 +150,8 @@ def _perfect_claim(p: _Patterns, sentence: str) -> bool:
         if not (ahead or (last and p.already.fullmatch(last[0]))):
             continue
         said = " ".join(w for w in _words(clause) if not p.already.fullmatch(w))
+        if any(s in said for s in p.forwarded) and not any(r in said for r in p.recipients):
+            return True  # passed on already, to someone who is no colleague: an act
         if not any(stem in said for stem in p.not_done):
             return True
     return False

@@ -61,6 +61,10 @@ class Actions:
     done: tuple[str, ...] = ()
     #: parts of verbs that are no action on an account (reading, telling, handing over)
     not_done: tuple[str, ...] = ()
+    #: parts of verbs of passing a request on, and the people it may be passed to: passed
+    #: on already to anyone else ("ho già inoltrato la segnalazione al negozio") is an act
+    forwarded: tuple[str, ...] = ()
+    recipients: tuple[str, ...] = ()
     #: first-person future account actions (regular expressions)
     will: tuple[str, ...] = ()
     #: first-person simple past of account actions (regular expressions: "I applied")
@@ -324,6 +328,8 @@ def _actions(data: dict[str, Any]) -> Actions:
             "negators",
             "first_person",
             "vouch",
+            "forwarded",
+            "recipients",
         )
     }
     return Actions(
