@@ -241,3 +241,36 @@ def test_the_count_a_figure_is_multiplied_by_is_not_what_it_is_about() -> None:
     assert bind(answer, fig(answer, "129 €", "pt"), passage, "pt").bound
     swapped = "- Passe Mensal: 349 € por 3 meses seguidos"
     assert not bind(swapped, fig(swapped, "349 €", "pt"), passage, "pt").bound
+
+
+def test_the_answers_own_sentence_may_give_the_number_that_tells_a_band_apart() -> None:
+    from casekit import good_case
+
+    from evals.checks import REGISTRY, CheckInput
+    from evals.reply import Reply
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    passage = (
+        "Maandprijzen: 2 dagen per week kost 890 € voor een baby (0-1 jaar) en 820 € voor een "
+        "peuter (1-4 jaar); 3 dagen per week kost 1.290 € (baby) en 1.190 € (peuter)."
+    )
+    case = Case(
+        good_case(
+            "bands",
+            question="Wat kost 3 dagen per week?",
+            retrieved=[{"ref": "prijzen", "text": passage}],
+            expect={"sources": ["prijzen"]},
+            reference="See the passage.",
+        )
+    )
+
+    def run(answer: str) -> str:
+        inp = CheckInput(case, Reply(answer=answer), SuiteSettings())
+        return REGISTRY["figures_supported"].fn(inp).status
+
+    right = "3 dagen per week kost 1.190 € voor een peuter of 1.290 € voor een baby (0-1 jaar) [doc:prijzen]."
+    assert run(right) == "pass"
+    # The 2 days' baby price given for 3 days is still another band's.
+    wrong = "Voor 3 dagen per week betaalt u 890 € voor een baby [doc:prijzen]."
+    assert run(wrong) == "fail"

@@ -74,15 +74,34 @@ def qualified(
         return True, None
     if not all(own):
         return None
+    # The answer's sentence names the passage figure's own numbers elsewhere ("3 dagen per
+    # week kost 1.190 € voor een peuter of 1.290 € voor een baby (0-1 jaar)"): its item's
+    # numbers do not make the figure a rival's.
+    where = sentence_at(answer, fig.start)
+    in_sentence = {
+        _plain(m.group(1)) + (m.group(2) or "").lower()[:2] for m in _QUALIFIER.finditer(where)
+    }
+    if any(
+        (q - _head_numbers(passage, p, same, others)) & in_sentence
+        for q, p in zip(own, same, strict=True)
+    ):
+        return None
     for o in others:
         # What the sentence's head says before its first figure ("A box for 4 people costs
         # 5,50 € ... and 4,95 € ...") is every item's, not the rival's alone.
-        where = sentence_at(passage, o.start)
-        first = min(p.start for p in (*same, *others) if sentence_at(passage, p.start) == where)
-        head = passage[passage.find(where) : first] if where in passage else ""
-        shared = {
-            _plain(m.group(1)) + (m.group(2) or "").lower()[:2] for m in _QUALIFIER.finditer(head)
-        }
+        shared = _head_numbers(passage, o, same, others)
         if (_qualifiers(passage, o, said) - shared) & mine:
             return False, clause_of(passage, o.start).strip()
     return None
+
+
+def _head_numbers(
+    passage: str, fig: Figure, same: list[Figure], others: list[Figure]
+) -> frozenset[str]:
+    """The numbers of the head of the figure's passage sentence, before its first figure."""
+    where = sentence_at(passage, fig.start)
+    first = min(p.start for p in (*same, *others) if sentence_at(passage, p.start) == where)
+    head = passage[passage.find(where) : first] if where in passage else ""
+    return frozenset(
+        _plain(m.group(1)) + (m.group(2) or "").lower()[:2] for m in _QUALIFIER.finditer(head)
+    )
