@@ -175,3 +175,25 @@ def test_an_amount_an_example_supposes_and_works_out_needs_no_citation() -> None
     assert graded("no_unsourced_number", plain, COVER, lang="nl") == "fail"
     told = "Plus vergoedt 80 % [doc:cover]. Een voorbeeld: een rekening kost 300 €."
     assert graded("no_unsourced_number", told, COVER, lang="nl") == "fail"
+
+
+def test_a_band_label_the_passage_writes_after_the_same_word_needs_no_citation() -> None:
+    prices = [
+        {
+            "ref": "p",
+            "text": "2 dagen kost 890 € voor een baby (0-1 jaar) en 820 € voor een peuter (1-4 jaar).",
+        }
+    ]
+    right = "Je dochter van 2 valt in de groep peuters (1-4 jaar). Dat kost 820 € [doc:p]."
+    assert graded("no_unsourced_number", right, prices, lang="nl") == "pass"
+    # Another band, or the band after another word, is a claim that needs its source.
+    assert (
+        graded("no_unsourced_number", right.replace("(1-4 jaar)", "(1-3 jaar)"), prices, lang="nl")
+        == "fail"
+    )
+    assert (
+        graded(
+            "no_unsourced_number", right.replace("peuters (1-4", "baby's (1-4"), prices, lang="nl"
+        )
+        == "fail"
+    )

@@ -43,6 +43,7 @@ from evals.checks.supposed import (
     example_input,
     pointed_back,
     ratio_of_sourced,
+    restated_label,
     shown_after,
     supposed_amount,
 )
@@ -124,6 +125,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
         if (
             example_input(inp.answer, fig, inp.lang, found)
             or supposed_amount(inp.answer, fig, inp.lang, found, _retrieved_figures(inp.case))
+            or restated_label(inp.answer, fig, _retrieved_texts(inp.case), inp.lang)
             or ratio_of_sourced(inp.answer, fig, sourced, inp.lang)
             or _day_in_words(fig, inp)
         ):
@@ -188,6 +190,10 @@ def _concluded(
         return False
     theirs = {Decimal(n) for n in given_numbers(case) if n.isdigit()}
     return any(abs(last.value - fig.value) == n or last.value + n == fig.value for n in theirs)
+
+
+def _retrieved_texts(case: Case) -> list[str]:
+    return [str(r.get("text") or "") for r in case.retrieved]
 
 
 def _retrieved_figures(case: Case) -> list[Figure]:

@@ -11,6 +11,7 @@ from decimal import Decimal
 import regex
 
 from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.matching import content, tokens
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure
 from evals.checks.worked import term_of_sum
@@ -110,3 +111,28 @@ def pointed_back(answer: str, fig: Figure, earlier: Sequence[Figure], lang: str 
     if m is None or m.group(1).casefold() not in lexicon(lang or FALLBACK).back:
         return False
     return any(e.same(fig) and e.end <= fig.start for e in earlier)
+
+
+# A bracket that closes right after the figure, and the word before its opening.
+_LABEL = regex.compile(r"(\p{L}+)\s*\(([^()\n]{1,20})\)")
+
+
+def restated_label(answer: str, fig: Figure, passages: Sequence[str], lang: str | None) -> bool:
+    """Whether the figure stands in a bracket that labels the word before it as a passage
+    labels that word ("de groep peuters (1-4 jaar)" of "een peuter (1-4 jaar)"): the
+    passage's name for a band restated, no claim of its own."""
+    for m in _LABEL.finditer(answer, max(0, fig.start - 40), min(len(answer), fig.end + 2)):
+        if not (m.start(2) <= fig.start and fig.end <= m.end(2)):
+            continue
+        word, inside = _stem(m.group(1), lang), " ".join(m.group(2).split())
+        return any(
+            " ".join(p.group(2).split()) == inside and _stem(p.group(1), lang) == word
+            for text in passages
+            for p in _LABEL.finditer(text)
+        )
+    return False
+
+
+def _stem(word: str, lang: str | None) -> str:
+    got = content(tokens(word, lang or FALLBACK), lang or FALLBACK)
+    return next(iter(sorted(got)), word.casefold())
