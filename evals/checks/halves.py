@@ -30,6 +30,20 @@ _HALVES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+# A word part every form of a language's halves holds (case aside): a text without it
+# (nearly every text) is not searched for them.
+_NEEDLES: dict[str, str] = {
+    "nl": "anderhal",
+    "de": "halb",
+    "da": "halvand",
+    "en": "half",
+    "it": "mezz",
+    "fr": "demi",
+    "es": "medi",
+    "pt": "mei",
+}
+
+
 @lru_cache(maxsize=16)
 def _compiled(lang: str) -> tuple[tuple[regex.Pattern[str], str], ...]:
     return tuple(
@@ -41,6 +55,9 @@ def _compiled(lang: str) -> tuple[tuple[regex.Pattern[str], str], ...]:
 def halves(text: str, lang: str | None) -> list[tuple[int, int, str]]:
     """The spans of `text` that say one and a half, each with its digits (no longer than
     the span)."""
+    needle = _NEEDLES.get(lang or "en")
+    if needle is not None and needle not in text.casefold():
+        return []
     out = []
     for pattern, replacement in _compiled(lang or "en"):
         for m in pattern.finditer(text):

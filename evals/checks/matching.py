@@ -17,144 +17,23 @@ import regex
 
 from evals.checks.language import detect, stop_words
 from evals.checks.lexicon import FALLBACK, lexicon
-from evals.checks.values import with_digits
+from evals.checks.tokenise import MARKER as MARKER  # read from here too
+from evals.checks.tokenise import Synonyms as Synonyms
+from evals.checks.tokenise import tokens as tokens
 from evals.checks.words import (
     BOUNDARY,
-    DROPPED,
     NEG,
-    WORDS_KEPT,
     Match,
     clause_negated_before,
     compound_read,
-    expand,
-    read_as,
-    unlabelled,
     windows,
     word_stem,
-    word_table,
-    word_token,
 )
 from evals.checks.words import NEGATION_REACH as NEGATION_REACH  # read from here too
-
-#: A suite's synonym groups: each a tuple of phrasings that mean the same.
-Synonyms = tuple[tuple[str, ...], ...]
+from evals.checks.words import expand as expand  # read from here too
 
 # Words between a fact's words within one match: "do not need a credit card" for "no credit card".
 MAX_GAP = 3
-
-# "22:00" is one word, not a clause break.
-_CLOCK = regex.compile(r"(\d):(\d)")
-_WORD = regex.compile(r"[\p{L}\p{N}]+|[€$£%]|[.,;:!?()\[\]–—]")
-# Citation markers name documents ("archive-2025"), not what the answer says.
-# A citation in brackets, or a ref in parentheses ("(pricing#plans)", "(doc: pricing#plans)");
-# a parenthesis of prose that holds a bracketed citation is prose, not a marker.
-MARKER = regex.compile(r"\[[^\]]*\]|\((?:\w+:\s?)?[^()\s\[\]]*#[^()\s\[\]]*\)")
-
-
-@lru_cache(maxsize=16384)
-def tokens(
-    text: str, lang: str | None = None, synonyms: Synonyms = (), general: bool = True
-) -> tuple[str, ...]:
-    """Normalised, stemmed words with negators as ¬ and clause breaks as |; articles dropped,
-    numbers in words as digits, a suite's synonyms as their group's first phrasing, then the
-    language's general equivalences ("Arbeitstage" = "Werktage") as theirs (`general`).
-
-    `lang`: the language to read the text in (stems, number words); detected when None.
-    """
-    lang = lang or detect(text) or FALLBACK
-    out = _plain_tokens(text, lang)
-    if synonyms:
-        out = _with_synonyms(out, lang, synonyms)
-    # After the suite's groups: a phrasing in both is read as the suite says, then as the
-    # language says, and a fact and an answer go the same way.
-    equivalences = lexicon(lang).equivalences
-    return _with_synonyms(out, lang, equivalences) if general and equivalences else out
-
-
-@lru_cache(maxsize=16384)
-def _plain_tokens(text: str, lang: str) -> tuple[str, ...]:
-    """`tokens` without any synonym group (what a group's phrasings are read as)."""
-    # Each text is read with its own language's words only (lexicon.py): Spanish "sin" is no
-    # negation in English, Dutch "de" no article in French.
-    lex = lexicon(lang)
-    # Citation markers name documents ("[doc:billing#invoices]"), not what the text says.
-    # Each pattern needs a character most texts lack: a search for it costs a tenth of a
-    # substitution that finds nothing.
-    if "[" in text or "#" in text:
-        text = MARKER.sub(" ", text)
-    text = unlabelled(text, lex)
-    t, _ = with_digits(read_as(expand(text), lex), lang)
-    if ":" in t:
-        t = _CLOCK.sub(r"\1h\2", t)
-    t = t.replace("-", " ").replace("/", " ")
-    out: list[str] = []
-    table = word_table(lex, lang)
-    prev = ""
-    for w in _WORD.findall(t):
-        tok = table.get(w)
-        if tok is None:
-            tok = word_token(w, lex, lang)
-            if len(table) < WORDS_KEPT:
-                table[w] = tok
-        # "non può però scriverci": inside a clause an adverb of contrast breaks nothing.
-        aside = tok == BOUNDARY and prev[:1].isalnum() and w.casefold() in lex.asides
-        prev = w
-        if aside:
-            continue
-        if tok == BOUNDARY:
-            if out and out[-1] != BOUNDARY:
-                out.append(BOUNDARY)
-        elif tok == NEG:
-            # "ne ... pas" is one negation, not two.
-            if not (out and out[-1] == NEG):
-                out.append(NEG)
-        elif tok != DROPPED:
-            out.append(tok)
-    return tuple(out)
-
-
-@lru_cache(maxsize=256)
-def _synonym_table(
-    synonyms: Synonyms, lang: str | None
-) -> dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]:
-    """Every phrasing of every group as tokens, indexed by its first token, longest first,
-    with its group's first phrasing's tokens: what each is read as. Tokens, not one symbol,
-    so that a fact and an answer still match with words between ("no card needed" = "no
-    credit card"). The first phrasing maps to itself, so that "credit card" is not read as
-    "credit" followed by the synonym "card"."""
-    index: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
-    for group in synonyms:
-        forms = [
-            tuple(w for w in _plain_tokens(p, lang or FALLBACK) if w != BOUNDARY) for p in group
-        ]
-        forms = [f for f in forms if f]
-        for toks in forms:
-            index.setdefault(toks[0], []).append((toks, forms[0]))
-    return {k: tuple(sorted(v, key=lambda e: len(e[0]), reverse=True)) for k, v in index.items()}
-
-
-def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -> tuple[str, ...]:
-    table = _synonym_table(synonyms, lang)
-    if table.keys().isdisjoint(seq):
-        return seq  # most texts hold no phrasing of a group: no walk through them
-    out: list[str] = []
-    i = 0
-    # Only where a phrasing can begin is a match tried; the words between are copied whole.
-    for j in [j for j, w in enumerate(seq) if w in table]:
-        if j < i:
-            continue  # inside a phrasing read already
-        out.extend(seq[i:j])
-        i = j
-        for toks, canonical in table[seq[j]]:
-            if seq[j : j + len(toks)] == toks:
-                out.extend(canonical)
-                i = j + len(toks)
-                break
-        else:
-            out.append(seq[j])
-            i = j + 1
-    out.extend(seq[i:])
-    return tuple(out)
 
 
 @lru_cache(maxsize=64)

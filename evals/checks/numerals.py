@@ -42,10 +42,9 @@ def numerals(text: str, lang: str | None) -> tuple[tuple[int, int, str], ...]:
     converted = alpha2digit(text_read, lang, threshold=0)
     if converted == text_read:
         return ()
-    src = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
-    dst = [m.group(0) for m in _TOKEN.finditer(converted)]
+    src, dst, ops = _aligned(text, converted)
     out: list[tuple[int, int, str]] = []
-    for tag, i1, i2, j1, j2 in _changed([t for *_, t in src], dst):
+    for tag, i1, i2, j1, j2 in ops:
         if tag != "replace" or i2 <= i1:
             continue
         if not any(_LETTER.search(t) for *_, t in src[i1:i2]):
@@ -93,6 +92,62 @@ def _has_number_word(text: str, lang: str) -> bool:
             (numbers if is_number else others).add(word)
         found = found or is_number
     return found
+
+
+_Token = tuple[int, int, str]
+_Ops = list[tuple[str, int, int, int, int]]
+_TRAILING_RUN = regex.compile(r"\S*\Z")
+_LEADING_RUN = regex.compile(r"\S*")
+
+
+def _aligned(text: str, converted: str) -> tuple[list[_Token], list[str], _Ops]:
+    """The tokens of `text` and of text2num's `converted` text where they differ, and
+    `_changed`'s opcodes between the two (indices into those tokens): what `_changed` says
+    of all their tokens, read from the stretch between the characters they share at the
+    head and at the tail (each cut back to whole tokens) instead of every token of both."""
+    head = _common_prefix(text, converted)
+    tail = _common_suffix(text[head:], converted[head:])
+    # Whole tokens only: the stretch opens after a space (or at the start) and closes
+    # before one (or at the end), so no token is cut and the tokens outside are the same.
+    start = _TRAILING_RUN.search(text, 0, head).start()  # type: ignore[union-attr]
+    end = _LEADING_RUN.match(text, len(text) - tail).end()  # type: ignore[union-attr]
+    shift = len(converted) - len(text)
+    src = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text, start, end)]
+    dst = [m.group(0) for m in _TOKEN.finditer(converted, start, end + shift)]
+    a = [t for *_, t in src]
+    if a and dst and a[0] != dst[0] and a[-1] != dst[-1]:
+        # Their first and last tokens differ: `_changed` of all the tokens meets the same
+        # head and tail, and gives these opcodes, moved by the tokens before the stretch.
+        return src, dst, _changed(a, dst)
+    # Otherwise the common head or tail of all the tokens may reach past the stretch.
+    src = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
+    dst = [m.group(0) for m in _TOKEN.finditer(converted)]
+    return src, dst, _changed([t for *_, t in src], dst)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many characters `a` and `b` share at their start (halved by slices compared,
+    not compared a character at a time)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str) -> int:
+    """How many characters `a` and `b` share at their end."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _changed(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:

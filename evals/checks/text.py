@@ -46,16 +46,21 @@ _TYPOGRAPHIC = regex.compile("[" + "".join(regex.escape(chr(c)) for c in _PLAIN)
 LETTERS = regex.compile(r"\p{L}+")
 # "45 €" and "45€", "€ 45" and "€45", "15 %" and "15%" are one figure.
 _SYMBOL_GAP = regex.compile(r"(?<=\d) (?=[€$£%])|(?<=[€$£]) (?=\d)")
+_SYMBOL_GAPS = (" €", " $", " £", " %", "€ ", "$ ", "£ ")
 
 
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """NFKC, case-folded, typographic quotes and dashes unified, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    if _TYPOGRAPHIC.search(text) is not None:
+    # Every typographic character is outside ASCII: an ASCII text (most English ones) is
+    # not searched for them.
+    if not text.isascii() and _TYPOGRAPHIC.search(text) is not None:
         text = text.translate(_PLAIN)
     text = " ".join(text.split())
-    if "€" in text or "$" in text or "£" in text or "%" in text:
+    # A gap to close is a space beside a symbol: one look for each instead of the pattern's
+    # two lookbehinds tried at every character of every text with an amount.
+    if any(gap in text for gap in _SYMBOL_GAPS):
         text = _SYMBOL_GAP.sub("", text)
     return text
 

@@ -177,7 +177,7 @@ def with_digits(text: str, lang: str | None) -> tuple[str, list[tuple[int, int]]
     half = halves(text, lang)
     if half:
         spans = [s for s in spans if not any(a < s[1] and s[0] < b for a, b, _ in half)] + half
-    if lang in (None, "en"):
+    if lang in (None, "en") and "fortnight" in text.casefold():
         spans += [(m.start(), m.end(), "14 days") for m in _FORTNIGHT.finditer(text)]
     if not spans:
         return text, []

@@ -249,7 +249,19 @@ def unlabelled(text: str, lex: Lexicon) -> str:
         bare_no = bare_no and all(w in lex.politeness or w in lex.negators for w in words)
         return m.group(0) if bare_no else m.group(1) + " "
 
-    return LABEL.sub(join, _label_denied(lex.lang).sub(r"\2 \1", text))
+    # Each pattern needs a colon its match holds, found by a search for the colon itself:
+    # a clock time's ("22:00") is neither, and neither pattern is tried at every letter.
+    if _LETTER_COLON.search(text) is not None:
+        text = _label_denied(lex.lang).sub(r"\2 \1", text)
+    if _COLON_SPACE.search(text) is None:
+        return text
+    return LABEL.sub(join, text)
+
+
+# What a label denied needs (a letter, maybe spaces, then its colon) and what a list line's
+# label needs (its colon before a space), each found from the colon.
+_LETTER_COLON = regex.compile(r":(?<=\p{L}\s*:)")
+_COLON_SPACE = regex.compile(r":(?=\s)")
 
 
 @lru_cache(maxsize=16)
