@@ -482,3 +482,37 @@ def test_words_every_figure_of_a_passage_shares_bind_no_rival() -> None:
     # "per animale per anno solare" stands beside each cap: it does not make 50 € a cap.
     right = "La franchigia è di 50 € per animale per anno solare [doc:copertura#piani]."
     assert run("figures_supported", right, caps_case()).status == "pass"
+
+
+def test_a_passage_clause_that_names_its_subject_with_a_pronoun_has_the_sentence_before() -> None:
+    passage = (
+        "En France, la franchise est de 1 200 € par sinistre. Pour les conducteurs de moins de "
+        "25 ans, elle est de 1 700 €."
+    )
+    case = good_case(
+        "franchise",
+        question="J'ai 23 ans. Quelle est ma franchise ?",
+        retrieved=[{"ref": "assurance", "text": passage}],
+        expect={"sources": ["assurance"]},
+        reference="1 700 € [doc:assurance].",
+    )
+    right = "Comme vous avez moins de 25 ans, votre franchise est de 1 700 € [doc:assurance] par sinistre."
+    assert run("figures_supported", right, case).status == "pass"
+
+
+def test_the_customers_figure_cited_to_a_passage_is_held_to_that_passages_subject() -> None:
+    passage = "Cleaning costs 90 €. The zone exit fee is 35 €."
+    case = good_case(
+        "unknown-charge",
+        question="I was charged 35 € yesterday. What is it?",
+        retrieved=[{"ref": "fees", "text": passage}],
+        expect={"sources": ["fees"]},
+        reference="35 € is the zone exit fee [doc:fees].",
+    )
+    assert (
+        run("figures_supported", "The 35 € [doc:fees] is the zone exit fee.", case).status == "pass"
+    )
+    wrong = run("figures_supported", "The 35 € [doc:fees] is what the cleaning costs.", case)
+    assert wrong.status == "fail" and "something else" in wrong.detail
+    # Not cited, the customer's figure needs no source and is not judged.
+    assert run("figures_supported", "The 35 € is what the cleaning costs.", case).status == "skip"

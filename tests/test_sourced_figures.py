@@ -165,3 +165,14 @@ def test_minutes_that_are_no_span_of_those_times_still_need_one() -> None:
         CheckInput(_late_pickup(), Reply(answer=answer), SuiteSettings())
     )
     assert r.status == "fail" and "25 minutes" in r.detail
+
+
+def test_a_number_with_space_grouped_thousands_is_one_number_not_the_customers_one() -> None:
+    from evals.checks.given import from_ticket
+    from evals.checks.values import parse_figures
+
+    # "une voiture" reads as 1, which makes no "1 700 €" the customer's.
+    case = Case(good_case("fr", question="J'ai 23 ans. Si j'abîme une voiture, je paie combien ?"))
+    fig = parse_figures("la franchise est de 1 700 €", "fr")[0]
+    assert not from_ticket(fig, case)
+    assert from_ticket(parse_figures("vous avez 23 ans", "fr")[0], case)

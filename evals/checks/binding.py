@@ -24,6 +24,7 @@ from evals.checks.figure_items import (
     subject_words,
 )
 from evals.checks.language import detect
+from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import inner_names, names_in, owned_names
 from evals.checks.qualifiers import qualified
@@ -112,6 +113,7 @@ def bind(
                     subject(passage, p, lang, synonyms, True)
                     | _sentence_head(passage, p, lang, synonyms)
                     | list_head(passage, p, lang, synonyms)
+                    | _antecedent(passage, p, lang, synonyms)
                 )
             )
             for p in same
@@ -141,6 +143,21 @@ def bind(
         if theirs > best_same and (not best_same or theirs - best_same >= 2):
             return Binding(False, clause_of(passage, p.start).strip())
     return Binding(True, None)
+
+
+def _antecedent(text: str, fig: Figure, lang: str | None, synonyms: Synonyms) -> frozenset[str]:
+    """The content words of the sentence before the figure's when the figure's clause names
+    its subject with a pronoun ("En France, la franchise est de 1 200 €. Pour les moins de
+    25 ans, elle est de 1 700 €": the 1 700 € is the franchise's too)."""
+    reading = lang or detect(text) or FALLBACK
+    pronouns = lexicon(reading).pronouns
+    clause = clause_of(text, fig.start)
+    if not pronouns or not pronouns & {w.casefold() for w in _WORDS.findall(clause)}:
+        return frozenset()
+    before = [s for start, s in sentences(text) if start + len(s) <= fig.start]
+    if not before:
+        return frozenset()
+    return frozenset(content(tokens(before[-1], reading, synonyms), reading))
 
 
 _WORDS = regex.compile(r"[\p{L}\p{N}]+")

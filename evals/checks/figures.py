@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import regex
+
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -19,6 +21,7 @@ from evals.checks.dates import date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
 from evals.checks.figure_citations import (
     lead_citations,
+    marks_after,
     own_citations,
     sentence_citations,
     shares_a_citation,
@@ -192,6 +195,17 @@ def _concluded(
     return any(abs(last.value - fig.value) == n or last.value + n == fig.value for n in theirs)
 
 
+def _cited_as_stated(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int, passages: dict[str, str]
+) -> bool:
+    """Whether a citation set right after the figure names a passage that states it."""
+    marks = marks_after(answer, fig, cite, window)
+    if not marks or answer[fig.end : fig.end + marks[0].start()].strip(" ,"):
+        return False
+    refs = own_citations(answer, fig, cite, window)
+    return any(fig.same(p) for r in refs for p in parse_figures(passages.get(r, "")))
+
+
 def _retrieved_texts(case: Case) -> list[str]:
     return [str(r.get("text") or "") for r in case.retrieved]
 
@@ -254,7 +268,13 @@ def figures_supported(inp: CheckInput) -> CheckResult:
         for f in theirs
         if (where := stated_elsewhere(inp.answer, f, cite, window, passages))
     }
-    found = [f for f in every if f not in theirs or f.start in miscited]
+    # Or cites it right after to a passage that states it: then it is that passage's
+    # figure, held to the subject the passage gives it ("un débit de 35 € [doc:frais]
+    # correspond aux frais de nettoyage" where the list's 35 € is the zone exit fee).
+    as_passages = {
+        f.start for f in theirs if _cited_as_stated(inp.answer, f, cite, window, passages)
+    }
+    found = [f for f in every if f not in theirs or f.start in miscited or f.start in as_passages]
     if not found:
         return skipped("no figures beyond the ticket's own")
     reported = inp.reply.cited

@@ -21,7 +21,8 @@ _ONE_UNIT = regex.compile(
     r"\b(?:for|in|within|over|during)\s+(?:a|an|one)\s+(?:whole\s+|full\s+)?(day|week|month|year)\b",
     regex.IGNORECASE,
 )
-_BARE_NUMBER = regex.compile(r"\d(?:[\d.,':]*\d)?")
+# Thousands grouped with a space ("1 700 €") are one number, not a "1" and a "700".
+_BARE_NUMBER = regex.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d(?:[\d.,':]*\d)?")
 _ZERO_DECIMALS = regex.compile(r"[.,]0{1,2}$")
 
 

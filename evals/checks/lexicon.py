@@ -102,6 +102,8 @@ class Lexicon:
     lang: str
     negators: frozenset[str] = frozenset()
     articles: frozenset[str] = frozenset()
+    #: pronouns a passage clause may name its subject with: the sentence before names it
+    pronouns: frozenset[str] = frozenset()
     conjunctions: frozenset[str] = frozenset()
     #: conjunctions that inside a clause are adverbs and break nothing ("può però scriverci")
     asides: frozenset[str] = frozenset()
@@ -244,6 +246,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         lang=lang,
         negators=frozenset(_words(data.get("negators"))),
         articles=frozenset(_words(data.get("articles"))),
+        pronouns=frozenset(_words(data.get("pronouns"))),
         conjunctions=frozenset(_words(data.get("conjunctions"))),
         asides=frozenset(_words(data.get("asides"))),
         glue=frozenset(_words(glue)) if glue is not None else None,
