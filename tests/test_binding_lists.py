@@ -274,3 +274,19 @@ def test_the_answers_own_sentence_may_give_the_number_that_tells_a_band_apart() 
     # The 2 days' baby price given for 3 days is still another band's.
     wrong = "Voor 3 dagen per week betaalt u 890 € voor een baby [doc:prijzen]."
     assert run(wrong) == "fail"
+
+
+def test_a_head_before_the_first_items_own_label_is_every_items() -> None:
+    from evals.checks.owners import owned_names
+    from evals.checks.values import parse_figures
+
+    text = (
+        "Nederland (Amsterdam, Rotterdam): Flex desk 189 €, Fixed desk 289 €, Private office 449 €."
+    )
+    owners = {f.text: owned_names(text, f, "nl") for f in parse_figures(text, "nl")}
+    assert "amsterdam" in owners["289 €"] and "fixed" in owners["289 €"]
+    assert "flex" not in owners["289 €"] and "flex" in owners["189 €"]
+    # Without a head, the first item's label is its own only.
+    plain = "Flex desk 189 €, Fixed desk 289 €, Private office 449 €."
+    owners = {f.text: owned_names(plain, f, "nl") for f in parse_figures(plain, "nl")}
+    assert "flex" in owners["189 €"] and "flex" not in owners["289 €"]

@@ -113,9 +113,15 @@ def owned_names(text: str, fig: Figure, lang: str | None = None) -> frozenset[st
     # the price's.
     foreign = {item_of(f.start - start) for f in inside if not _alike(f, fig)} - set(owner_items)
     named_items = {item_of(pos) for pos, _ in names}
+    # A head before the first item's own label ("Nederland (Amsterdam, ...): Flex desk 189 €,
+    # Fixed desk 289 €") is every figure's: the label names the first item, the head all.
+    labelled = any(item_of(pos) == owner_items[0] and pos < first_pos for pos, _ in names)
     out = set()
     for pos, name in names:
         i = item_of(pos)
+        if lead and labelled and pos < first_pos and i < owner_items[0]:
+            out.add(name)
+            continue
         if pos < first_pos and i <= owner_items[0]:
             # The sentence's head ("Starter costs 29 € ... with up to 20 seats") names what
             # every figure of the sentence is about, whatever their kinds.
