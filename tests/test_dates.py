@@ -121,3 +121,37 @@ def test_a_refund_date_from_the_customers_month_end_needs_no_citation() -> None:
         .status
         == "fail"
     )
+
+
+def test_a_notice_that_runs_to_a_months_end_ends_on_that_months_last_day() -> None:
+    from casekit import good_case
+
+    from evals.checks import REGISTRY, CheckInput
+    from evals.reply import Reply
+    from evals.suite.case import Case
+    from evals.suite.folder import SuiteSettings
+
+    passage = (
+        "La disdetta richiede un preavviso di 1 mese: se disdici entro l'ultimo giorno di un "
+        "mese, l'abbonamento termina alla fine del mese successivo."
+    )
+    case = Case(
+        good_case(
+            "notice",
+            question="Se do la disdetta il 10 marzo, fino a quando pago?",
+            retrieved=[{"ref": "term", "text": passage}],
+            expect={"sources": ["term"]},
+            reference="See the passage.",
+        )
+    )
+
+    def run(answer: str) -> str:
+        return (
+            REGISTRY["figures_supported"]
+            .fn(CheckInput(case, Reply(answer=answer), SuiteSettings()))
+            .status
+        )
+
+    assert run("Paghi fino alla fine di aprile, cioè fino al 30 aprile [doc:term].") == "pass"
+    assert run("Paghi fino al 31 maggio [doc:term].") == "fail"
+    assert run("Paghi fino al 10 aprile [doc:term].") == "pass"  # the term alone, as written

@@ -103,6 +103,31 @@ def date_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) ->
     return False
 
 
+def month_end_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) -> bool:
+    """Whether a dated figure is the last day of the month that one of `dates` moved on by
+    one of `terms` falls in (a notice of 1 month to a month's end: given on 10 March, it
+    ends on 30 April)."""
+    if fig.kind != "date" or not isinstance(fig.value, tuple) or fig.value[1] is None:
+        return False
+    year, month, day = fig.value
+    if day != calendar.monthrange(year or _PLAIN_YEAR, month)[1]:
+        return False
+    for g in dates:
+        if g.kind != "date" or not isinstance(g.value, tuple) or g.value[1] is None:
+            continue
+        for t in terms:
+            if t.kind != "duration" or not isinstance(t.value, Decimal) or t.value != int(t.value):
+                continue
+            got = _moved(g.value, t)  # type: ignore[arg-type]
+            if (
+                got is not None
+                and got[1] == month
+                and (got[0] is None or year is None or got[0] == year)
+            ):
+                return True
+    return False
+
+
 def month_end_of(fig: Figure, dates: Sequence[Figure]) -> bool:
     """Whether a dated figure is the last day of the month of one of `dates`, after it (a
     notice that runs to the end of the month: 14 December, so 31 December)."""

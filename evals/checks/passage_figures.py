@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from functools import lru_cache
 
 import regex
 
-from evals.checks.dates import date_after, date_before
+from evals.checks.dates import date_after, date_before, month_end_after
 from evals.checks.derived import clock_span, computed
 from evals.checks.equations import equation_value, holds
 from evals.checks.given import sentence_start
+from evals.checks.lexicon import all_lexicons
 from evals.checks.stated_otherwise import states_otherwise
-from evals.checks.text import SENTENCE_END
+from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, parse_figures
 from evals.checks.worked import result_sign
 
@@ -63,6 +65,10 @@ def passage_states(
         terms = (*after, *given, *(t for t in beside if t.kind == "duration"))
         if date_after(fig, given, terms) or date_before(fig, given, before):
             return True
+        # Taken to the end of that month where the passage says the term runs to one ("1
+        # mese ... termina alla fine del mese successivo": given on 10 March, 30 April).
+        if _runs_to_month_end(text) and month_end_after(fig, given, terms):
+            return True
         # A day the passage sets in every month ("a partir do dia 1 do mês escolhido"): the
         # answer's date on that day ("1 de janeiro") applies it to the month asked about.
         day = fig.value[2] if isinstance(fig.value, tuple) else None
@@ -70,6 +76,16 @@ def passage_states(
     return clock_span(fig, (*stated, *times)) or computed(
         fig, stated, given, factors, beside, percent
     )
+
+
+@lru_cache(maxsize=1)
+def _month_end_words() -> regex.Pattern[str]:
+    return phrase_pattern(tuple(sorted({p for lex in all_lexicons() for p in lex.month_end})))
+
+
+def _runs_to_month_end(text: str) -> bool:
+    """Whether the text says a term runs to a month's end, in any language read."""
+    return _month_end_words().search(text) is not None
 
 
 # A term that comes before a date: "15 days before", "15 Tage vor", "15 jours avant".
