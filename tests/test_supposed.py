@@ -197,3 +197,19 @@ def test_a_band_label_the_passage_writes_after_the_same_word_needs_no_citation()
         )
         == "fail"
     )
+
+
+def test_the_customers_time_rounded_up_to_started_units_needs_no_citation() -> None:
+    rooms = [{"ref": "rooms", "text": "Le ore extra costano 20 € per ora iniziata in Italia."}]
+    ask = "Se prenoto ancora 2 ore e mezza, quanto pago?"
+    right = "Costano 20 € per ora iniziata [doc:rooms]. 2 ore e mezza contano quindi come 3 ore iniziate: 3 × 20 € = 60 €."
+    assert graded("no_unsourced_number", right, rooms, question=ask, lang="it") == "pass"
+    # Rounded to more than the started units, or where the passage charges no started unit.
+    assert (
+        graded(
+            "no_unsourced_number", right.replace("3 ore", "4 ore"), rooms, question=ask, lang="it"
+        )
+        == "fail"
+    )
+    flat = [{"ref": "rooms", "text": "Le ore extra costano 20 € all'ora in Italia."}]
+    assert graded("no_unsourced_number", right, flat, question=ask, lang="it") == "fail"

@@ -244,3 +244,18 @@ def test_a_year_before_a_currency_symbol_leaves_the_amount_to_the_symbol() -> No
     assert [(f.kind, f.text) for f in figs] == [("money", "€ 1.190")]
     # A price written before its symbol, with no amount after it, is still a price.
     assert [f.text for f in parse_figures("Das kostet 2026 € im Jahr.", "de")] == ["2026 €"]
+
+
+def test_a_number_of_units_and_a_half_is_read_whole_in_each_language() -> None:
+    from evals.checks.values import parse_figures
+
+    for text, lang in (
+        ("2 ore e mezza", "it"),
+        ("2 hours and a half", "en"),
+        ("2 and a half hours", "en"),
+        ("2 en een half uur", "nl"),
+        ("2 horas y media", "es"),
+    ):
+        assert [f.value for f in parse_figures(text, lang)] == [150], text
+    # An amount is no duration: "25 € e mezzo" keeps its 25 €.
+    assert [f.text for f in parse_figures("costa 25 € e mezzo", "it")] == ["25 €"]

@@ -48,6 +48,7 @@ from evals.checks.supposed import (
     ratio_of_sourced,
     restated_label,
     shown_after,
+    started_units,
     supposed_amount,
 )
 from evals.checks.text import phrase_pattern, quote
@@ -129,6 +130,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             example_input(inp.answer, fig, inp.lang, found)
             or supposed_amount(inp.answer, fig, inp.lang, found, _retrieved_figures(inp.case))
             or restated_label(inp.answer, fig, _retrieved_texts(inp.case), inp.lang)
+            or started_units(fig, given, _retrieved_texts(inp.case))
             or ratio_of_sourced(inp.answer, fig, sourced, inp.lang)
             or _day_in_words(fig, inp)
         ):

@@ -11,29 +11,50 @@ import regex
 # (pattern, replacement): the replacement may name the unit again, in the plural the
 # duration words of the language read ("1,5 anni").
 _HALVES: dict[str, tuple[tuple[str, str], ...]] = {
-    "nl": ((r"anderhalf|anderhalve", "1,5"),),
+    "nl": (
+        (r"anderhalf|anderhalve", "1,5"),
+        # "2 en een half uur": a number of units and a half
+        (r"(\d{1,3})\s+en\s+een\s+half\s+(uur|jaar|maand|dag|week)", r"\1,5 \2"),
+    ),
     "de": ((r"(?:anderthalb|eineinhalb)e?", "1,5"),),
     "da": ((r"halvanden|halvandet", "1,5"),),
     "en": (
         (r"one\s+and\s+a\s+half", "1.5"),
         (r"an?\s+(year|month|week|day|hour)\s+and\s+a\s+half", r"1.5 \1s"),
+        # "2 hours and a half", "2 and a half hours"
+        (r"(\d{1,3})\s+(years|months|weeks|days|hours)\s+and\s+a\s+half", r"\1.5 \2"),
+        (r"(\d{1,3})\s+and\s+a\s+half\s+(years|months|weeks|days|hours)", r"\1.5 \2"),
     ),
     "it": (
         (r"un\s+anno\s+e\s+mezzo", "1,5 anni"),
         (r"un\s+mese\s+e\s+mezzo", "1,5 mesi"),
         (r"un(?:'|\s+)ora\s+e\s+mezz[ao]", "1,5 ore"),
         (r"un\s+giorno\s+e\s+mezzo", "1,5 giorni"),
+        # "2 ore e mezza", "3 anni e mezzo": a number of units and a half
+        (r"(\d{1,3})\s+(ore|anni|mesi|giorni|settimane)\s+e\s+mezz[ao]", r"\1,5 \2"),
     ),
-    "fr": ((r"un\s+an\s+et\s+demi", "1,5 ans"), (r"une\s+heure\s+et\s+demie", "1,5 heures")),
-    "es": ((r"un\s+año\s+y\s+medio", "1,5 años"), (r"una\s+hora\s+y\s+media", "1,5 horas")),
-    "pt": ((r"um\s+ano\s+e\s+meio", "1,5 anos"), (r"uma\s+hora\s+e\s+meia", "1,5 horas")),
+    "fr": (
+        (r"un\s+an\s+et\s+demi", "1,5 ans"),
+        (r"une\s+heure\s+et\s+demie", "1,5 heures"),
+        (r"(\d{1,3})\s+(heures|ans|mois|jours)\s+et\s+demie?", r"\1,5 \2"),
+    ),
+    "es": (
+        (r"un\s+año\s+y\s+medio", "1,5 años"),
+        (r"una\s+hora\s+y\s+media", "1,5 horas"),
+        (r"(\d{1,3})\s+(horas|años|meses|días)\s+y\s+medi[ao]", r"\1,5 \2"),
+    ),
+    "pt": (
+        (r"um\s+ano\s+e\s+meio", "1,5 anos"),
+        (r"uma\s+hora\s+e\s+meia", "1,5 horas"),
+        (r"(\d{1,3})\s+(horas|anos|meses|dias)\s+e\s+mei[ao]", r"\1,5 \2"),
+    ),
 }
 
 
 # A word part every form of a language's halves holds (case aside): a text without it
 # (nearly every text) is not searched for them.
 _NEEDLES: dict[str, str] = {
-    "nl": "anderhal",
+    "nl": "half",
     "de": "halb",
     "da": "halvand",
     "en": "half",

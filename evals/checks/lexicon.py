@@ -167,6 +167,8 @@ class Lexicon:
     month_end: tuple[str, ...] = ()
     #: words before a month's name that give its last day ("end of March", "eind maart")
     month_end_named: tuple[str, ...] = ()
+    #: words of a price per started unit ("per ora iniziata", "per started hour")
+    started: tuple[str, ...] = ()
     #: words that take a percentage off or add one on ("discount", "korting", "sconto")
     rates: tuple[str, ...] = ()
     #: words that make bare hours clock times (`from`, `to`, `marks`, `at`, `oclock`,
@@ -283,6 +285,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         totals=_words_phrases(figures.get("totals")),
         month_end=_words_phrases(figures.get("month_end")),
         month_end_named=_words_phrases(figures.get("month_end_named")),
+        started=_words_phrases(figures.get("started")),
         rates=_words_phrases(figures.get("rates")),
         clock={k: _words_phrases(v) for k, v in figures.get("clock", {}).items()},
         corrections=tuple(str(p) for p in claims.get("corrections", ())),

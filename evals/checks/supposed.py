@@ -6,11 +6,12 @@ works out right after it ("L'aumento è di 2,00 €: 29,90 € − 27,90 € = 2
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
+from functools import lru_cache
 
 import regex
 
-from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
 from evals.checks.matching import content, tokens
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure
@@ -136,3 +137,29 @@ def restated_label(answer: str, fig: Figure, passages: Sequence[str], lang: str 
 def _stem(word: str, lang: str | None) -> str:
     got = content(tokens(word, lang or FALLBACK), lang or FALLBACK)
     return next(iter(sorted(got)), word.casefold())
+
+
+#: Units a started one is charged in (minutes): an hour, a half hour, a quarter, a day.
+_STARTED_UNITS = (60, 30, 15, 1440)
+
+
+@lru_cache(maxsize=1)
+def _started_words() -> regex.Pattern[str]:
+    return phrase_pattern(tuple(sorted({w for lex in all_lexicons() for w in lex.started})))
+
+
+def started_units(fig: Figure, given: Sequence[Figure], passages: Sequence[str]) -> bool:
+    """Whether a duration is the customer's rounded up to whole units where a passage
+    charges per started unit ("20 € per ora iniziata": 2 ore e mezza are 3 ore iniziate)."""
+    if fig.kind != "duration" or fig.unit != "minute" or not isinstance(fig.value, Decimal):
+        return False
+    if not any(_started_words().search(p) for p in passages):
+        return False
+    for g in given:
+        if g.kind != "duration" or g.unit != "minute" or not isinstance(g.value, Decimal):
+            continue
+        for unit in _STARTED_UNITS:
+            whole = (g.value / unit).to_integral_value(rounding=ROUND_CEILING) * unit
+            if whole != g.value and whole == fig.value:
+                return True
+    return False

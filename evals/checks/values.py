@@ -216,6 +216,11 @@ def _parse(text: str, lang: str | None = None) -> tuple[Figure, ...]:
     out = list(written)
     for fig in _scan(plain, reading):
         span = next(((a, b) for a, b in spans if a <= fig.start < b), None)
+        if span is not None and _DIGIT.search(text, span[0], span[1]):
+            # "2 ore e mezza" read whole: its written "2 ore" is the half's first part.
+            inside = [f for f in out if span[0] <= f.start and f.end <= span[1]]
+            out = [f for f in out if f not in inside]
+            taken = [(a, b) for a, b in taken if not (span[0] <= a and b <= span[1])]
         if span is None or any(a < fig.end and span[0] < b for a, b in taken):
             continue
         start = span[0]
