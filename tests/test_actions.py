@@ -360,3 +360,11 @@ def test_making_an_exception_now_is_a_promise_and_refusing_one_is_not_in_every_l
         "Não podemos fazer uma exceção.",
     ):
         assert not acts(right), right
+
+
+def test_a_dutch_verb_last_after_clock_times_is_still_the_perfects() -> None:
+    from evals.checks.actions import acts
+
+    said = "Ik heb voor morgen van 10:00 tot 12:00 een vergaderruimte in Utrecht voor je geboekt."
+    assert acts(said, "nl")
+    assert not acts("Je boekt zelf in de app, van 10:00 tot 12:00 als er plek is.", "nl")

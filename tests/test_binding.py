@@ -516,3 +516,27 @@ def test_the_customers_figure_cited_to_a_passage_is_held_to_that_passages_subjec
     assert wrong.status == "fail" and "something else" in wrong.detail
     # Not cited, the customer's figure needs no source and is not judged.
     assert run("figures_supported", "The 35 € is what the cleaning costs.", case).status == "skip"
+
+
+CREDITS = (
+    "Elk lidmaatschap bevat per maand tegoed: Flex desk 4 uur, Fixed desk 8 uur, Private "
+    "office 12 uur per persoon. Alleen bij een Private office mag je maximaal 4 uur meenemen."
+)
+
+
+def credits_case() -> dict[str, Any]:
+    return good_case(
+        "credits",
+        question="Ik heb een Fixed desk. Hoeveel uur vergaderruimte heb ik?",
+        retrieved=[{"ref": "rooms", "text": CREDITS}],
+        expect={"sources": ["rooms"]},
+        reference="8 uur [doc:rooms].",
+    )
+
+
+def test_a_name_the_answers_sentence_gives_before_its_first_figure_binds_it() -> None:
+    wrong = "Met je Fixed desk heb je 4 uur tegoed per maand [doc:rooms], dus na 2 uur nog 2 uur."
+    r = run("figures_supported", wrong, credits_case())
+    assert r.status == "fail" and "something else" in r.detail
+    right = "Met je Fixed desk heb je 8 uur tegoed per maand [doc:rooms], dus na 2 uur nog 6 uur."
+    assert run("figures_supported", right, credits_case()).status == "pass"

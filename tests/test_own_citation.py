@@ -132,3 +132,15 @@ def test_a_listed_figure_the_lead_passage_does_not_state_fails_and_no_lead_sourc
     assert listed(wrong)[1] == "fail"
     bare = "Here are today's prices:\n- Plus: 29 € per seat\n- Basic: 19 € per seat"
     assert listed(bare)[0] == "fail"
+
+
+def test_a_citation_after_an_abbreviation_stands_for_its_whole_sentence() -> None:
+    from evals.checks.citations import _claims_citing
+    from evals.suite import patterns
+    from evals.suite.folder import SuiteSettings
+
+    cite = patterns.compile_pattern(SuiteSettings().citation_pattern)
+    answer = "Der Fixed Desk kostet jetzt 309 € pro Person und Monat zzgl. MwSt. [doc:prices]."
+    assert _claims_citing(answer, "prices", cite) == [
+        "Der Fixed Desk kostet jetzt 309 € pro Person und Monat zzgl. MwSt"
+    ]

@@ -32,12 +32,14 @@ from evals.checks.matching import MARKER, content, tokens
 from evals.checks.text import sentences
 
 #: How far (characters) an account action or "already" may stand from its auxiliary: one
-#: clause ("Ich habe den Vorschuss bereits für Sie beantragt").
-REACH = 70
+#: clause ("Ich habe den Vorschuss bereits für Sie beantragt"; a Dutch or German verb comes
+#: last: "Ik heb voor morgen van 10:00 tot 12:00 een vergaderruimte voor je geboekt").
+REACH = 100
 #: Words before a promise within which a negation takes it back ("non Le prometto").
 NEG_REACH = 3
 # A clause ends at these: "already" in the next clause is about something else.
-_CLAUSE_END = regex.compile(r"[.!?;:,]|\s[–—-]\s")
+# A clock time's colon ("10:00") ends nothing.
+_CLAUSE_END = regex.compile(r"[.!?;,]|(?<!\d):(?!\d)|\s[–—-]\s")
 _WORD = regex.compile(r"[\p{L}'’]+")
 
 

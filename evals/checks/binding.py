@@ -24,11 +24,11 @@ from evals.checks.figure_items import (
     subject_words,
 )
 from evals.checks.language import detect
-from evals.checks.lexicon import FALLBACK, lexicon
 from evals.checks.matching import Synonyms, content, tokens
 from evals.checks.owners import inner_names, names_in, owned_names
 from evals.checks.qualifiers import qualified
 from evals.checks.result_subject import terms_about, totalled_result
+from evals.checks.subject_hints import antecedent, computation_cut, first_of_kind
 from evals.checks.text import sentences
 from evals.checks.values import Figure, parse_figures
 
@@ -97,7 +97,7 @@ def bind(
     said_in = detect(passage)
     if lang and said_in and said_in != lang:
         return Binding(True, None)
-    mine = subject(_computation_cut(answer, fig), fig, lang, synonyms)
+    mine = subject(computation_cut(answer, fig), fig, lang, synonyms)
     # Words the clauses of three or more of the passage's figures share ("fino a 2.000 € per
     # animale per anno solare", "... 5.000 € per animale per anno solare") tell none of
     # them apart: "50 € per animale per anno solare" is not the cap's for saying so.
@@ -113,7 +113,7 @@ def bind(
                     subject(passage, p, lang, synonyms, True)
                     | _sentence_head(passage, p, lang, synonyms)
                     | list_head(passage, p, lang, synonyms)
-                    | _antecedent(passage, p, lang, synonyms)
+                    | antecedent(passage, p, lang, synonyms)
                 )
             )
             for p in same
@@ -145,40 +145,9 @@ def bind(
     return Binding(True, None)
 
 
-def _antecedent(text: str, fig: Figure, lang: str | None, synonyms: Synonyms) -> frozenset[str]:
-    """The content words of the sentence before the figure's when the figure's clause names
-    its subject with a pronoun ("En France, la franchise est de 1 200 €. Pour les moins de
-    25 ans, elle est de 1 700 €": the 1 700 € is the franchise's too)."""
-    reading = lang or detect(text) or FALLBACK
-    pronouns = lexicon(reading).pronouns
-    clause = clause_of(text, fig.start)
-    if not pronouns or not pronouns & {w.casefold() for w in _WORDS.findall(clause)}:
-        return frozenset()
-    before = [s for start, s in sentences(text) if start + len(s) <= fig.start]
-    if not before:
-        return frozenset()
-    return frozenset(content(tokens(before[-1], reading, synonyms), reading))
-
-
 _WORDS = regex.compile(r"[\p{L}\p{N}]+")
 #: Figures of a passage whose clauses share a word before it tells none of them apart.
 _COMMON = 3
-
-
-# After a figure, its citations, then a sign of arithmetic: "129 € [doc:a] × 3 meses = 387 €".
-_ARITHMETIC_AFTER = regex.compile(r"(?:\s*\[[^\]\n]*\])*\s*[×x*·+−=](?=\s)")
-
-
-def _computation_cut(answer: str, fig: Figure) -> str:
-    """The answer with what follows the figure blanked to its line's end when arithmetic
-    follows it: the count it is multiplied by and the result are the computation's words,
-    not what the figure is about (offsets kept)."""
-    m = _ARITHMETIC_AFTER.match(answer, fig.end)
-    if m is None:
-        return answer
-    end = answer.find("\n", fig.end)
-    end = len(answer) if end < 0 else end
-    return answer[: fig.end] + " " * (end - fig.end) + answer[end:]
 
 
 def _by_names(
@@ -238,13 +207,25 @@ def _by_names(
         # costs 29 €. Pro costs 45 €.") has them in the next sentences.
         rivals = [o for o in others if sentence_at(passage, o.start) == where]
         if not rivals and asked:
-            return None  # the ticket's name against another sentence tells nothing
+            # The ticket's name against another sentence tells nothing, unless that
+            # sentence names its own plan ("alleen bij een Private office mag je maximaal
+            # 4 uur meenemen"): then it is that plan's figure, or the ticket's.
+            named_here = owned_names(passage, p)
+            if named_here & mine:
+                return Binding(True, None)
+            if named_here:
+                continue
+            return None
         rivals = rivals or others
         owners = [owned_names(passage, q) for q in (p, *rivals)]
         telling = frozenset().union(*owners) - frozenset.intersection(*owners)
-        if asked and names_in(sentence_at(answer, fig.start), lang) & telling:
+        named = names_in(sentence_at(answer, fig.start), lang) & telling if asked else frozenset()
+        said = named if first_of_kind(answer, fig, lang) else frozenset()
+        if named and (not said or sum(1 for o in owners if o & said) > 1):
             return None  # "Basic and Plus cost 29 € and 39 €": the answer's own names
-        own, mine_t = owners[0] & telling, mine & telling
+        # The sentence names one item's name before its figures ("Met je Fixed desk heb je
+        # 4 uur ..., dus ... nog 2 uur"): that name, not the ticket's, is the figure's.
+        own, mine_t = owners[0] & telling, (said or mine) & telling
         hit = next((r for r, o in zip(rivals, owners[1:], strict=True) if o & mine_t), None)
         if own & mine_t:
             # A ticket that names both ("Fixed or Variable?") does not say which is meant.

@@ -23,7 +23,7 @@ from evals.checks.given import figures, from_ticket, given_figures
 from evals.checks.language import detect
 from evals.checks.matching import content, tokens
 from evals.checks.passage_figures import passage_states
-from evals.checks.text import quote
+from evals.checks.text import SENTENCE_END, quote
 from evals.checks.things import archived
 from evals.checks.values import Figure
 from evals.suite import patterns
@@ -82,10 +82,10 @@ def _claims_citing(answer: str, ref: str, cite: regex.Pattern[str]) -> list[str]
         floor = marks[first - 1].end() if first else 0
         before = answer[floor : marks[first].start()].rstrip()
         body = before[:-1] if before.endswith((".", "!", "?")) else before
-        cut = max(
-            body.rfind(". "), body.rfind("! "), body.rfind("? "), body.rfind(";"), body.rfind("\n")
-        )
-        out.append(body[cut + 1 :].strip())
+        # A sentence's end as the checks read one: "zzgl. MwSt." or "excl. btw" ends nothing.
+        ends = [e.end() for e in SENTENCE_END.finditer(body)]
+        cut = max([*ends, body.rfind(";") + 1, 0])
+        out.append(body[cut:].strip())
     return out
 
 
