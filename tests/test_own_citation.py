@@ -144,3 +144,17 @@ def test_a_citation_after_an_abbreviation_stands_for_its_whole_sentence() -> Non
     assert _claims_citing(answer, "prices", cite) == [
         "Der Fixed Desk kostet jetzt 309 € pro Person und Monat zzgl. MwSt"
     ]
+
+
+def test_a_short_denial_is_backed_by_a_passage_sentence_that_denies_it_too() -> None:
+    from evals.checks.citations import supports
+
+    passage = (
+        "De assistent beantwoordt vragen uit dit helpcentrum. Hij kan geen declaratie "
+        "goedkeuren en geen polis wijzigen of opzeggen."
+    )
+    never = lambda f: False  # noqa: E731
+    assert supports(passage, "Ik kan de opzegging zelf niet voor u verwerken.", never, "nl")
+    # Said as done, or about a word the passage does not deny, it is not backed.
+    assert not supports(passage, "Ik heb de opzegging voor u verwerkt.", never, "nl")
+    assert not supports(passage, "Ik kan de factuur niet voor u betalen.", never, "nl")

@@ -21,9 +21,9 @@ from evals.checks.base import (
 from evals.checks.clauses import corrects, sentence_at
 from evals.checks.given import figures, from_ticket, given_figures
 from evals.checks.language import detect
-from evals.checks.matching import content, tokens
+from evals.checks.matching import NEG, content, tokens
 from evals.checks.passage_figures import passage_states
-from evals.checks.text import SENTENCE_END, quote
+from evals.checks.text import SENTENCE_END, quote, sentences
 from evals.checks.things import archived
 from evals.checks.values import Figure
 from evals.suite import patterns
@@ -128,7 +128,29 @@ def supports(
     theirs = content(tokens(passage, lang), lang)
     # Stems of one word may differ in their ending ("addebito" addeb, "addebitato" addebit).
     shared = {w for w in said if w in theirs or any(_akin(w, t) for t in theirs)}
-    return len(shared) >= 2 and len(shared) / len(said) >= 0.3
+    if len(shared) >= 2 and len(shared) / len(said) >= 0.3:
+        return True
+    # A short denial that a passage sentence denies too ("Ik kan de opzegging zelf niet
+    # verwerken" of "Hij kan ... geen polis wijzigen of opzeggen"): one shared word, both
+    # negated.
+    return len(said) <= _SHORT and len(shared) == 1 and _denied_alike(passage, sentence, lang)
+
+
+#: Content words of a sentence short enough that one shared word and a shared denial back it.
+_SHORT = 3
+
+
+def _denied_alike(passage: str, sentence: str, lang: str | None) -> bool:
+    """Whether the sentence is negated and a passage sentence with its shared word is too."""
+    mine = tokens(sentence, lang)
+    if NEG not in mine:
+        return False
+    words = set(content(mine, lang))
+    for _, part in sentences(passage):
+        theirs = tokens(part, lang)
+        if NEG in theirs and words & set(content(theirs, lang)):
+            return True
+    return False
 
 
 def _other_language(
