@@ -155,6 +155,14 @@ def test_abstention_fails_when_an_answerable_case_is_declined_by_flag() -> None:
     assert r.status == "fail" and "answerable" in r.detail
 
 
+def test_a_hand_over_offered_only_under_a_condition_is_no_decline() -> None:
+    case = good_case(expect={"abstain": False})
+    offered = GOOD + " If you were billed twice, I'll hand this over to a colleague."
+    assert run("abstention", offered, case).status == "pass"
+    declined = GOOD + " I'll hand this over to a colleague."
+    assert run("abstention", declined, case).status == "fail"
+
+
 def test_max_words_passes_and_fails() -> None:
     case = good_case(expect={"max_words": 5})
     assert run("max_words", "one two three", case).status == "pass"

@@ -18,6 +18,7 @@ from evals.checks.base import (
     is_refusal,
     passed,
     ratio,
+    says_refusal,
     skipped,
     undecided,
 )
@@ -372,11 +373,22 @@ def abstention(inp: CheckInput) -> CheckResult:
         return passed(f"{'declined' if did else 'answered'} as expected ({how})")
     if should:
         return failed(f"answered, but should decline or hand over ({how})")
-    if inp.reply.abstained is None and _gives_expected_content(inp):
+    if inp.reply.abstained is None and (_gives_expected_content(inp) or _handover_if(inp)):
         # "Enterprise is priced on request ...; I'll hand this over to sales for a quote"
-        # answers the question and offers more: that is not declining.
+        # answers the question and offers more: that is not declining; nor is a hand-over
+        # offered under a condition ("Se era già assicurato ..., passo la Sua richiesta").
         return passed("answered, and offered a hand-over as well (refusal phrases)")
     return failed(f"declined, but the question is answerable ({how})")
+
+
+def _handover_if(inp: CheckInput) -> bool:
+    """Whether every sentence that hands over opens with a condition ("if", "se", "als")."""
+    phrases = tuple(dict.fromkeys((*inp.settings.refusal_phrases, *lexicon(inp.lang).handover)))
+    opens = lexicon(inp.lang).opens_condition
+    handing = [s for _, s in sentences(inp.answer) if says_refusal(s, phrases, inp.lang)]
+    return bool(handing) and all(
+        (s.split() or [""])[0].strip(",").casefold() in opens for s in handing
+    )
 
 
 @check()
