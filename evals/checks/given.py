@@ -48,8 +48,24 @@ def _given(case: Case) -> tuple[frozenset[str], tuple[Figure, ...]]:
     In a conversation that is every turn the customer wrote; an earlier assistant turn is
     not among them, since a figure the assistant stated before is no source for itself.
     """
-    texts = (*case.user_texts, *(str(v) for v in case.context.values() if v is not None))
-    return _given_in(texts)
+    sha = case.sha
+    known = _GIVEN.get(sha) if len(sha) == _SHA_LENGTH else None
+    if known is None:
+        texts = (*case.user_texts, *(str(v) for v in case.context.values() if v is not None))
+        known = _given_in(texts)
+        if len(sha) == _SHA_LENGTH:
+            if len(_GIVEN) >= _GIVEN_KEPT:
+                _GIVEN.clear()
+            _GIVEN[sha] = known
+    return known
+
+
+# A case's given numbers and figures by its content hash (which covers the turns and the
+# context they are read from): asked for every figure of every answer, where gathering the
+# texts again and hashing them for `_given_in`'s memo cost more than the look-up.
+_GIVEN: dict[str, tuple[frozenset[str], tuple[Figure, ...]]] = {}
+_GIVEN_KEPT = 4096
+_SHA_LENGTH = 64
 
 
 @lru_cache(maxsize=4096)

@@ -38,12 +38,14 @@ from evals.checks.polarity import always_free, priced_as_free
 from evals.checks.scope import automatic_unstated, narrowed, widened
 from evals.checks.text import contains_phrase, quote, sentences
 from evals.checks.things import archived, unsupported
+from evals.suite.case import Case
 
 # "Settings › Billing › Invoices", "Settings > Data > Export", "Einstellungen → Recht".
 _SEP = r"\s*(?:›|»|→|->|>)\s*"
 _SEGMENT = r"[\p{Lu}\p{N}][\p{L}\p{N}'’&.-]*(?:[ ][\p{L}\p{N}][\p{L}\p{N}'’&.-]*){0,3}?"
 _PATH = regex.compile(rf"{_SEGMENT}(?:{_SEP}{_SEGMENT})+")
 _SEP_RE = regex.compile(_SEP)
+_SEP_CHARS = "›»→>"
 
 # A promise made on someone else's behalf: "they'll email you", "we will add you", "sie werden
 # ... erhalten", "ils vous enverront", "le enviarán". The speaker's own "I'll hand this over"
@@ -70,9 +72,26 @@ _PROMISE = regex.compile(
 )
 
 
+# A case's known text by its content hash (which covers every field it is read from): one
+# string for all its answers, so the memos it keys hash it once, not once an answer.
+_KNOWN: dict[str, str] = {}
+_KNOWN_KEPT, _SHA_LENGTH = 4096, 64
+
+
 def known_text(inp: CheckInput) -> str:
     """Everything the answer may draw on: the passages, the ticket, the customer's turns."""
-    case = inp.case
+    sha = inp.case.sha
+    if len(sha) != _SHA_LENGTH:
+        return _known_text(inp.case)  # a view with no content hash: read it as it is
+    known = _KNOWN.get(sha)
+    if known is None:
+        if len(_KNOWN) >= _KNOWN_KEPT:
+            _KNOWN.clear()
+        known = _KNOWN[sha] = _known_text(inp.case)
+    return known
+
+
+def _known_text(case: Case) -> str:
     parts = [str(r.get("text") or "") for r in case.retrieved]
     parts += [*case.user_texts, *(str(v) for v in case.context.values() if v is not None)]
     parts += [str(m.get("content") or "") for m in case.messages]
@@ -103,7 +122,11 @@ def _known_pairs(known: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]
 def invented_paths(answer: str, known: str) -> list[str]:
     """Menu paths in the answer with a step that no passage or ticket names, or with two
     known steps in an order no passage gives ("Settings › Billing › Billing")."""
-    out = []
+    out: list[str] = []
+    # Every path holds a separator, and each separator one of these characters: an answer
+    # without any (most) is not scanned segment by segment.
+    if not any(c in answer for c in _SEP_CHARS):
+        return out
     for m in _PATH.finditer(answer):
         steps = [s.strip(" .,;:") for s in _SEP_RE.split(m.group(0))]
         if len(steps) < 2:

@@ -21,6 +21,7 @@ from evals.checks.unmarked import figures_between
 
 # A quoted label: “Request change”, "Request change", „Anfrage“, «Demande», ‘Pause’.
 _QUOTED = regex.compile(r"[\"“„«‘]\s*([^\"“”„«»‘’\n]{2,40}?)\s*[\"”“»’]")
+_OPENING_QUOTES = '"“„«‘'
 # A code-like name: capitals inside or after a hyphen ("X-Rota-Token", "DATEV", "eBay"),
 # or letters and digits together ("v1", "HTTP2"); a word that is all capitals but short
 # ("OK", "EU") says too little.
@@ -72,7 +73,13 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
             plain = plain[:a] + " " * (b - a) + plain[b:]
         # Places of several words ("European Union", "Estados Unidos") are no two things.
         plain = blank_places(plain, lang)
-        found = [m.group(1) for m in _QUOTED.finditer(plain)]
+        # A quoted label opens with one of these marks: a sentence without any (most) is not
+        # scanned for one at every character.
+        found = (
+            [m.group(1) for m in _QUOTED.finditer(plain)]
+            if any(c in plain for c in _OPENING_QUOTES)
+            else []
+        )
         # A greeting or sign-off ("Dear Customer Care,", "Kind regards, The Pedalo Team")
         # names people and teams, not product things: a short first or closing line with
         # no figure and no citation.
@@ -142,8 +149,20 @@ def _words(text: str, lang: str | None) -> tuple[str, ...]:
 
 
 def _within(need: tuple[str, ...], seq: tuple[str, ...]) -> bool:
+    """Whether `need` stands in `seq` as a run: tried only where its first word stands (a
+    passage's few hundred tokens were each sliced and compared for every thing named)."""
     n = len(need)
-    return any(seq[i : i + n] == need for i in range(len(seq) - n + 1))
+    if not n:
+        return True
+    first, last = need[0], len(seq) - n
+    i = -1
+    while True:
+        try:
+            i = seq.index(first, i + 1, last + 1)
+        except ValueError:
+            return False
+        if seq[i : i + n] == need:
+            return True
 
 
 def names_in(thing: str, text: str, lang: str | None) -> bool:

@@ -144,21 +144,28 @@ def _with_synonyms(seq: tuple[str, ...], lang: str | None, synonyms: Synonyms) -
     table = _synonym_table(synonyms, lang)
     if table.keys().isdisjoint(seq):
         return seq  # most texts hold no phrasing of a group: no walk through them
-    out: list[str] = []
+    # Only where a phrasing can begin is a match tried, and nothing is copied until one
+    # matches: most texts walked hold a head but no phrasing (seven in ten), and come back
+    # as they are.
+    out: list[str] | None = None
     i = 0
-    # Only where a phrasing can begin is a match tried; the words between are copied whole.
-    for j in [j for j, w in enumerate(seq) if w in table]:
+    entries_of = table.get
+    for j, w in enumerate(seq):
         if j < i:
             continue  # inside a phrasing read already
-        out.extend(seq[i:j])
-        i = j
-        for toks, canonical in table[seq[j]]:
+        entries = entries_of(w)
+        if entries is None:
+            continue
+        for toks, canonical in entries:
             if seq[j : j + len(toks)] == toks:
+                if out is None:
+                    out = list(seq[:j])
+                else:
+                    out.extend(seq[i:j])
                 out.extend(canonical)
                 i = j + len(toks)
                 break
-        else:
-            out.append(seq[j])
-            i = j + 1
+    if out is None:
+        return seq
     out.extend(seq[i:])
     return tuple(out)
