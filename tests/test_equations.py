@@ -237,3 +237,17 @@ def test_an_equation_of_the_customers_and_the_answers_numbers_works_out_a_durati
     assert run(right.replace("= 6 hours", "= 8 hours")) == "fail"
     # A bare number neither the customer nor a source gave is no input.
     assert run(right.replace("46 − 40", "48 − 42")) != "pass"
+
+
+def test_a_term_of_a_working_in_brackets_that_gives_an_earlier_figure_is_a_step() -> None:
+    from evals.checks.equations import inside_working
+    from evals.checks.values import parse_figures
+
+    said = "Il prezzo è 239 €, cioè 20 € in più rispetto a quanto ti avevo detto (239 € − 219 €)."
+    figs = parse_figures(said, "it")
+    old = next(f for f in figs if f.text == "219 €")
+    assert inside_working(said, old, figs, "it")
+    # A bracket whose working gives no figure before it is no step of one.
+    wrong = said.replace("20 €", "30 €")
+    figs = parse_figures(wrong, "it")
+    assert not inside_working(wrong, next(f for f in figs if f.text == "219 €"), figs, "it")

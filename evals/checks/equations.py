@@ -205,6 +205,40 @@ def bracketed_value(answer: str, fig: Figure, lang: str | None) -> Decimal | Non
     return _evaluate(read[1], fig.kind, fig.unit, bare=True)
 
 
+def inside_working(answer: str, fig: Figure, figs: list[Figure], lang: str | None) -> bool:
+    """Whether the figure is a term of a working in brackets whose value is a figure its
+    sentence gives before the bracket ("20 € in più rispetto a quanto ti avevo detto
+    (239 € − 219 €)"): a step of the answer's own arithmetic, no claim."""
+    if fig.kind not in ("money", "duration", "count"):
+        return False
+    opened, closed = answer.rfind("(", 0, fig.start), answer.find(")", fig.end)
+    if (
+        opened < 0
+        or closed < 0
+        or ")" in answer[opened : fig.start]
+        or "(" in answer[fig.end : closed]
+    ):
+        return False
+    read = _bracketed_items(answer, opened, lang)
+    if read is None or len(read[1]) < 3:
+        return False
+    value = _evaluate(read[1], fig.kind, fig.unit, bare=True)
+    if value is None:
+        return False
+    start = max((m.end() for m in _SENTENCE_STOP.finditer(answer, 0, opened)), default=0)
+    return any(
+        start <= g.start
+        and g.end <= opened
+        and (g.kind, g.unit) == (fig.kind, fig.unit)
+        and isinstance(g.value, Decimal)
+        and holds(value, g)
+        for g in figs
+    )
+
+
+_SENTENCE_STOP = regex.compile(r"[.!?](?=\s)|\n")
+
+
 # "6 giorni (16 − 10 = 6)": a working in brackets may end with its result again.
 _RESULT_AGAIN = regex.compile(r"\s*=\s*[€$£]?\s?\d[\d.,]*\s*(?:[€$£%]|\p{L}{1,12})?\s*$")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from evals.checks.base import CheckInput, CheckResult, check, errored, failed, passed, skipped
 from evals.checks.clauses import claims, stated_text
+from evals.checks.equations import inside_working
 from evals.checks.expectations import items
 from evals.checks.forbidden import denied, named_to_correct, passage_limit
 from evals.checks.given import counts_of, given_figures
@@ -53,6 +54,7 @@ def no_forbidden(inp: CheckInput) -> CheckResult:
                 and not denied(inp.answer, fig, inp.lang)
                 and not retired_by_its_source(inp, fig)
                 and not worked_input(inp.answer, fig, figs, inp.lang)
+                and not inside_working(inp.answer, fig, figs, inp.lang)
                 and not passage_limit(inp.answer, fig, cited_texts, inp.lang)
                 and not step_of_later(
                     inp.answer,
