@@ -253,6 +253,8 @@ def test_out_of_date_and_the_years_price_retire_a_figure() -> None:
         ("it", "era il vecchio premio"),
         ("de", "das war die alte Prämie"),
         ("da", "det var den gamle præmie"),
+        ("nl", "Nee, die flyer is verouderd"),
+        ("nl", "169 € was de prijs in 2025"),
     ],
 )
 def test_an_old_premium_or_deposit_is_named_as_retired(lang: str, clause: str) -> None:
