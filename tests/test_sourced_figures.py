@@ -176,3 +176,29 @@ def test_a_number_with_space_grouped_thousands_is_one_number_not_the_customers_o
     fig = parse_figures("la franchise est de 1 700 €", "fr")[0]
     assert not from_ticket(fig, case)
     assert from_ticket(parse_figures("vous avez 23 ans", "fr")[0], case)
+
+
+def test_a_sum_written_out_then_is_its_result_before_another_figures_citation() -> None:
+    from evals.checks import REGISTRY, CheckInput
+
+    case = Case(
+        good_case(
+            "family",
+            question="Wat betalen we samen?",
+            retrieved=[
+                {"ref": "premies", "text": "Volwassene 14,50 €, kind 7,90 € per maand."},
+                {"ref": "korting", "text": "Vanaf de derde verzekerde 10 % gezinskorting."},
+            ],
+            expect={"sources": ["premies", "korting"]},
+            reference="See the passages.",
+        )
+    )
+    right = (
+        "2 × 14,50 € voor u en uw vrouw plus 7,90 € voor uw dochter [doc:premies] is 36,90 €; "
+        "daarop krijgt u 10 % gezinskorting [doc:korting]."
+    )
+    r = REGISTRY["figures_supported"].fn(CheckInput(case, Reply(answer=right), SuiteSettings()))
+    assert r.status == "pass", r.detail
+    wrong = right.replace("is 36,90 €", "is 38,90 €")
+    r = REGISTRY["figures_supported"].fn(CheckInput(case, Reply(answer=wrong), SuiteSettings()))
+    assert r.status == "fail"

@@ -24,6 +24,7 @@ from evals.checks.equations import (
     share_in_words,
 )
 from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.matching import MARKER
 from evals.checks.text import SENTENCE_END, phrase_pattern
 from evals.checks.values import Figure, number, parse_figures
 
@@ -60,13 +61,30 @@ def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -
     start) before it, or right after it ("12 € in all", "36 € in totaal")."""
     before = [f.end for f in parse_figures(answer, lang) if sentence_start <= f.end <= fig.start]
     words = _phrases(lang or FALLBACK, "totals")
-    if words.search(answer, max([sentence_start, *before]), fig.start) is not None:
+    last = max([sentence_start, *before])
+    if words.search(answer, last, fig.start) is not None:
+        return True
+    # "2 × 14,50 € ... plus 7,90 € [doc:a] is 36,90 €": a verb of being right after the
+    # last term of a sum written out before it gives that sum's result.
+    if _OPERATOR_BEFORE.search(answer, sentence_start, last) is not None and _BEING.match(
+        MARKER.sub(lambda m: " " * len(m.group(0)), answer[last : fig.start])
+    ):
         return True
     tail = answer[fig.end :]
     return words.match(answer, fig.end + len(tail) - len(tail.lstrip())) is not None
 
 
 _AFTER_SIGN = regex.compile(r"[=≈→⇒][\s*_]*$")
+# An operator between two terms, symbol or word, in the languages read.
+_OPERATOR_BEFORE = regex.compile(
+    r"[×*+]|(?<!\p{L})(?:plus|più|mais|más|und|en|and)(?!\p{L})", regex.I
+)
+# The verb of being that ends the gap between a sum's last term and its result ("... voor uw
+# dochter [doc:a] is 36,90 €"), with at most a few words of the last term's before it.
+_BEING = regex.compile(
+    r"^(?:\s*[\p{L}'’]+){0,4}?\s+(?:is|are|zijn|ist|sind|è|sono|est|sont|es|son|é|são|er)\s*$",
+    regex.IGNORECASE,
+)
 
 
 def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | None = None) -> bool:
