@@ -18,6 +18,7 @@ from evals.checks.base import (
     is_refusal,
     passed,
     ratio,
+    refusal_phrases,
     says_refusal,
     skipped,
     undecided,
@@ -383,7 +384,7 @@ def abstention(inp: CheckInput) -> CheckResult:
 
 def _handover_if(inp: CheckInput) -> bool:
     """Whether every sentence that hands over opens with a condition ("if", "se", "als")."""
-    phrases = tuple(dict.fromkeys((*inp.settings.refusal_phrases, *lexicon(inp.lang).handover)))
+    phrases = refusal_phrases(inp)
     opens = lexicon(inp.lang).opens_condition
     handing = [s for _, s in sentences(inp.answer) if says_refusal(s, phrases, inp.lang)]
     return bool(handing) and all(

@@ -131,13 +131,16 @@ def check(name: str | None = None) -> Callable[[CheckFn], CheckFn]:
     return register
 
 
+def refusal_phrases(inp: CheckInput) -> tuple[str, ...]:
+    """The suite's refusal phrases, and the hand-over phrases of the case's language."""
+    return tuple(dict.fromkeys((*inp.settings.refusal_phrases, *lexicon(inp.lang).handover)))
+
+
 def is_refusal(inp: CheckInput) -> bool:
     """The explicit flag when the system gave one, else the suite's refusal phrases."""
     if inp.reply.abstained is not None:
         return inp.reply.abstained
-    # The suite's phrases, and the hand-over phrases of the case's language (lexicon.py).
-    phrases = tuple(dict.fromkeys((*inp.settings.refusal_phrases, *lexicon(inp.lang).handover)))
-    return says_refusal(inp.answer, phrases, inp.lang)
+    return says_refusal(inp.answer, refusal_phrases(inp), inp.lang)
 
 
 # Memoised: the abstention, grounding and citation checks all ask it of the same answer.

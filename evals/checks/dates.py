@@ -103,15 +103,21 @@ def date_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) ->
     return False
 
 
+def _last_of_month(fig: Figure) -> bool:
+    """Whether a dated figure is the last day of its month."""
+    if fig.kind != "date" or not isinstance(fig.value, tuple) or fig.value[1] is None:
+        return False
+    year, month, day = fig.value
+    return bool(day == calendar.monthrange(year or _PLAIN_YEAR, month)[1])
+
+
 def month_end_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure]) -> bool:
     """Whether a dated figure is the last day of the month that one of `dates` moved on by
     one of `terms` falls in (a notice of 1 month to a month's end: given on 10 March, it
     ends on 30 April)."""
-    if fig.kind != "date" or not isinstance(fig.value, tuple) or fig.value[1] is None:
+    if not _last_of_month(fig):
         return False
-    year, month, day = fig.value
-    if day != calendar.monthrange(year or _PLAIN_YEAR, month)[1]:
-        return False
+    year, month, _ = fig.value  # type: ignore[misc]
     for g in dates:
         if g.kind != "date" or not isinstance(g.value, tuple) or g.value[1] is None:
             continue
@@ -131,11 +137,9 @@ def month_end_after(fig: Figure, dates: Sequence[Figure], terms: Sequence[Figure
 def month_end_of(fig: Figure, dates: Sequence[Figure]) -> bool:
     """Whether a dated figure is the last day of the month of one of `dates`, after it (a
     notice that runs to the end of the month: 14 December, so 31 December)."""
-    if fig.kind != "date" or not isinstance(fig.value, tuple) or fig.value[1] is None:
+    if not _last_of_month(fig):
         return False
-    year, month, day = fig.value
-    if day != calendar.monthrange(year or _PLAIN_YEAR, month)[1]:
-        return False
+    year, month, day = fig.value  # type: ignore[misc]
     for g in dates:
         if g.kind != "date" or not isinstance(g.value, tuple) or g.value[1] != month:
             continue

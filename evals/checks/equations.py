@@ -16,6 +16,7 @@ from decimal import Decimal
 import regex
 
 from evals.checks.matching import MARKER
+from evals.checks.text import SENTENCE_END
 from evals.checks.values import Figure, number, parse_figures
 
 # An operator between two terms: symbols, an "x" between numbers, and the words of each
@@ -225,7 +226,7 @@ def inside_working(answer: str, fig: Figure, figs: list[Figure], lang: str | Non
     value = _evaluate(read[1], fig.kind, fig.unit, bare=True)
     if value is None:
         return False
-    start = max((m.end() for m in _SENTENCE_STOP.finditer(answer, 0, opened)), default=0)
+    start = max((m.end() for m in SENTENCE_END.finditer(answer, 0, opened)), default=0)
     return any(
         start <= g.start
         and g.end <= opened
@@ -234,9 +235,6 @@ def inside_working(answer: str, fig: Figure, figs: list[Figure], lang: str | Non
         and holds(value, g)
         for g in figs
     )
-
-
-_SENTENCE_STOP = regex.compile(r"[.!?](?=\s)|\n")
 
 
 # "6 giorni (16 − 10 = 6)": a working in brackets may end with its result again.

@@ -128,13 +128,8 @@ def stated_elsewhere(
     """The passage that states a figure the customer gave, when the answer cites another
     right after it, one that states no figure of its kind: the answer gives it as a passage's and names
     the wrong one. Empty when it does not."""
-    marks = marks_after(answer, fig, cite, window)
-    # Only a citation set right after the figure is given for it alone: "a taxa de 20 €
-    # [doc:x]"; one after more words may be for those words.
-    if not marks or answer[fig.end : fig.end + marks[0].start()].strip(" ,"):
-        return ""
-    refs = own_citations(answer, fig, cite, window)
-    if any(passage_states(passages.get(r, ""), fig) for r in refs):
+    refs = refs_right_after(answer, fig, cite, window)
+    if not refs or any(passage_states(passages.get(r, ""), fig) for r in refs):
         return ""
     # A cited passage that gives a figure of its kind may set the rule the customer's figure
     # is read against ("up to 25 years" for "you are 26"); one that gives none cannot.
@@ -146,3 +141,21 @@ def stated_elsewhere(
         if ref not in refs and any(fig.same(p) for p in parse_figures(text))
     )
     return next(stating, "")
+
+
+def refs_right_after(answer: str, fig: Figure, cite: regex.Pattern[str], window: int) -> list[str]:
+    """The figure's own refs when they are set right after it, or none: "a taxa de 20 €
+    [doc:x]" gives the figure alone to its passage; a citation after more words may be for
+    those words."""
+    marks = marks_after(answer, fig, cite, window)
+    if not marks or answer[fig.end : fig.end + marks[0].start()].strip(" ,"):
+        return []
+    return own_citations(answer, fig, cite, window)
+
+
+def cited_as_stated(
+    answer: str, fig: Figure, cite: regex.Pattern[str], window: int, passages: dict[str, str]
+) -> bool:
+    """Whether a citation set right after the figure names a passage that states it."""
+    refs = refs_right_after(answer, fig, cite, window)
+    return any(fig.same(p) for r in refs for p in parse_figures(passages.get(r, "")))

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import regex
-
 from evals.checks.base import (
     CheckInput,
     CheckResult,
@@ -20,8 +18,8 @@ from evals.checks.binding import bind
 from evals.checks.dates import date_from_given
 from evals.checks.derived import clock_span, computed, multiplier, priced_in, takes_a_rate
 from evals.checks.figure_citations import (
+    cited_as_stated,
     lead_citations,
-    marks_after,
     own_citations,
     sentence_citations,
     shares_a_citation,
@@ -79,6 +77,7 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
     unsourced: list[Figure] = []
     in_head: list[Figure] = []
     given = given_figures(inp.case)
+    texts = tuple(str(r.get("text") or "") for r in inp.case.retrieved)
     # Figures with a source so far (cited, the customer's, or worked out from such): the
     # inputs of a result the answer works out after them.
     sourced: list[Figure] = []
@@ -128,9 +127,9 @@ def no_unsourced_number(inp: CheckInput) -> CheckResult:
             continue
         if (
             example_input(inp.answer, fig, inp.lang, found)
-            or supposed_amount(inp.answer, fig, inp.lang, found, _retrieved_figures(inp.case))
-            or restated_label(inp.answer, fig, _retrieved_texts(inp.case), inp.lang)
-            or started_units(fig, given, _retrieved_texts(inp.case))
+            or supposed_amount(inp.answer, fig, inp.lang, found, _retrieved_figures(texts))
+            or restated_label(inp.answer, fig, texts, inp.lang)
+            or started_units(fig, given, texts)
             or ratio_of_sourced(inp.answer, fig, sourced, inp.lang)
             or _day_in_words(fig, inp)
         ):
@@ -197,24 +196,9 @@ def _concluded(
     return any(abs(last.value - fig.value) == n or last.value + n == fig.value for n in theirs)
 
 
-def _cited_as_stated(
-    answer: str, fig: Figure, cite: regex.Pattern[str], window: int, passages: dict[str, str]
-) -> bool:
-    """Whether a citation set right after the figure names a passage that states it."""
-    marks = marks_after(answer, fig, cite, window)
-    if not marks or answer[fig.end : fig.end + marks[0].start()].strip(" ,"):
-        return False
-    refs = own_citations(answer, fig, cite, window)
-    return any(fig.same(p) for r in refs for p in parse_figures(passages.get(r, "")))
-
-
-def _retrieved_texts(case: Case) -> list[str]:
-    return [str(r.get("text") or "") for r in case.retrieved]
-
-
-def _retrieved_figures(case: Case) -> list[Figure]:
+def _retrieved_figures(texts: tuple[str, ...]) -> list[Figure]:
     """Every figure the case's retrieved passages state."""
-    return [f for r in case.retrieved for f in parse_figures(str(r.get("text") or ""))]
+    return [f for t in texts for f in parse_figures(t)]
 
 
 def _day_in_words(fig: Figure, inp: CheckInput) -> bool:
@@ -274,7 +258,7 @@ def figures_supported(inp: CheckInput) -> CheckResult:
     # figure, held to the subject the passage gives it ("un débit de 35 € [doc:frais]
     # correspond aux frais de nettoyage" where the list's 35 € is the zone exit fee).
     as_passages = {
-        f.start for f in theirs if _cited_as_stated(inp.answer, f, cite, window, passages)
+        f.start for f in theirs if cited_as_stated(inp.answer, f, cite, window, passages)
     }
     found = [f for f in every if f not in theirs or f.start in miscited or f.start in as_passages]
     if not found:

@@ -33,10 +33,11 @@ from evals.checks.conditions import (
 )
 from evals.checks.inverted import inversions, inverted
 from evals.checks.language import detect, stop_word_counts
+from evals.checks.lexicon import lexicon
 from evals.checks.matching import MARKER, NEG, tokens
 from evals.checks.polarity import always_free, priced_as_free
 from evals.checks.scope import automatic_unstated, narrowed, widened
-from evals.checks.text import contains_phrase, quote, sentences
+from evals.checks.text import contains_phrase, phrase_pattern, quote, sentences
 from evals.checks.things import archived, unsupported
 from evals.suite.case import Case
 
@@ -160,21 +161,6 @@ def invented_paths(answer: str, known: str) -> list[str]:
 
 
 # What a colleague who takes over will do in any case: answer, look into it, get in touch.
-# "whether" in each language read: a promise after one, in a denied sentence, is in question.
-_WHETHER_WORDS = {
-    "en": "whether|if",
-    "nl": "of",
-    "de": "ob",
-    "it": "se",
-    "fr": "si",
-    "es": "si",
-    "pt": "se",
-    "da": "om",
-}
-_WHETHER = {
-    lang: regex.compile(rf"(?<!\p{{L}})(?:{words})(?!\p{{L}})", regex.IGNORECASE)
-    for lang, words in _WHETHER_WORDS.items()
-}
 _REPLY = regex.compile(
     r"(?:'ll|’ll|will)\s+(?:\w+\s+)?(?:get\s+back|reply|answer|respond|contact|be\s+in\s+touch|"
     r"go\s+through|look\s+(?:into|at)|check|review|explain|help)\b",
@@ -201,8 +187,8 @@ def promises(answer: str) -> list[str]:
         # "In de informatie staat niet of een bezoek in het buitenland wordt vergoed", "I
         # don't know whether they will refund it": a promise in question is none.
         lang = detect(sentence)
-        whether = _WHETHER.get(lang or "")
-        asked = whether.search(sentence, 0, m.start()) if whether else None
+        words = lexicon(lang).whether if lang else ()
+        asked = phrase_pattern(words).search(sentence, 0, m.start()) if words else None
         if asked is not None and NEG in tokens(sentence[: asked.start()], lang):
             continue
         out.append(sentence.strip())

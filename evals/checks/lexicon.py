@@ -163,6 +163,8 @@ class Lexicon:
     periods: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: words that give a total of the figures before them, as "=" does ("in all", "samen")
     totals: tuple[str, ...] = ()
+    #: the verb of being between a sum written out and its result ("is", "zijn", "è")
+    being: tuple[str, ...] = ()
     #: phrases that take a date to its month's last day ("to the end of the month")
     month_end: tuple[str, ...] = ()
     #: words before a month's name that give its last day ("end of March", "eind maart")
@@ -183,6 +185,8 @@ class Lexicon:
     #: the words that open a condition ("if", "wenn", "se"): a negation after one states the
     #: condition's term ("if it has not arrived by 12:00")
     opens_condition: frozenset[str] = frozenset()
+    #: "whether" ("of", "ob", "se"): a promise after one in a denied sentence is in question
+    whether: tuple[str, ...] = ()
     would: frozenset[str] = frozenset()
     #: what opens the statement after what would be ("so", "så", "quindi")
     then: tuple[str, ...] = ()
@@ -283,6 +287,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         per_year=_words_phrases(figures.get("per_year")),
         periods={k: _words_phrases(v) for k, v in figures.get("periods", {}).items()},
         totals=_words_phrases(figures.get("totals")),
+        being=_words_phrases(figures.get("being")),
         month_end=_words_phrases(figures.get("month_end")),
         month_end_named=_words_phrases(figures.get("month_end_named")),
         started=_words_phrases(figures.get("started")),
@@ -293,6 +298,7 @@ def parse_lexicon(lang: str, data: dict[str, Any]) -> Lexicon:
         asked=_words_phrases(claims.get("asked")),
         conditional=frozenset(_words(claims.get("conditional"))),
         opens_condition=frozenset(_words(claims.get("opens_condition"))),
+        whether=_words_phrases(claims.get("whether")),
         would=frozenset(_words(claims.get("would"))),
         then=_words_phrases(claims.get("then")),
         handover=_words_phrases(claims.get("handover")),

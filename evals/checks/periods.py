@@ -10,13 +10,13 @@ from functools import cache
 import regex
 
 from evals.checks.lexicon import all_lexicons
+from evals.checks.matching import MARKER
 from evals.checks.values import Figure, parse_figures
 
 #: Characters after an amount searched for its period.
 REACH = 40
 #: Words that may stand between an amount and its period ("25 € per device per month").
 BETWEEN = 3
-_CITATION = regex.compile(r"\[[^\]\n]{1,80}\]")
 # What ends the amount's clause before its period: punctuation or another figure.
 _STOP = regex.compile(r"[\d.;:!?()\n,–—=+×]")
 
@@ -49,7 +49,7 @@ def _period(text: str, fig: Figure) -> tuple[str, int] | None:
     """The period after the amount and where its words end in the text."""
     if fig.kind != "money":
         return None
-    window = _CITATION.sub(lambda m: " " * len(m.group()), text[fig.end : fig.end + REACH])
+    window = MARKER.sub(lambda m: " " * len(m.group()), text[fig.end : fig.end + REACH])
     m = _periods().search(window)
     if m is None or m.lastgroup is None:
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from decimal import Decimal
+from functools import lru_cache
 
 import regex
 
@@ -66,25 +67,26 @@ def _totalled(answer: str, fig: Figure, sentence_start: int, lang: str | None) -
         return True
     # "2 × 14,50 € ... plus 7,90 € [doc:a] is 36,90 €": a verb of being right after the
     # last term of a sum written out before it gives that sum's result.
-    if _OPERATOR_BEFORE.search(answer, sentence_start, last) is not None and _BEING.match(
-        MARKER.sub(lambda m: " " * len(m.group(0)), answer[last : fig.start])
-    ):
+    gap = MARKER.sub(lambda m: " " * len(m.group(0)), answer[last : fig.start])
+    if _OPERATOR_BEFORE.search(answer, sentence_start, last) and _being(lang).match(gap):
         return True
     tail = answer[fig.end :]
     return words.match(answer, fig.end + len(tail) - len(tail.lstrip())) is not None
 
 
 _AFTER_SIGN = regex.compile(r"[=≈→⇒][\s*_]*$")
-# An operator between two terms, symbol or word, in the languages read.
-_OPERATOR_BEFORE = regex.compile(
-    r"[×*+]|(?<!\p{L})(?:plus|più|mais|más|und|en|and)(?!\p{L})", regex.I
-)
-# The verb of being that ends the gap between a sum's last term and its result ("... voor uw
-# dochter [doc:a] is 36,90 €"), with at most a few words of the last term's before it.
-_BEING = regex.compile(
-    r"^(?:\s*[\p{L}'’]+){0,4}?\s+(?:is|are|zijn|ist|sind|è|sono|est|sont|es|son|é|são|er)\s*$",
-    regex.IGNORECASE,
-)
+# An operator between two terms, symbol or word ("plus", "più", "mais", "más"), before a sum's
+# result.
+_OPERATOR_BEFORE = regex.compile(r"[×*+]|(?<!\p{L})(?:plus|più|mais|más)(?!\p{L})", regex.I)
+
+
+@lru_cache(maxsize=16)
+def _being(lang: str | None) -> regex.Pattern[str]:
+    """The language's verbs of being (its file's `being`) ending the gap between a sum's last
+    term and its result, after at most a few of the last term's words ("... voor uw dochter
+    [doc:a] is 36,90 €")."""
+    words = "|".join(regex.escape(w) for w in lexicon(lang or FALLBACK).being) or "(?!)"
+    return regex.compile(rf"^(?:\s*[\p{{L}}'’]+){{0,4}}?\s+(?:{words})\s*$", regex.IGNORECASE)
 
 
 def worked_input(answer: str, fig: Figure, figs: Sequence[Figure], lang: str | None = None) -> bool:
