@@ -17,7 +17,7 @@ import regex
 
 from evals.checks.figure_pattern import _alt
 from evals.checks.language import DEFAULT_LANGUAGES, day_names, detect
-from evals.checks.lexicon import FALLBACK, all_lexicons, lexicon
+from evals.checks.lexicon import FALLBACK, all_lexicons, capitalises_nouns, lexicon
 from evals.checks.matching import MARKER, NEG, content, tokens
 from evals.checks.text import LETTERS, cited_refs, phrase_pattern, sentences
 from evals.checks.unmarked import unmarked_figures
@@ -290,7 +290,7 @@ _CAPITALISED = regex.compile(r"(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*")
 def _unnamed(text: str, lang: str) -> str:
     """The text without its capitalised words: the brand every sentence names ("Tegola",
     "Lumo") is not what it is about. German capitalises its nouns: kept there."""
-    return text if lang == "de" else _CAPITALISED.sub(" ", text)
+    return text if capitalises_nouns(lang) else _CAPITALISED.sub(" ", text)
 
 
 @lru_cache(maxsize=1024)

@@ -18,7 +18,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.clauses import clauses
-from evals.checks.lexicon import FALLBACK, lexicon
+from evals.checks.lexicon import FALLBACK, capitalises_nouns, lexicon
 from evals.checks.matching import NEG, content, tokens
 from evals.checks.text import normalise
 
@@ -105,7 +105,7 @@ def inversions(answer: str, passages: tuple[str, ...], lang: str | None) -> list
     out = []
     # Where every noun is capitalised, only names the passages use tell two plans apart:
     # "Folgemonat" names no plan.
-    known = {n for p in passages for n in _names(p)} if lexicon(lang).nouns_capitalised else None
+    known = {n for p in passages for n in _names(p)} if capitalises_nouns(lang) else None
     for policy, covered, words, names, piece in _said(answer, lang):
         if known is not None:
             names &= known

@@ -377,6 +377,12 @@ def lexicon(lang: str | None) -> Lexicon:
         return parse_lexicon(code, tomllib.load(fh))
 
 
+def capitalises_nouns(lang: str | None) -> bool:
+    """Whether the language writes every noun with a capital (German; Luxembourgish, which
+    has no file of its own), so that a capital marks no name."""
+    return lang == "lb" or (lang in SUPPORTED and lexicon(lang).nouns_capitalised)
+
+
 def has_data(lang: str) -> bool:
     """Whether the language has its own file (its negations and corrections are read)."""
     return lang in SUPPORTED and (LANGUAGE_DIR / f"{lang}.toml").is_file()

@@ -15,6 +15,7 @@ import regex
 from evals.checks.clauses import corrects
 from evals.checks.figure_pattern import months
 from evals.checks.language import detect, place_names
+from evals.checks.lexicon import capitalises_nouns
 from evals.checks.matching import BOUNDARY, MARKER, content, tokens
 from evals.checks.text import LETTERS, sentences
 from evals.checks.unmarked import figures_between
@@ -34,7 +35,6 @@ _CAPITAL = regex.compile(r"(?<=[\p{L}\p{N},;]\s+)\p{Lu}\p{Ll}+(?:[-’']\p{L}+)*
 # A verb with the formal "you" attached, written with its capital in Italian ("aiutarLa",
 # "confermarLe", "inviarGlielo"): a courtesy, not a code-like name.
 _COURTESY = regex.compile(r"\p{Ll}{3,}(?:La|Le|Lo|Li|Gli|Glielo|Gliela)")
-_NOUN_CAPITALS = frozenset({"de", "lb"})
 # A passage marked as retired: "ARCHIVED.", "ARCHIVIERT", "GEARCHIVEERD", "ARCHIVIATO".
 _ARCHIVED = regex.compile(r"^\W*(?:ARCHIV\w*|ARCHIEF|GEARCHIVEERD|ARQUIV\w*|ARKIV\w*)\b")
 
@@ -91,7 +91,7 @@ def named(answer: str, lang: str | None, quoted_only: bool = False) -> list[Name
             found += [
                 m.group(0) for m in _CODE.finditer(plain) if not _COURTESY.fullmatch(m.group(0))
             ]
-            if lang not in _NOUN_CAPITALS:
+            if not capitalises_nouns(lang):
                 found += [m.group(0) for m in _CAPITAL.finditer(plain)]
         for f in found:
             key = f.casefold().strip(" .,;:!?")
@@ -186,7 +186,7 @@ def _known(thing: str, text: str, lang: str | None) -> bool:
     # "Support-Team"), is known when one of its parts is; a code-like name whose parts are
     # all capitalised ("X-Acme-Key") only as a whole.
     parts = [p for p in _NAME_PARTS.split(thing) if p]
-    attached = lang in _NOUN_CAPITALS or any(p[0].islower() for p in parts)
+    attached = capitalises_nouns(lang) or any(p[0].islower() for p in parts)
     return len(parts) > 1 and attached and any(names_in(p, text, lang) for p in parts)
 
 

@@ -8,6 +8,7 @@ from functools import lru_cache
 import regex
 
 from evals.checks.language import detect
+from evals.checks.lexicon import capitalises_nouns
 from evals.checks.matching import NEG, tokens
 from evals.checks.values import parse_figures
 from evals.mutate.text import MONTHS
@@ -349,7 +350,7 @@ def name_candidates(texts: tuple[str, ...]) -> Names:
         prev: tuple[str, int] | None = None
         # German capitalises every noun: there a capital inside a sentence marks no name, but
         # a price after the word ("Power 49 €") or a list of such words still does.
-        nouns_capitalised = detect(text) == "de"
+        nouns_capitalised = capitalises_nouns(detect(text))
         for m in NAME.finditer(text):
             trimmed = _trim(m.start(), m.group(0))
             if trimmed is None:
